@@ -1,0 +1,73 @@
+package dev.vigil.journal;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+
+/**
+ * Where each close starts and ends in the journal, kept in a small queue beside it, so that the
+ * events of one close are found without scanning the whole journal. Written by the appender thread
+ * as it writes {@link CloseStarted} and {@link CloseCompleted}; one entry:
+ * {@code u8 kind (0 start, 1 end) | i64 closeId | utf8 poolId | i64 journal index}.
+ */
+public final class CloseIndex {
+    private static final int START = 0;
+    private static final int END = 1;
+
+    private CloseIndex() {
+    }
+
+    /** Where one close sits in the journal. {@code endIndex} is -1 while the close has no completion. */
+    public record Span(long closeId, String poolId, long startIndex, long endIndex) {
+    }
+
+    static void append(ExcerptAppender appender, JournalEvent event, long journalIndex) {
+        try (DocumentContext dc = appender.writingDocument()) {
+            Bytes<?> b = dc.wire().bytes();
+            b.writeUnsignedByte(event instanceof CloseStarted ? START : END);
+            b.writeLong(event.closeId());
+            b.writeUtf8(event.poolId());
+            b.writeLong(journalIndex);
+        }
+    }
+
+    /**
+     * Every close the index knows, in start order; empty when the journal has no index (then a
+     * reader falls back to a scan). Damage to the index only loses index entries, never events.
+     */
+    public static Map<Long, Span> load(Path journalDir) {
+        Map<Long, Span> spans = new LinkedHashMap<>();
+        SingleChronicleQueue q = JournalDirectory.openCloseIndexForRead(journalDir);
+        if (q == null) {
+            return spans;
+        }
+        try (q; ExcerptTailer tailer = q.createTailer()) {
+            while (true) {
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    if (!dc.isPresent()) {
+                        break;
+                    }
+                    Bytes<?> b = dc.wire().bytes();
+                    int kind = b.readUnsignedByte();
+                    long closeId = b.readLong();
+                    String pool = b.readUtf8();
+                    long index = b.readLong();
+                    if (kind == START) {
+                        spans.put(closeId, new Span(closeId, pool, index, -1));
+                    } else {
+                        spans.computeIfPresent(closeId, (id, s) -> new Span(id, s.poolId(), s.startIndex(), index));
+                    }
+                }
+            }
+        } catch (RuntimeException damagedIndex) {
+            // The index is an accelerator only; whatever was read stays usable.
+        }
+        return spans;
+    }
+}

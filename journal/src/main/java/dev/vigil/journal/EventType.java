@@ -1,0 +1,66 @@
+package dev.vigil.journal;
+
+/**
+ * Every kind of journal event with its stable numeric id. Ids are never reused or renumbered:
+ * a retired kind keeps its number reserved here as a comment. Adding a kind bumps
+ * {@link JournalSchema#VERSION}.
+ */
+public enum EventType {
+    POOL_STARTED(1, PoolStarted.class),
+    CHILD_SPAWNED(2, ChildSpawned.class),
+    SPAWN_FAILED(3, SpawnFailed.class),
+    MAILBOX_TRANSITION(4, MailboxTransition.class),
+    RING_OVERRUN(5, RingOverrun.class),
+    COMMAND_ISSUED(6, CommandIssued.class),
+    COMMAND_COMPLETED(7, CommandCompleted.class),
+    COMMAND_TIMED_OUT(8, CommandTimedOut.class),
+    ADMISSION_FENCED(9, AdmissionFenced.class),
+    ADMISSION_REJECTED(10, AdmissionRejected.class),
+    IN_FLIGHT_SETTLED(11, InFlightSettled.class),
+    CLOSE_STARTED(12, CloseStarted.class),
+    SHUTDOWN_PUBLISHED(13, ShutdownPublished.class),
+    CHILD_ACKED(14, ChildAcked.class),
+    CHILD_REAPED(15, ChildReaped.class),
+    SURVIVOR_DIAGNOSED(16, SurvivorDiagnosed.class),
+    ESCALATION_SENT(17, EscalationSent.class),
+    MAILBOX_RELEASED(18, MailboxReleased.class),
+    CLOSE_COMPLETED(19, CloseCompleted.class);
+
+    private static final EventType[] BY_ID;
+
+    static {
+        int max = 0;
+        for (EventType t : values()) {
+            max = Math.max(max, t.id);
+        }
+        BY_ID = new EventType[max + 1];
+        for (EventType t : values()) {
+            if (BY_ID[t.id] != null) {
+                throw new ExceptionInInitializerError("duplicate event type id=" + t.id);
+            }
+            BY_ID[t.id] = t;
+        }
+    }
+
+    private final int id;
+    private final Class<? extends JournalEvent> recordClass;
+
+    EventType(int id, Class<? extends JournalEvent> recordClass) {
+        this.id = id;
+        this.recordClass = recordClass;
+    }
+
+    /** The stable numeric id written in every event's header. */
+    public int id() {
+        return id;
+    }
+
+    public Class<? extends JournalEvent> recordClass() {
+        return recordClass;
+    }
+
+    /** The kind with this id, or null when this reader does not know it (a newer schema wrote it). */
+    public static EventType byId(int id) {
+        return id > 0 && id < BY_ID.length ? BY_ID[id] : null;
+    }
+}

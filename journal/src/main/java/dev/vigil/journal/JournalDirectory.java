@@ -1,0 +1,130 @@
+package dev.vigil.journal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+
+/**
+ * Where a journal lives: a Chronicle Queue directory (default roll cycle) plus a marker file and
+ * the close index. Opening for reading validates first, so that a wrong path gives a clear error
+ * instead of an empty queue being created.
+ */
+public final class JournalDirectory {
+
+    private JournalDirectory() {
+    }
+
+    /** Opens (creating if needed) the journal in {@code dir} for appending. */
+    static SingleChronicleQueue openForAppend(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Path marker = dir.resolve(JournalSchema.MARKER_FILE);
+            if (!Files.exists(marker)) {
+                writeMarker(marker);
+            } else {
+                checkMarker(dir);
+            }
+        } catch (IOException e) {
+            throw new JournalException("cannot create journal dir=" + dir + ": " + e.getMessage(), e);
+        }
+        return SingleChronicleQueueBuilder.binary(dir.toFile()).build();
+    }
+
+    static SingleChronicleQueue openCloseIndexForAppend(Path dir) {
+        return SingleChronicleQueueBuilder.binary(dir.resolve(JournalSchema.CLOSE_INDEX_DIR).toFile()).build();
+    }
+
+    /**
+     * Opens an existing journal read-only. Fails with a clear message when {@code dir} is missing,
+     * is a file, is not a Vigil journal, or was written by a newer schema.
+     */
+    static SingleChronicleQueue openForRead(Path dir) {
+        validate(dir);
+        return SingleChronicleQueueBuilder.binary(dir.toFile()).readOnly(true).build();
+    }
+
+    /** The close index queue, or null when the journal has none yet. */
+    static SingleChronicleQueue openCloseIndexForRead(Path dir) {
+        Path index = dir.resolve(JournalSchema.CLOSE_INDEX_DIR);
+        if (!hasQueueFiles(index)) {
+            return null;
+        }
+        return SingleChronicleQueueBuilder.binary(index.toFile()).readOnly(true).build();
+    }
+
+    /** Throws {@link JournalException} unless {@code dir} holds a journal this reader can read. */
+    public static void validate(Path dir) {
+        if (!Files.exists(dir)) {
+            throw new JournalException("journal dir=" + dir + " does not exist");
+        }
+        if (!Files.isDirectory(dir)) {
+            throw new JournalException("journal dir=" + dir + " is a file, not a journal directory");
+        }
+        if (!Files.exists(dir.resolve(JournalSchema.MARKER_FILE))) {
+            throw new JournalException("dir=" + dir + " is not a Vigil journal (no " + JournalSchema.MARKER_FILE + ")");
+        }
+        checkMarker(dir);
+        if (!hasQueueFiles(dir)) {
+            throw new JournalException("journal dir=" + dir + " holds no Chronicle Queue cycle files (*.cq4)");
+        }
+    }
+
+    private static boolean hasQueueFiles(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return false;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.anyMatch(p -> p.getFileName().toString().endsWith(".cq4"));
+        } catch (IOException e) {
+            throw new JournalException("cannot list journal dir=" + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void writeMarker(Path marker) throws IOException {
+        Properties p = new Properties();
+        p.setProperty("format", "vigil-journal");
+        p.setProperty("schemaVersion", Integer.toString(JournalSchema.VERSION));
+        Path tmp = Files.createTempFile(marker.getParent(), ".marker", ".tmp");
+        try (OutputStream out = Files.newOutputStream(tmp)) {
+            p.store(out, "Vigil journal: a Chronicle Queue of binary events, see dev.vigil.journal.EventCodec");
+        }
+        try {
+            Files.move(tmp, marker, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (FileAlreadyExistsException raced) {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    private static void checkMarker(Path dir) {
+        Path marker = dir.resolve(JournalSchema.MARKER_FILE);
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(marker)) {
+            p.load(in);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new JournalException("unreadable journal marker file=" + marker + ": " + e.getMessage(), e);
+        }
+        if (!"vigil-journal".equals(p.getProperty("format"))) {
+            throw new JournalException("dir=" + dir + " is not a Vigil journal (marker file=" + marker + " has format="
+                    + p.getProperty("format") + ")");
+        }
+        int version;
+        try {
+            version = Integer.parseInt(p.getProperty("schemaVersion", "?"));
+        } catch (NumberFormatException e) {
+            throw new JournalException("journal marker file=" + marker + " has a bad schemaVersion="
+                    + p.getProperty("schemaVersion"), e);
+        }
+        if (version > JournalSchema.VERSION) {
+            throw new JournalException("journal dir=" + dir + " has schema version=" + version
+                    + ", newer than this reader's version=" + JournalSchema.VERSION);
+        }
+    }
+}
