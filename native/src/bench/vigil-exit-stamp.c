@@ -1,10 +1,10 @@
 /*
  * vigil-exit-stamp: the child of the reaping benchmark. Sleeps, then stores its CLOCK_MONOTONIC
  * time into <stamp-file> through a shared mapping (no syscall between stamp and exit), then
- * _exit(0). Exit-detection latency = the reaper's reap time minus this stamp.
+ * _exit(exit-code, default 0). Exit-detection latency = the reaper's reap time minus this stamp.
  *
- *   vigil-exit-stamp <delay-ms> <stamp-file>       sleep delay-ms from now
- *   vigil-exit-stamp @<monotonic-ns> <stamp-file>  sleep until that CLOCK_MONOTONIC time
+ *   vigil-exit-stamp <delay-ms> <stamp-file> [exit-code]       sleep delay-ms from now
+ *   vigil-exit-stamp @<monotonic-ns> <stamp-file> [exit-code]  sleep until that CLOCK_MONOTONIC time
  *
  * The stamp file holds one int64 (native byte order); 0 means the child never got there.
  */
@@ -26,8 +26,8 @@ static int64_t monotonic_nanos(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "ERR: usage: vigil-exit-stamp <delay-ms>|@<monotonic-ns> <stamp-file>\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "ERR: usage: vigil-exit-stamp <delay-ms>|@<monotonic-ns> <stamp-file> [exit-code]\n");
         return 2;
     }
     int64_t deadline;
@@ -50,6 +50,7 @@ int main(int argc, char **argv)
     struct timespec until = { .tv_sec = deadline / 1000000000LL, .tv_nsec = deadline % 1000000000LL };
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
     }
+    int exit_code = argc == 4 ? atoi(argv[3]) : 0;
     *stamp = monotonic_nanos();
-    _exit(0);
+    _exit(exit_code);
 }
