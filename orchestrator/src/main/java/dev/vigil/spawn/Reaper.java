@@ -19,7 +19,7 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
     private final Thread thread;
 
     Reaper(String threadName) {
-        thread = new Thread(this::run, threadName);
+        thread = new Thread(this::runAndFailLeftoversOnDeath, threadName);
         thread.setDaemon(true);
     }
 
@@ -63,6 +63,19 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
     abstract void enqueue(ChildProcess child);
 
     abstract void run();
+
+    /** A reaper that dies (a failed poll) must not leave callers waiting forever on onExit(). */
+    private void runAndFailLeftoversOnDeath() {
+        try {
+            run();
+        } catch (RuntimeException | Error e) {
+            for (ChildProcess child : live) {
+                child.onExit().completeExceptionally(new IllegalStateException(
+                        "reaper thread died, child pid=" + child.pid() + " is no longer watched", e));
+            }
+            throw e;
+        }
+    }
 
     /** Asks the thread to stop and waits for it; children still live stay unreaped. */
     final void stop() throws InterruptedException {
