@@ -1,5 +1,7 @@
 package dev.vigil.journal;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -7,6 +9,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import net.openhft.chronicle.bytes.Bytes;
@@ -27,7 +30,17 @@ public final class JournalReader implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue queue;
     private final ExcerptTailer tailer;
+    /** Reads that find nothing where an excerpt should be are retried this often (1 ms apart). */
+    private static final int MAX_END_RETRIES = 50;
+
     private long lastIndex = -1;
+    /** Cycle and file position just past the body of the last data excerpt read; MIN_VALUE before any. */
+    private int lastEndCycle = Integer.MIN_VALUE;
+    private long lastEndPosition = -1;
+    private long lastEndIndex = -1;
+    private int cycleFileLengthCycle = Integer.MIN_VALUE;
+    private long cycleFileLength;
+    private String endDamage = "";
 
     private JournalReader(Path dir) {
         this.dir = dir;
@@ -35,7 +48,7 @@ public final class JournalReader implements AutoCloseable {
             this.queue = JournalDirectory.openForRead(dir);
         } catch (JournalException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InternalError e) {
             throw new JournalException("cannot open journal dir=" + dir + ": " + e, e);
         }
         this.tailer = queue.createTailer();
@@ -104,26 +117,32 @@ public final class JournalReader implements AutoCloseable {
 
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         long delivered = 0;
+        int endChecks = 0;
+        int retries = 0;
         while (true) {
             long index = -1;
             EventType type;
             JournalEvent event = null;
+            boolean atEnd = false;
             try (DocumentContext dc = tailer.readingDocument()) {
                 if (!dc.isPresent()) {
-                    if (keepWaiting.getAsBoolean()) {
-                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
-                        continue;
+                    atEnd = true;
+                } else if (!dc.isMetaData()) {
+                    index = dc.index();
+                    Bytes<?> bytes = dc.wire().bytes();
+                    long end = bytes.readLimit();
+                    int cycle = tailer.cycle();
+                    if (end > cycleFileLength(cycle, end)) {
+                        throw corrupt(index, "truncated: the excerpt ends at byte=" + end
+                                + " past the end of the file, length=" + cycleFileLength, null);
                     }
-                    return delivered;
-                }
-                if (dc.isMetaData()) {
-                    continue;
-                }
-                index = dc.index();
-                Bytes<?> bytes = dc.wire().bytes();
-                type = EventCodec.readHeader(bytes);
-                if (filter.wants(type)) {
-                    event = EventCodec.readBody(type, bytes);
+                    lastEndPosition = end;
+                    lastEndCycle = cycle;
+                    lastEndIndex = index;
+                    type = EventCodec.readHeader(bytes);
+                    if (filter.wants(type)) {
+                        event = EventCodec.readBody(type, bytes);
+                    }
                 }
             } catch (EventCodec.UnsupportedSchemaException e) {
                 throw corrupt(index, e.getMessage(), e);
@@ -132,6 +151,26 @@ public final class JournalReader implements AutoCloseable {
             } catch (RuntimeException | AssertionError | InternalError e) {
                 throw corrupt(index, "unreadable excerpt: " + e, e);
             }
+            if (atEnd) {
+                boolean waiting = keepWaiting.getAsBoolean();
+                // Following a live journal, look for damage now and then rather than at every poll.
+                if (!waiting || (++endChecks & 63) == 0) {
+                    if (dataBeyondEnd()) {
+                        if (++retries > MAX_END_RETRIES) {
+                            throw corrupt(tailer.index(), endDamage, null);
+                        }
+                        LockSupport.parkNanos(1_000_000);
+                        continue;
+                    }
+                    retries = 0;
+                }
+                if (!waiting) {
+                    return delivered;
+                }
+                LockSupport.parkNanos(1_000_000);
+                continue;
+            }
+            retries = 0;
             if (event != null) {
                 lastIndex = index;
                 delivered++;
@@ -140,6 +179,62 @@ public final class JournalReader implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Length of the cycle's file, re-read only when an excerpt seems to end past it: a healthy
+     * cycle file is preallocated well past its data, so this is a stat call per file growth, not
+     * per event. A truncated file would otherwise hand out a half-present excerpt whose missing
+     * tail reads as zeros from the last mapped page.
+     */
+    private long cycleFileLength(int cycle, long needed) {
+        if (cycle != cycleFileLengthCycle || needed > cycleFileLength) {
+            try {
+                cycleFileLength = Files.size(dir.resolve(fileOfCycle(cycle)));
+            } catch (IOException e) {
+                throw new JournalException("journal dir=" + dir + " cannot stat file=" + fileOfCycle(cycle) + ": " + e, e);
+            }
+            cycleFileLengthCycle = cycle;
+        }
+        return cycleFileLength;
+    }
+
+    /**
+     * Called where Chronicle's tailer finds nothing more. Throws when the cycle file is damaged
+     * there; returns true when a whole excerpt seems to exist past this point (written meanwhile,
+     * or unreadable: the caller retries a few times before calling it damage, see endDamage).
+     */
+    private boolean dataBeyondEnd() {
+        if (lastEndCycle != Integer.MIN_VALUE) {
+            Path file = dir.resolve(fileOfCycle(lastEndCycle));
+            CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
+            switch (f.kind()) {
+                case DAMAGED:
+                    throw new JournalCorruptException("journal dir=" + dir + " file=" + file.getFileName()
+                            + " after index=" + hex(lastEndIndex) + ": " + f.detail()
+                            + "; every whole event before it was delivered", tailer.index(), null);
+                case UNREAD:
+                    endDamage = f.detail();
+                    return true;
+                default:
+                    break;
+            }
+        }
+        long last;
+        try {
+            last = queue.lastIndex();
+        } catch (InternalError fault) {
+            throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
+        } catch (RuntimeException unknown) {
+            return false;
+        }
+        if (last != -1 && last >= tailer.index()) {
+            endDamage = "the queue's own index says events up to index=" + hex(last)
+                    + " were written, but the excerpt at index=" + hex(tailer.index()) + " cannot be read"
+                    + " (a damaged excerpt header)";
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -187,8 +282,15 @@ public final class JournalReader implements AutoCloseable {
 
     private String fileOf(long index) {
         try {
+            return fileOfCycle(queue.rollCycle().toCycle(index));
+        } catch (RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private String fileOfCycle(int cycle) {
+        try {
             RollCycle rc = queue.rollCycle();
-            int cycle = rc.toCycle(index);
             String pattern = rc.format();
             Instant start = Instant.ofEpochMilli((long) cycle * rc.lengthInMillis());
             return DateTimeFormatter.ofPattern(pattern).withZone(ZoneOffset.UTC).format(start) + ".cq4";
