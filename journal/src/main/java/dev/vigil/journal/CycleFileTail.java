@@ -29,8 +29,11 @@ final class CycleFileTail {
         END,
         /** An excerpt still being written, or left half-written by a writer that died: not data yet. */
         IN_PROGRESS,
-        /** A complete data excerpt that the tailer has not delivered yet (appended meanwhile). */
-        UNREAD,
+        /**
+         * Data the tailer did not deliver: a complete excerpt, or body bytes behind a zero header.
+         * Normal for a moment while a writer appends; damage when it lasts.
+         */
+        SUSPECT,
         /** The file is damaged here; {@link Finding#detail} says how. */
         DAMAGED
     }
@@ -62,13 +65,10 @@ final class CycleFileTail {
                     if (dataAt < 0) {
                         return new Finding(Kind.END, pos, "end of data");
                     }
-                    // A writer claims the header before it writes the body: if the header is still
-                    // zero after we saw body bytes, nobody is writing there.
-                    header = readInt(ch, word, pos);
-                    if (header == 0) {
-                        return new Finding(Kind.DAMAGED, pos, "zeroed excerpt header at byte=" + pos
-                                + " but data follows at byte=" + dataAt);
-                    }
+                    // A live writer may make its body visible a moment before its header, so this
+                    // is damage only if it lasts (the caller retries).
+                    return new Finding(Kind.SUSPECT, pos, "zeroed excerpt header at byte=" + pos
+                            + " but data follows at byte=" + dataAt);
                 }
                 if (header == Wires.END_OF_DATA) {
                     return new Finding(Kind.END, pos, "end of cycle");
@@ -83,7 +83,7 @@ final class CycleFileTail {
                             + bodyLength + " but the file ends at byte=" + length);
                 }
                 if ((header & Wires.META_DATA) == 0) {
-                    return new Finding(Kind.UNREAD, pos, "complete excerpt at byte=" + pos + " length=" + bodyLength
+                    return new Finding(Kind.SUSPECT, pos, "complete excerpt at byte=" + pos + " length=" + bodyLength
                             + " not delivered by Chronicle");
                 }
                 pos = align4(pos + 4 + bodyLength);

@@ -9,6 +9,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -30,8 +31,12 @@ public final class JournalReader implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue queue;
     private final ExcerptTailer tailer;
-    /** Reads that find nothing where an excerpt should be are retried this often (1 ms apart). */
-    private static final int MAX_END_RETRIES = 50;
+    /**
+     * How long data past the point where Chronicle's tailer stops may stay undeliverable before it
+     * is called damage: a live writer's excerpt becomes readable within microseconds, but a writer
+     * thread can be descheduled on a busy machine.
+     */
+    private static final long SUSPECT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private long lastIndex = -1;
     /** Cycle and file position just past the body of the last data excerpt read; MIN_VALUE before any. */
@@ -40,7 +45,7 @@ public final class JournalReader implements AutoCloseable {
     private long lastEndIndex = -1;
     private int cycleFileLengthCycle = Integer.MIN_VALUE;
     private long cycleFileLength;
-    private String endDamage = "";
+    private long suspectSince;
 
     private JournalReader(Path dir) {
         this.dir = dir;
@@ -118,7 +123,6 @@ public final class JournalReader implements AutoCloseable {
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         long delivered = 0;
         int endChecks = 0;
-        int retries = 0;
         while (true) {
             long index = -1;
             EventType type;
@@ -155,14 +159,19 @@ public final class JournalReader implements AutoCloseable {
                 boolean waiting = keepWaiting.getAsBoolean();
                 // Following a live journal, look for damage now and then rather than at every poll.
                 if (!waiting || (++endChecks & 63) == 0) {
-                    if (dataBeyondEnd()) {
-                        if (++retries > MAX_END_RETRIES) {
-                            throw corrupt(tailer.index(), endDamage, null);
+                    String suspicion = dataBeyondEnd();
+                    if (suspicion != null) {
+                        long now = System.nanoTime();
+                        if (suspectSince == 0) {
+                            suspectSince = now;
+                        } else if (now - suspectSince > SUSPECT_NANOS) {
+                            throw corrupt(tailer.index(), suspicion + " for "
+                                    + TimeUnit.NANOSECONDS.toMillis(now - suspectSince) + " ms", null);
                         }
                         LockSupport.parkNanos(1_000_000);
                         continue;
                     }
-                    retries = 0;
+                    suspectSince = 0;
                 }
                 if (!waiting) {
                     return delivered;
@@ -170,7 +179,7 @@ public final class JournalReader implements AutoCloseable {
                 LockSupport.parkNanos(1_000_000);
                 continue;
             }
-            retries = 0;
+            suspectSince = 0;
             if (event != null) {
                 lastIndex = index;
                 delivered++;
@@ -200,11 +209,11 @@ public final class JournalReader implements AutoCloseable {
     }
 
     /**
-     * Called where Chronicle's tailer finds nothing more. Throws when the cycle file is damaged
-     * there; returns true when a whole excerpt seems to exist past this point (written meanwhile,
-     * or unreadable: the caller retries a few times before calling it damage, see endDamage).
+     * Called where Chronicle's tailer finds nothing more. Throws when the cycle file is certainly
+     * damaged there; returns what was seen when data seems to exist past this point (written
+     * meanwhile, or damage if it lasts: the caller retries for a while), null at a clean end.
      */
-    private boolean dataBeyondEnd() {
+    private String dataBeyondEnd() {
         if (lastEndCycle != Integer.MIN_VALUE) {
             Path file = dir.resolve(fileOfCycle(lastEndCycle));
             CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
@@ -213,9 +222,8 @@ public final class JournalReader implements AutoCloseable {
                     throw new JournalCorruptException("journal dir=" + dir + " file=" + file.getFileName()
                             + " after index=" + hex(lastEndIndex) + ": " + f.detail()
                             + "; every whole event before it was delivered", tailer.index(), null);
-                case UNREAD:
-                    endDamage = f.detail();
-                    return true;
+                case SUSPECT:
+                    return f.detail();
                 default:
                     break;
             }
@@ -226,15 +234,14 @@ public final class JournalReader implements AutoCloseable {
         } catch (InternalError fault) {
             throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
         } catch (RuntimeException unknown) {
-            return false;
+            return null;
         }
         if (last != -1 && last >= tailer.index()) {
-            endDamage = "the queue's own index says events up to index=" + hex(last)
+            return "the queue's own index says events up to index=" + hex(last)
                     + " were written, but the excerpt at index=" + hex(tailer.index()) + " cannot be read"
                     + " (a damaged excerpt header)";
-            return true;
         }
-        return false;
+        return null;
     }
 
     /**
