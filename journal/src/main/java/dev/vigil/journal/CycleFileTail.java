@@ -19,8 +19,8 @@ import net.openhft.chronicle.wire.Wires;
  * is unwritten space (cycle files are preallocated and sparse, so all zero past the data).
  */
 final class CycleFileTail {
-    /** How far past a zero header to look for data that a zeroed header cut off. */
-    static final int ZERO_SCAN_BYTES = 64 * 1024;
+    /** How far past a zero header to look for an unfinished excerpt (for the message only). */
+    static final int ZERO_SCAN_BYTES = 4 * 1024;
     private static final int MAX_META_SKIPS = 1024;
 
     /** What follows the last excerpt read. */
@@ -29,10 +29,7 @@ final class CycleFileTail {
         END,
         /** An excerpt still being written, or left half-written by a writer that died: not data yet. */
         IN_PROGRESS,
-        /**
-         * Data the tailer did not deliver: a complete excerpt, or body bytes behind a zero header.
-         * Normal for a moment while a writer appends; damage when it lasts.
-         */
+        /** A complete excerpt the tailer did not deliver: normal for a moment while a writer appends; damage when it lasts. */
         SUSPECT,
         /** The file is damaged here; {@link Finding#detail} says how. */
         DAMAGED
@@ -61,14 +58,13 @@ final class CycleFileTail {
                 }
                 int header = readInt(ch, word, pos);
                 if (header == 0) {
-                    long dataAt = firstNonZero(ch, pos + 4, Math.min(length, pos + 4 + ZERO_SCAN_BYTES));
-                    if (dataAt < 0) {
-                        return new Finding(Kind.END, pos, "end of data");
-                    }
-                    // A live writer may make its body visible a moment before its header, so this
-                    // is damage only if it lasts (the caller retries).
-                    return new Finding(Kind.SUSPECT, pos, "zeroed excerpt header at byte=" + pos
-                            + " but data follows at byte=" + dataAt);
+                    // Chronicle writes an excerpt's body before its header, under its write lock: body
+                    // bytes behind a zero header are an append in progress, or what a writer killed
+                    // mid-append left (the next append overwrites it). Not data either way; a zeroed
+                    // header in the middle of data shows in the queue's own index instead.
+                    long debris = firstNonZero(ch, pos + 4, Math.min(length, pos + 4 + ZERO_SCAN_BYTES));
+                    return new Finding(Kind.END, pos, debris < 0 ? "end of data"
+                            : "end of data; unfinished excerpt bytes follow at byte=" + debris);
                 }
                 if (header == Wires.END_OF_DATA) {
                     return new Finding(Kind.END, pos, "end of cycle");

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class KilledWriterTest {
 
-    @RepeatedTest(3)
+    @RepeatedTest(5)
     void aReaderSeesEveryFlushedEventAndNoHalfWrittenOneAfterTheWriterIsKilled(@TempDir Path work) throws Exception {
         Path dir = work.resolve("journal");
         long flushed;
