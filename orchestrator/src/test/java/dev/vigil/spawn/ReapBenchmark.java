@@ -72,32 +72,45 @@ public final class ReapBenchmark {
         }
     }
 
+    /** One contender's round: runs the scenario's children once and adds what it measured. */
+    @FunctionalInterface
+    interface Round {
+        void run(Scenario scenario, Measured into) throws Exception;
+    }
+
     void run(int factor) throws Exception {
         List<Scenario> scenarios = List.of(
-                new Scenario("1 child", 1, 100, 0, 40 * factor),
-                new Scenario("16 children, alive 1.4 s, 10 ms apart", 16, 1400, 10_000, 5 * factor),
-                new Scenario("64 children, 0.2 ms apart", 64, 600, 200, 5 * factor));
-        out.printf(Locale.ROOT, "reaping benchmark: cores=%d kernel=%s java=%s%n", Runtime.getRuntime().availableProcessors(),
-                System.getProperty("os.version"), System.getProperty("java.version"));
+                new Scenario("1 child", 1, 30, 0, 100 * factor),
+                new Scenario("16 children, alive 1.4 s, 10 ms apart", 16, 1400, 10_000, 10 * factor),
+                new Scenario("64 children, 0.2 ms apart", 64, 600, 200, 10 * factor));
+        out.printf(Locale.ROOT, "reaping benchmark: cores=%d kernel=%s java=%s loadavg=%s%n", Runtime.getRuntime().availableProcessors(),
+                System.getProperty("os.version"), System.getProperty("java.version"), loadAverage());
         try (Spawner pidfd = Spawner.start(new SpawnerOptions(nativeDir, ReapMode.PIDFD_POLL));
                 Spawner fallback = Spawner.start(new SpawnerOptions(nativeDir, ReapMode.WAITPID_BACKOFF))) {
-            // Warm-up: JIT the spawn and reap paths once before anything is measured.
-            for (int i = 0; i < 3; i++) {
-                vigilRound(pidfd, new Scenario("warm-up", 8, 50, 1000, 1), new Measured());
-                vigilRound(fallback, new Scenario("warm-up", 8, 50, 1000, 1), new Measured());
+            Map<String, Round> contenders = new LinkedHashMap<>();
+            contenders.put(VIGIL_PIDFD, (scenario, into) -> vigilRound(pidfd, scenario, into));
+            contenders.put(VIGIL_WAITPID, (scenario, into) -> vigilRound(fallback, scenario, into));
+            contenders.put(REF_LOOP, (scenario, into) -> referenceRound(pidfd, "waitpid", scenario, into));
+            contenders.put(REF_PIDFD, (scenario, into) -> referenceRound(pidfd, "pidfd", scenario, into));
+            // Warm-up: the spawn and reap paths get JIT-compiled before anything is measured.
+            Scenario warmUp = new Scenario("warm-up", 64, 400, 100, 1);
+            for (int i = 0; i < 8; i++) {
+                vigilRound(pidfd, warmUp, new Measured());
+                vigilRound(fallback, warmUp, new Measured());
             }
             for (Scenario scenario : scenarios) {
                 Map<String, Measured> results = new LinkedHashMap<>();
-                for (String name : List.of(VIGIL_PIDFD, VIGIL_WAITPID, REF_LOOP, REF_PIDFD)) {
-                    results.put(name, new Measured());
-                }
+                contenders.keySet().forEach(name -> results.put(name, new Measured()));
+                List<String> order = new ArrayList<>(contenders.keySet());
                 for (int round = 0; round < scenario.rounds(); round++) {
-                    vigilRound(pidfd, scenario, results.get(VIGIL_PIDFD));
-                    vigilRound(fallback, scenario, results.get(VIGIL_WAITPID));
-                    referenceRound(pidfd, "waitpid", scenario, results.get(REF_LOOP));
-                    referenceRound(pidfd, "pidfd", scenario, results.get(REF_PIDFD));
+                    // Rotating the order spreads slow drifts of the machine's load over all contenders.
+                    for (int i = 0; i < order.size(); i++) {
+                        String name = order.get((round + i) % order.size());
+                        contenders.get(name).run(scenario, results.get(name));
+                    }
                 }
                 report(scenario, results);
+                out.printf(Locale.ROOT, "loadavg=%s%n", loadAverage());
             }
         }
     }
@@ -163,6 +176,12 @@ public final class ReapBenchmark {
                 default: throw new IllegalStateException("reference printed: " + line);
             }
         }
+    }
+
+    /** The machine's 1/5/15-minute load averages: the figures mean little when this exceeds the cores. */
+    private static String loadAverage() throws IOException {
+        String[] words = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return words[0] + "/" + words[1] + "/" + words[2];
     }
 
     private static long readStamp(Path file) throws IOException {
