@@ -30,7 +30,7 @@ final class AdmissionGate {
     }
 
     /** One operation inside the gate. */
-    final class Ticket implements AutoCloseable {
+    final class Ticket {
         final String operation;
         final String group;
         final int index;
@@ -43,9 +43,9 @@ final class AdmissionGate {
             this.index = index;
         }
 
-        @Override
-        public void close() {
-            leave(this);
+        /** The operation ended (returned or threw). */
+        void leave() {
+            AdmissionGate.this.leave(this);
         }
     }
 

@@ -45,7 +45,7 @@ public final class Orchestrator implements AutoCloseable {
         this.journal = new PoolJournal(writer);
         this.closeSettings = b.closeSettings;
         this.nativeDir = b.spawnerOptions.nativeDir();
-        this.childClassPath = childClassPath();
+        this.childClassPath = locateChildClassPath();
         this.javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Spawner s = null;
         MailboxStore m = null;
@@ -82,7 +82,7 @@ public final class Orchestrator implements AutoCloseable {
         return new Builder();
     }
 
-    private static String childClassPath() {
+    private static String locateChildClassPath() {
         try {
             return Path.of(ChildMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         } catch (URISyntaxException | RuntimeException e) {

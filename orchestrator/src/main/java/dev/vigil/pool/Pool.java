@@ -143,8 +143,11 @@ public final class Pool implements AutoCloseable {
     /** Runs a control command on one child and waits for its result. */
     public CommandResult control(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        try (AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index)) {
+        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index);
+        try {
             return c.mailbox().control(opcode, argument, timeout);
+        } finally {
+            t.leave();
         }
     }
 
@@ -157,7 +160,7 @@ public final class Pool implements AutoCloseable {
             pending.put(c, t);
             return id;
         } catch (RuntimeException e) {
-            t.close();
+            t.leave();
             throw e;
         }
     }
@@ -170,7 +173,7 @@ public final class Pool implements AutoCloseable {
         } finally {
             AdmissionGate.Ticket t = pending.remove(c);
             if (t != null) {
-                t.close();
+                t.leave();
             }
         }
     }
@@ -178,8 +181,11 @@ public final class Pool implements AutoCloseable {
     /** Runs a task on one child and waits for its result. */
     public CommandResult runTask(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        try (AdmissionGate.Ticket t = gate.enter(OP_TASK, group, index)) {
+        AdmissionGate.Ticket t = gate.enter(OP_TASK, group, index);
+        try {
             return c.mailbox().runTask(opcode, argument, timeout);
+        } finally {
+            t.leave();
         }
     }
 
@@ -193,13 +199,16 @@ public final class Pool implements AutoCloseable {
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
-        try (AdmissionGate.Ticket t = gate.enter(OP_SPAWN, group, index)) {
+        AdmissionGate.Ticket t = gate.enter(OP_SPAWN, group, index);
+        try {
             PoolChild c = spawn(group, index, spec);
             String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
             if (failure != null) {
                 throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
             }
             return c;
+        } finally {
+            t.leave();
         }
     }
 
