@@ -385,8 +385,11 @@ public final class CloseReconstruction {
         }
     }
 
+    /** A transition's violation, attributed to the close of its pool in progress when it carries none. */
     private void violation(Violation.Rule rule, long index, MailboxTransition t, String where, String evidence) {
-        violation(rule, index, t.timeNanos(), t.poolId(), t.closeId(), where, evidence);
+        CloseState open = t.closeId() != 0 ? null : pools.get(t.poolId()) == null ? null : pools.get(t.poolId()).openClose;
+        violation(rule, index, t.timeNanos(), t.poolId(), open == null ? t.closeId() : open.started.closeId(), where,
+                evidence);
     }
 
     private void violation(Violation.Rule rule, long index, long time, String poolId, long closeId, String where,

@@ -37,6 +37,10 @@ public final class ReplayCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        // Chronicle logs an INFO line at start-up; stderr is kept for progress and the ERR: line.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
                 StandardCharsets.UTF_8);
         int code = execute(out, System.err, args);

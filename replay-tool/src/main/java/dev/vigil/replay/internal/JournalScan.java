@@ -10,7 +10,9 @@ import dev.vigil.journal.JournalReader;
 /**
  * One pass over a journal for a replay command: decodes only the kinds the command needs (others
  * are skipped by their header), reports progress on a terminal, and lets damage surface as the
- * journal's own {@link JournalException} after every whole event before it was delivered.
+ * journal's own {@link JournalException} after every whole event before it was delivered. A read
+ * that reaches the end also checks that no cycle file was cut short (Chronicle alone would take
+ * the cut for the end of the journal).
  */
 public final class JournalScan {
     private JournalScan() {
@@ -34,10 +36,17 @@ public final class JournalScan {
                 throw new JournalException("journal dir=" + dir + " has no excerpt at index=0x"
                         + Long.toHexString(fromIndex));
             }
+            boolean[] stopped = {false};
             reader.read(type -> {
                 progress.tick();
                 return filter.wants(type);
-            }, sink);
+            }, (i, e) -> {
+                stopped[0] = !sink.accept(i, e);
+                return !stopped[0];
+            });
+            if (!stopped[0]) {
+                CycleFileCheck.requireNotTruncated(dir);
+            }
             return progress.excerpts();
         } finally {
             progress.done();
