@@ -303,16 +303,19 @@ final class ScenarioJournal implements AutoCloseable {
                 }
             }
             advanceMillis(0.1);
+            return appendCompleted(report());
+        }
+
+        /** The report of what this scenario made happen to each covered child. */
+        CloseOutcome report() {
             List<ChildOutcome> children = new ArrayList<>();
             boolean failed = false;
-            int survivors = 0;
             for (Child c : covered) {
                 String[] d = diagnosis.get(c);
                 long[] r = reaps.get(c);
                 String outcome;
                 if (r == null) {
                     outcome = ChildOutcome.SURVIVOR;
-                    survivors++;
                 } else if (escalated.containsKey(c)) {
                     outcome = ChildOutcome.KILLED_BY_ESCALATION;
                 } else {
@@ -323,8 +326,13 @@ final class ScenarioJournal implements AutoCloseable {
                         r == null ? 0 : (int) r[1], r == null ? -1 : r[2], d == null ? null : d[0],
                         d == null ? null : d[1]));
             }
-            CloseOutcome report = new CloseOutcome(pool.id, closeId, failed ? CloseOutcome.FAILED : CloseOutcome.CLEAN,
+            return new CloseOutcome(pool.id, closeId, failed ? CloseOutcome.FAILED : CloseOutcome.CLEAN,
                     now - startedAt, children);
+        }
+
+        /** Journals {@code report} as this close's completion. */
+        CloseOutcome appendCompleted(CloseOutcome report) {
+            int survivors = report.survivors();
             append(new CloseCompleted(now, ORCHESTRATOR_PID, pool.id, closeId, report.outcome(),
                     covered.size() - survivors, survivors, now - startedAt, report.toJson()));
             liveReports.put(closeId, report);
