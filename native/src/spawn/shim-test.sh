@@ -17,6 +17,13 @@ set -- $out
 out=$($shim $$ 9 -- /bin/sh -c 'ls /proc/self/fd' 7</dev/null 9>/dev/null | tr '\n' ' ')
 case " $out" in *" 7 "*) fail "fd 7 inherited: $out";; esac
 
+# Ignored signals do not survive into the child (SIGINT ignored here, by the shell).
+out=$(mktemp)
+(trap '' INT; exec $shim $$ 9 -- grep SigIgn /proc/self/status 9>/dev/null >"$out")
+ign=$(tr -d ' \t' <"$out")
+rm -f "$out"
+[ "$ign" = "SigIgn:0000000000000000" ] || fail "ignored signals reached the child: $ign"
+
 # A wrong parent pid: exit 125, report stage 3 (PARENT_GONE).
 $shim 1 9 -- /bin/true 9>/dev/null && rc=0 || rc=$?
 [ "$rc" -eq 125 ] || fail "parent-gone rc=$rc expected=125"

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim_protocol.h"
@@ -115,8 +116,16 @@ static int reset_signals(void)
         if (sig == SIGKILL || sig == SIGSTOP) {
             continue;
         }
-        /* EINVAL for the signals glibc reserves (32, 33): expected, not an error. */
-        if (sigaction(sig, &dfl, NULL) != 0 && errno != EINVAL) {
+        if (sigaction(sig, &dfl, NULL) == 0) {
+            continue;
+        }
+        if (errno != EINVAL) {
+            return -1;
+        }
+        /* glibc refuses the signals it reserves (32, 33), but they can arrive ignored from our
+         * own parent; the raw syscall resets them (an all-zero kernel sigaction is SIG_DFL). */
+        unsigned long zero[4] = { 0, 0, 0, 0 };
+        if (syscall(SYS_rt_sigaction, sig, zero, NULL, sizeof(unsigned long)) != 0) {
             return -1;
         }
     }

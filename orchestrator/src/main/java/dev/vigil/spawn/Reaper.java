@@ -19,7 +19,7 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
     private final Thread thread;
 
     Reaper(String threadName) {
-        thread = new Thread(this::run, threadName);
+        thread = new Thread(this::runAndFailLeftoversOnDeath, threadName);
         thread.setDaemon(true);
     }
 
@@ -54,6 +54,11 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
         return thread.getName();
     }
 
+    /** Whether the caller runs on this reaper's thread (in a listener or an onExit stage). */
+    final boolean isReaperThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /** Spawner thread: a new child to watch. */
     final void register(ChildProcess child) {
         live.add(child);
@@ -63,6 +68,19 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
     abstract void enqueue(ChildProcess child);
 
     abstract void run();
+
+    /** A reaper that dies (a failed poll) must not leave callers waiting forever on onExit(). */
+    private void runAndFailLeftoversOnDeath() {
+        try {
+            run();
+        } catch (RuntimeException | Error e) {
+            for (ChildProcess child : live) {
+                child.onExit().completeExceptionally(new IllegalStateException(
+                        "reaper thread died, child pid=" + child.pid() + " is no longer watched", e));
+            }
+            throw e;
+        }
+    }
 
     /** Asks the thread to stop and waits for it; children still live stay unreaped. */
     final void stop() throws InterruptedException {
