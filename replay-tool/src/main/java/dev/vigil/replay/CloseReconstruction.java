@@ -177,7 +177,8 @@ public final class CloseReconstruction {
             violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where, "seq " + t.seq() + " " + describe(t)
                     + " in a sticky-mode pool, where the closer never writes the state word");
         }
-        if (m.stickyShutdown && !WRITER_CHILD.equals(t.writer()) && !closer) {
+        // Transitions are drained from rings, so one made before the publication may be journaled after it: judge by time.
+        if (m.shutdownWordAt != 0 && t.timeNanos() > m.shutdownWordAt && !WRITER_CHILD.equals(t.writer()) && !closer) {
             violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "seq " + t.seq() + " " + describe(t)
                     + " after the shutdown word was published");
         }
@@ -193,7 +194,9 @@ public final class CloseReconstruction {
             }
         }
         if (closer && t.toState() == MailboxStates.SHUTDOWN) {
-            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m, "legacy SHUTDOWN at seq " + t.seq());
+            m.legacyShutdownWrites++;
+            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m.legacyShutdownWrites,
+                    "legacy SHUTDOWN at seq " + t.seq());
             m.legacyShutdownInWord = true;
         }
         m.last = t;
@@ -207,12 +210,11 @@ public final class CloseReconstruction {
                 + MailboxStates.name(t.toState());
     }
 
-    private void shutdownWritten(long index, long time, String poolId, long closeId, String where, MailboxState m,
+    private void shutdownWritten(long index, long time, String poolId, long closeId, String where, int writes,
             String what) {
-        m.shutdownWrites++;
-        if (m.shutdownWrites > 1) {
+        if (writes > 1) {
             violation(Violation.Rule.SHUTDOWN_WRITTEN_TWICE, index, time, poolId, closeId, where,
-                    what + " is shutdown write number " + m.shutdownWrites + " to this mailbox");
+                    what + " is shutdown write number " + writes + " to this mailbox");
         }
     }
 
@@ -275,9 +277,12 @@ public final class CloseReconstruction {
         if (CHANNEL_SHUTDOWN_WORD.equals(e.channel()) && e.casWon()) {
             ChildKey k = new ChildKey(e.group(), e.index());
             MailboxState m = pool(e.poolId()).mailboxes.computeIfAbsent(k, x -> new MailboxState());
-            shutdownWritten(index, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k, m,
-                    "shutdown word CAS (epoch " + e.epoch() + ")");
-            m.stickyShutdown = true;
+            m.shutdownWordWrites++;
+            shutdownWritten(index, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k,
+                    m.shutdownWordWrites, "shutdown word CAS (epoch " + e.epoch() + ")");
+            if (m.shutdownWordAt == 0) {
+                m.shutdownWordAt = e.timeNanos();
+            }
         }
     }
 
@@ -425,9 +430,11 @@ public final class CloseReconstruction {
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
     private static final class MailboxState {
         MailboxTransition last;
-        boolean stickyShutdown;
+        /** When the shutdown word was published (0: not yet). */
+        long shutdownWordAt;
         boolean legacyShutdownInWord;
-        int shutdownWrites;
+        int shutdownWordWrites;
+        int legacyShutdownWrites;
         /** {firstMissingSeq, lastMissingSeq, index, timeNanos} not yet explained by an overrun. */
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
