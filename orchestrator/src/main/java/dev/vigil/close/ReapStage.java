@@ -8,7 +8,8 @@ import dev.vigil.journal.MonotonicClock;
 /**
  * Stage 3: collect exits as they happen, under the close's {@link ReapBudget}. Exits wake it at
  * once; acks and heartbeats (shared-memory words without a notification) are sampled every
- * {@link #SAMPLE_NANOS}. Each reap, first ack or heartbeat advance is progress.
+ * {@link #SAMPLE_NANOS}. Progress is a reap, a first ack, or a heartbeat advance of a child that has
+ * acknowledged shutdown.
  */
 final class ReapStage extends CloseStage {
     static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -55,7 +56,9 @@ final class ReapStage extends CloseStage {
             if (w.heartbeat() != t.heartbeat) {
                 t.heartbeat = w.heartbeat();
                 t.lastBeatSeenNanos = now;
-                moved = true;
+                // Only a child that has seen shutdown beats towards its exit. One that never acknowledged it
+                // (a legacy child whose SHUTDOWN was overwritten) may beat in its loop forever: not progress.
+                moved |= t.ackNanos != 0;
             }
         }
         return moved;

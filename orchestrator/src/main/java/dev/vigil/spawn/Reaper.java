@@ -54,6 +54,11 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
         return thread.getName();
     }
 
+    /** Whether the caller runs on this reaper's thread (in a listener or an onExit stage). */
+    final boolean isReaperThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /** Spawner thread: a new child to watch. */
     final void register(ChildProcess child) {
         live.add(child);

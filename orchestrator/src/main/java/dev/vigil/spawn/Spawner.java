@@ -279,10 +279,15 @@ public final class Spawner implements AutoCloseable {
      * Kills the children still alive (SIGKILL to each one's process group), reaps them (bounded,
      * 5 s), and stops the reaper. Idempotent.
      *
-     * @throws IllegalStateException naming the children that could not be reaped in time (still tracked by nobody)
+     * @throws IllegalStateException naming the children that could not be reaped in time (still tracked by nobody),
+     *                               or when called on the reaper thread
      */
     @Override
     public void close() {
+        if (reaper.isReaperThread()) {
+            throw new IllegalStateException("Spawner.close() called on the reaper thread (an exit listener or onExit stage):"
+                    + " it would wait for exits only this thread can collect");
+        }
         if (closed.getAndSet(true)) {
             return;
         }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -186,6 +187,22 @@ class SpawnerTest {
         });
         assertEquals(1, spawner.spawn(SpawnRequest.of("/bin/sh", "-c", "exit 1")).onExit().get().exitCode());
         assertEquals(2, spawner.spawn(SpawnRequest.of("/bin/sh", "-c", "exit 2")).onExit().get().exitCode());
+    }
+
+    @Test
+    void closingFromAnExitListenerIsRefusedInsteadOfWaitingForItself() throws Exception {
+        CompletableFuture<RuntimeException> outcome = new CompletableFuture<>();
+        spawner.reaper().addExitListener((child, status) -> {
+            try {
+                spawner.close();
+                outcome.complete(null);
+            } catch (RuntimeException e) {
+                outcome.complete(e);
+            }
+        });
+        spawner.spawn(SpawnRequest.of("/bin/true"));
+        RuntimeException refused = outcome.get();
+        assertTrue(refused instanceof IllegalStateException && refused.getMessage().contains("reaper thread"), String.valueOf(refused));
     }
 
     private static int awaitPid(Path file) throws Exception {
