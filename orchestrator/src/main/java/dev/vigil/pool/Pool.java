@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 
 import dev.vigil.close.CloseFailedException;
 import dev.vigil.close.CloseReport;
@@ -143,12 +144,7 @@ public final class Pool implements AutoCloseable {
     /** Runs a control command on one child and waits for its result. */
     public CommandResult control(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index);
-        try {
-            return c.mailbox().control(opcode, argument, timeout);
-        } finally {
-            t.leave();
-        }
+        return admitted(OP_CONTROL, group, index, () -> c.mailbox().control(opcode, argument, timeout));
     }
 
     /** Places a control command without waiting; it stays in flight until {@link #awaitControl}. */
@@ -181,12 +177,7 @@ public final class Pool implements AutoCloseable {
     /** Runs a task on one child and waits for its result. */
     public CommandResult runTask(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        AdmissionGate.Ticket t = gate.enter(OP_TASK, group, index);
-        try {
-            return c.mailbox().runTask(opcode, argument, timeout);
-        } finally {
-            t.leave();
-        }
+        return admitted(OP_TASK, group, index, () -> c.mailbox().runTask(opcode, argument, timeout));
     }
 
     /** Starts one more child in {@code group} (same spec) and waits until it is ready. */
@@ -199,14 +190,21 @@ public final class Pool implements AutoCloseable {
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
-        AdmissionGate.Ticket t = gate.enter(OP_SPAWN, group, index);
-        try {
+        return admitted(OP_SPAWN, group, index, () -> {
             PoolChild c = spawn(group, index, spec);
             String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
             if (failure != null) {
                 throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
             }
             return c;
+        });
+    }
+
+    /** Runs {@code operation} inside the admission fence. */
+    private <T> T admitted(String operation, String group, int index, Supplier<T> body) {
+        AdmissionGate.Ticket t = gate.enter(operation, group, index);
+        try {
+            return body.get();
         } finally {
             t.leave();
         }

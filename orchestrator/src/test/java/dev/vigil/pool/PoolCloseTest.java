@@ -232,6 +232,23 @@ class PoolCloseTest {
     }
 
     @Test
+    void aControlCommandInFlightAtTheFenceFinishesAndIsJournaledFinished() throws Exception {
+        Pool p = Pool.builder(orchestrator, "inflight").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(2)).build())
+                .group("slow", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.DELAY_MICROS, "600000")).start();
+        CompletableFuture<Long> control = CompletableFuture.supplyAsync(
+                () -> p.control("slow", 0, DemoHandler.OP_ECHO, 5, Duration.ofSeconds(10)).value());
+        Thread.sleep(150); // the command is in the child's handler
+        CloseReport r = p.closeWithReport();
+        assertEquals(5L, control.get(10, TimeUnit.SECONDS));
+        assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+        List<JournalEvent> events = journal();
+        assertTrue(events.stream().anyMatch(e -> e instanceof dev.vigil.journal.AdmissionFenced f && f.inFlight() == 1));
+        assertTrue(events.stream().anyMatch(e -> e instanceof InFlightSettled s && s.outcome().equals("FINISHED")
+                && s.closeId() == r.closeId()), "in-flight control settled FINISHED");
+    }
+
+    @Test
     void closeFailedExceptionCarriesTheReportAndDiagnosesInItsMessage() throws Exception {
         Pool p = Pool.builder(orchestrator, "msg").childOutput(Redirect.DISCARD)
                 .closeSettings(CloseSettings.builder().window(Duration.ofMillis(500)).build())
