@@ -55,8 +55,18 @@ class PoolCloseTest {
             List<ProcessTree.Proc> left = ProcessTree.awaitNoChildren(2000);
             assertTrue(left.isEmpty(), "children of the test JVM left (zombies or live): " + left);
             orchestrator.journal().writer().flush();
-            List<String> violations = JournalChecks.mailboxesReleasedOnlyAfterReap(JournalChecks.readAll(journalDir));
+            List<JournalEvent> events = JournalChecks.readAll(journalDir);
+            List<String> violations = JournalChecks.mailboxesReleasedOnlyAfterReap(events);
             assertTrue(violations.isEmpty(), violations.toString());
+            for (JournalEvent e : events) {
+                if (e instanceof CloseCompleted done) {
+                    CloseReport r = CloseReport.fromJson(done.reportJson());
+                    assertEquals(done.closeId(), r.closeId());
+                    assertEquals(done.outcome(), r.outcome().name());
+                    assertEquals(done.survivors(), r.survivors().size(), done.reportJson());
+                    assertEquals(done.reaped() + done.survivors(), r.children().size(), done.reportJson());
+                }
+            }
         } finally {
             orchestrator.close();
         }
