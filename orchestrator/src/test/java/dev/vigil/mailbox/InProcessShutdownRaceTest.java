@@ -67,7 +67,7 @@ class InProcessShutdownRaceTest {
                 }
                 events.clear();
                 new RingDrainer(events::add).drainFinal(handle, 0);
-                String problem = ShutdownRaceSchedule.checkJournal(handle, events);
+                String problem = ShutdownRaceSchedule.checkJournal(handle, events, false);
                 if (problem != null) {
                     badJournal++;
                     firstJournalProblem = firstJournalProblem == null ? "cycle=" + cycle + " " + problem : firstJournalProblem;

@@ -51,6 +51,7 @@ class ProcessShutdownRaceTest {
                 MailboxId id = new MailboxId("race", kind + "-" + mode, cycle);
                 MailboxHandle handle = store.allocate(id, mode);
                 DemoBehaviour behaviour = DemoBehaviour.DEFAULT.withDelayMicros(random.nextInt(150));
+                boolean killed = false;
                 try (SpawnedChild child = kind.spawn(handle, behaviour, dir.resolve("children.log"))) {
                     ShutdownRaceSchedule.CycleChild observed = new ShutdownRaceSchedule.CycleChild() {
                         @Override
@@ -65,6 +66,7 @@ class ProcessShutdownRaceTest {
                     };
                     if (ShutdownRaceSchedule.run(handle, observed, random, 300_000, () -> DemoHandler.OP_ECHO) == ShutdownRaceSchedule.Outcome.LOST) {
                         lost++;
+                        killed = true;
                     } else if (mode == ProtocolMode.STICKY) {
                         assertNotEquals(0, handle.ackNanos(), "sticky child exited without ack: cycle=" + cycle);
                     }
@@ -72,7 +74,7 @@ class ProcessShutdownRaceTest {
                 events.clear();
                 drainer.drainFinal(handle, 0);
                 drainer.forget(handle);
-                String problem = ShutdownRaceSchedule.checkJournal(handle, events);
+                String problem = ShutdownRaceSchedule.checkJournal(handle, events, killed);
                 assertNull(problem, "cycle=" + cycle);
                 assertTrue(store.release(id), "released after reap");
             }
