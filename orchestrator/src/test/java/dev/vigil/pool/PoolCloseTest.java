@@ -248,7 +248,7 @@ class PoolCloseTest {
                 .group("slow", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.DELAY_MICROS, "600000")).start();
         CompletableFuture<Long> control = CompletableFuture.supplyAsync(
                 () -> p.control("slow", 0, DemoHandler.OP_ECHO, 5, Duration.ofSeconds(10)).value());
-        Thread.sleep(150); // the command is in the child's handler
+        JournalScenarios.awaitInsideHandler(p.child("slow", 0));
         CloseReport r = p.closeWithReport();
         assertEquals(5L, control.get(10, TimeUnit.SECONDS));
         assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
@@ -264,7 +264,7 @@ class PoolCloseTest {
                 .closeSettings(CloseSettings.builder().window(Duration.ofMillis(500)).build())
                 .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
         p.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
-        Thread.sleep(100);
+        JournalScenarios.awaitInsideHandler(p.child("gated", 0));
         CloseFailedException e = assertThrows(CloseFailedException.class, p::close);
         int pid = p.child("gated", 0).pid();
         assertTrue(e.getMessage().contains("pid=" + pid + " group=gated child=0 class=NOT_OBSERVED state=CONTROL_REQUEST"),
