@@ -164,12 +164,18 @@ public final class Spawner implements AutoCloseable {
             pidfd = (int) calls.syscall(Linux.SYS_PIDFD_OPEN, pid, 0);
             if (pidfd < 0) {
                 int errno = Linux.errno();
-                calls.kill(pid, SIGKILL); // unreaped, so the pid is still ours
-                int shimStatus = waitForShim(pid);
-                throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid + " shim_status=" + shimStatus);
+                killAndReap(pid, -1);
+                throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid);
             }
         }
-        int[] report = readReport(readFd);
+        int[] report;
+        try {
+            report = readReport(readFd, command);
+        } catch (SpawnException unreadable) {
+            // We cannot tell whether the exec happened: do not leave a child nobody knows of.
+            killAndReap(pid, pidfd);
+            throw unreadable;
+        }
         if (report != null) {
             int shimStatus = waitForShim(pid);
             if (pidfd >= 0) {
@@ -186,18 +192,28 @@ public final class Spawner implements AutoCloseable {
         return child;
     }
 
+    /** A child we will not hand out: SIGKILL (its pid is still ours, it is unreaped), reap, close its pidfd. */
+    private void killAndReap(int pid, int pidfd) {
+        calls.kill(pid, SIGKILL);
+        waitForShim(pid);
+        if (pidfd >= 0) {
+            calls.close(pidfd);
+        }
+    }
+
     /** {stage, errno} when the shim reported a failure; null at end of file (the exec succeeded). */
-    private int[] readReport(int readFd) {
+    private int[] readReport(int readFd, String command) {
         byte[] buffer = new byte[ShimProtocol.REPORT_LENGTH];
         byte[] chunk = new byte[ShimProtocol.REPORT_LENGTH];
         int filled = 0;
         while (filled < buffer.length) {
             long n = calls.read(readFd, chunk, buffer.length - filled);
             if (n < 0) {
-                if (Linux.errno() == Linux.EINTR) {
+                int errno = Linux.errno();
+                if (errno == Linux.EINTR) {
                     continue;
                 }
-                return new int[] {ShimProtocol.STAGE_USAGE, Linux.errno()};
+                throw new SpawnException(command, errno, "status-pipe", "reading the shim's report failed");
             }
             if (n == 0) {
                 break;
@@ -209,6 +225,7 @@ public final class Spawner implements AutoCloseable {
             return null;
         }
         ByteBuffer words = ByteBuffer.wrap(buffer).order(ByteOrder.nativeOrder());
+        // 8 bytes are below PIPE_BUF: the shim's one write arrives whole or not at all.
         return filled == buffer.length ? new int[] {words.getInt(0), words.getInt(4)} : new int[] {ShimProtocol.STAGE_USAGE, 0};
     }
 
@@ -292,15 +309,9 @@ public final class Spawner implements AutoCloseable {
             return;
         }
         List<ChildProcess> left = reaper.liveChildren();
+        List<SignalException> refused = new ArrayList<>();
         for (ChildProcess child : left) {
-            try {
-                child.signalProcessGroup(SIGKILL);
-            } catch (SignalException alreadyReaped) {
-                // Expected race: it exited and was reaped between liveChildren() and here.
-                if (!child.isReaped()) {
-                    throw alreadyReaped;
-                }
-            }
+            killForClose(child, refused);
         }
         long deadline = System.nanoTime() + CLOSE_REAP_BOUND_NANOS;
         List<ChildProcess> unreaped = new ArrayList<>();
@@ -320,7 +331,30 @@ public final class Spawner implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (!unreaped.isEmpty()) {
-            throw new IllegalStateException("spawner closed with children it could not reap after SIGKILL: " + unreaped);
+            IllegalStateException failure = new IllegalStateException(
+                    "spawner closed with children it could not reap after SIGKILL: " + unreaped);
+            refused.forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    /**
+     * SIGKILL to the child's process group (its own children too) and to the child itself through
+     * its pidfd (it may have left its group). A refusal because it was reaped meanwhile is the
+     * expected race; any other refusal is kept for the close failure it will cause.
+     */
+    private static void killForClose(ChildProcess child, List<SignalException> refused) {
+        try {
+            child.signalProcessGroup(SIGKILL);
+        } catch (SignalException e) {
+            refused.add(e); // the group may be empty if the child left it; the pidfd kill below still counts
+        }
+        try {
+            child.signal(SIGKILL);
+        } catch (SignalException e) {
+            if (!child.isReaped()) {
+                refused.add(e);
+            }
         }
     }
 }
