@@ -56,6 +56,7 @@ class SpecReaderTest {
 
     @Test
     void everyMistakeIsReportedAtOnceWithItsPath() throws IOException {
+        Path notExecutable = write("data.txt", "just data");
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("bad.json", """
                 {"cycles": -1, "protocol": "sloppy", "colse": {},
                  "close": {"windowMs": "soon", "escalation": "pray"},
@@ -63,8 +64,8 @@ class SpecReaderTest {
                     {"name": "a", "kind": "exec", "command": ["/no/such/binary"], "children": 0},
                     {"name": "a", "kind": "teapot", "children": "two"},
                     {"kind": "exec", "children": 1},
-                    {"name": "c", "kind": "exec", "command": ["/etc/hostname"], "children": 1, "stopSignal": "NOPE"}]}]}
-                """)));
+                    {"name": "c", "kind": "exec", "command": ["DATA"], "children": 1, "stopSignal": "NOPE"}]}]}
+                """.replace("DATA", notExecutable.toString()))));
         List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
         List<String> expected = List.of(
                 "cycles: must be >= 1",
@@ -78,7 +79,7 @@ class SpecReaderTest {
                 "pools[0].groups[1].name: duplicate group name 'a'",
                 "pools[0].groups[2].name: required",
                 "pools[0].groups[2].command: required for kind exec",
-                "pools[0].groups[3].command[0]: command '/etc/hostname' is not an executable file",
+                "pools[0].groups[3].command[0]: command '" + notExecutable + "' is not an executable file",
                 "pools[0].groups[3].stopSignal: unknown signal 'NOPE' (use a name like TERM or a number)",
                 "colse: unknown field");
         for (String line : expected) {
