@@ -72,9 +72,8 @@ public final class JournalDirectory {
             throw new JournalException("dir=" + dir + " is not a Vigil journal (no " + JournalSchema.MARKER_FILE + ")");
         }
         checkMarker(dir);
-        if (!hasQueueFiles(dir)) {
-            throw new JournalException("journal dir=" + dir + " holds no Chronicle Queue cycle files (*.cq4)");
-        }
+        // No cycle file yet is a journal whose writer has not appended: it reads as empty (and a
+        // follower sees the first events when they come), so it is not an error.
     }
 
     private static boolean hasQueueFiles(Path dir) {

@@ -1,5 +1,7 @@
 package dev.vigil.journal;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -7,6 +9,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import net.openhft.chronicle.bytes.Bytes;
@@ -27,7 +31,21 @@ public final class JournalReader implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue queue;
     private final ExcerptTailer tailer;
+    /**
+     * How long data past the point where Chronicle's tailer stops may stay undeliverable before it
+     * is called damage: a live writer's excerpt becomes readable within microseconds, but a writer
+     * thread can be descheduled on a busy machine.
+     */
+    private static final long SUSPECT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
     private long lastIndex = -1;
+    /** Cycle and file position just past the body of the last data excerpt read; MIN_VALUE before any. */
+    private int lastEndCycle = Integer.MIN_VALUE;
+    private long lastEndPosition = -1;
+    private long lastEndIndex = -1;
+    private int cycleFileLengthCycle = Integer.MIN_VALUE;
+    private long cycleFileLength;
+    private long suspectSince;
 
     private JournalReader(Path dir) {
         this.dir = dir;
@@ -35,7 +53,7 @@ public final class JournalReader implements AutoCloseable {
             this.queue = JournalDirectory.openForRead(dir);
         } catch (JournalException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InternalError e) {
             throw new JournalException("cannot open journal dir=" + dir + ": " + e, e);
         }
         this.tailer = queue.createTailer();
@@ -104,26 +122,31 @@ public final class JournalReader implements AutoCloseable {
 
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         long delivered = 0;
+        int endChecks = 0;
         while (true) {
             long index = -1;
             EventType type;
             JournalEvent event = null;
+            boolean atEnd = false;
             try (DocumentContext dc = tailer.readingDocument()) {
                 if (!dc.isPresent()) {
-                    if (keepWaiting.getAsBoolean()) {
-                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
-                        continue;
+                    atEnd = true;
+                } else if (!dc.isMetaData()) {
+                    index = dc.index();
+                    Bytes<?> bytes = dc.wire().bytes();
+                    long end = bytes.readLimit();
+                    int cycle = tailer.cycle();
+                    if (end > cycleFileLength(cycle, end)) {
+                        throw corrupt(index, "truncated: the excerpt ends at byte=" + end
+                                + " past the end of the file, length=" + cycleFileLength, null);
                     }
-                    return delivered;
-                }
-                if (dc.isMetaData()) {
-                    continue;
-                }
-                index = dc.index();
-                Bytes<?> bytes = dc.wire().bytes();
-                type = EventCodec.readHeader(bytes);
-                if (filter.wants(type)) {
-                    event = EventCodec.readBody(type, bytes);
+                    lastEndPosition = end;
+                    lastEndCycle = cycle;
+                    lastEndIndex = index;
+                    type = EventCodec.readHeader(bytes);
+                    if (filter.wants(type)) {
+                        event = EventCodec.readBody(type, bytes);
+                    }
                 }
             } catch (EventCodec.UnsupportedSchemaException e) {
                 throw corrupt(index, e.getMessage(), e);
@@ -132,6 +155,31 @@ public final class JournalReader implements AutoCloseable {
             } catch (RuntimeException | AssertionError | InternalError e) {
                 throw corrupt(index, "unreadable excerpt: " + e, e);
             }
+            if (atEnd) {
+                boolean waiting = keepWaiting.getAsBoolean();
+                // Following a live journal, look for damage now and then rather than at every poll.
+                if (!waiting || (++endChecks & 63) == 0) {
+                    String suspicion = dataBeyondEnd();
+                    if (suspicion != null) {
+                        long now = System.nanoTime();
+                        if (suspectSince == 0) {
+                            suspectSince = now;
+                        } else if (now - suspectSince > SUSPECT_NANOS) {
+                            throw corrupt(tailer.index(), suspicion + " for "
+                                    + TimeUnit.NANOSECONDS.toMillis(now - suspectSince) + " ms", null);
+                        }
+                        LockSupport.parkNanos(1_000_000);
+                        continue;
+                    }
+                    suspectSince = 0;
+                }
+                if (!waiting) {
+                    return delivered;
+                }
+                LockSupport.parkNanos(1_000_000);
+                continue;
+            }
+            suspectSince = 0;
             if (event != null) {
                 lastIndex = index;
                 delivered++;
@@ -140,6 +188,60 @@ public final class JournalReader implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Length of the cycle's file, re-read only when an excerpt seems to end past it: a healthy
+     * cycle file is preallocated well past its data, so this is a stat call per file growth, not
+     * per event. A truncated file would otherwise hand out a half-present excerpt whose missing
+     * tail reads as zeros from the last mapped page.
+     */
+    private long cycleFileLength(int cycle, long needed) {
+        if (cycle != cycleFileLengthCycle || needed > cycleFileLength) {
+            try {
+                cycleFileLength = Files.size(dir.resolve(fileOfCycle(cycle)));
+            } catch (IOException e) {
+                throw new JournalException("journal dir=" + dir + " cannot stat file=" + fileOfCycle(cycle) + ": " + e, e);
+            }
+            cycleFileLengthCycle = cycle;
+        }
+        return cycleFileLength;
+    }
+
+    /**
+     * Called where Chronicle's tailer finds nothing more. Throws when the cycle file is certainly
+     * damaged there; returns what was seen when data seems to exist past this point (written
+     * meanwhile, or damage if it lasts: the caller retries for a while), null at a clean end.
+     */
+    private String dataBeyondEnd() {
+        if (lastEndCycle != Integer.MIN_VALUE) {
+            Path file = dir.resolve(fileOfCycle(lastEndCycle));
+            CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
+            switch (f.kind()) {
+                case DAMAGED:
+                    throw new JournalCorruptException("journal dir=" + dir + " file=" + file.getFileName()
+                            + " after index=" + hex(lastEndIndex) + ": " + f.detail()
+                            + "; every whole event before it was delivered", tailer.index(), null);
+                case SUSPECT:
+                    return f.detail();
+                default:
+                    break;
+            }
+        }
+        long last;
+        try {
+            last = queue.lastIndex();
+        } catch (InternalError fault) {
+            throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
+        } catch (RuntimeException unknown) {
+            return null;
+        }
+        if (last != -1 && last >= tailer.index()) {
+            return "the queue's own index says events up to index=" + hex(last)
+                    + " were written, but the excerpt at index=" + hex(tailer.index()) + " cannot be read"
+                    + " (a damaged excerpt header)";
+        }
+        return null;
     }
 
     /**
@@ -187,8 +289,15 @@ public final class JournalReader implements AutoCloseable {
 
     private String fileOf(long index) {
         try {
+            return fileOfCycle(queue.rollCycle().toCycle(index));
+        } catch (RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private String fileOfCycle(int cycle) {
+        try {
             RollCycle rc = queue.rollCycle();
-            int cycle = rc.toCycle(index);
             String pattern = rc.format();
             Instant start = Instant.ofEpochMilli((long) cycle * rc.lengthInMillis());
             return DateTimeFormatter.ofPattern(pattern).withZone(ZoneOffset.UTC).format(start) + ".cq4";

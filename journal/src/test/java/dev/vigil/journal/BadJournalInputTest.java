@@ -1,0 +1,277 @@
+package dev.vigil.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+/**
+ * Every kind of bad input gives its own clear error naming the directory (and for damage the file
+ * and index), after every whole event before the damage was delivered; none hangs.
+ */
+@Timeout(30)
+class BadJournalInputTest {
+    private static final int EVENTS = 2_000;
+
+    @TempDir
+    Path work;
+
+    // ---- not a journal ------------------------------------------------------------------------
+
+    @Test
+    void aMissingDirectoryIsNamedAsMissing() {
+        Path dir = work.resolve("nope");
+        JournalException e = assertThrows(JournalException.class, () -> JournalReader.open(dir));
+        assertMessage(e, "dir=" + dir, "does not exist");
+        assertTrue(Files.notExists(dir), "opening for read must not create the directory");
+    }
+
+    @Test
+    void aFileInsteadOfADirectoryIsNamedAsAFile() throws IOException {
+        Path file = Files.writeString(work.resolve("journal"), "hello");
+        JournalException e = assertThrows(JournalException.class, () -> JournalReader.open(file));
+        assertMessage(e, "dir=" + file, "is a file");
+    }
+
+    @Test
+    void anEmptyDirectoryIsNotAJournal() {
+        JournalException e = assertThrows(JournalException.class, () -> JournalReader.open(work));
+        assertMessage(e, "dir=" + work, "not a Vigil journal");
+    }
+
+    @Test
+    void aChronicleQueueWithoutTheMarkerIsNotAJournal() {
+        try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(work.toFile()).build();
+             ExcerptAppender a = q.createAppender()) {
+            a.writeText("not an event");
+        }
+        JournalException e = assertThrows(JournalException.class, () -> JournalReader.open(work));
+        assertMessage(e, "dir=" + work, "not a Vigil journal");
+    }
+
+    @Test
+    void aMarkerOfAnotherFormatIsNotAJournal() throws IOException {
+        Files.writeString(work.resolve(JournalSchema.MARKER_FILE), "format=something-else\nschemaVersion=1\n");
+        JournalException e = assertThrows(JournalException.class, () -> JournalReader.open(work));
+        assertMessage(e, "dir=" + work, "not a Vigil journal", "format=something-else");
+    }
+
+    @Test
+    void aJournalMarkedWithANewerSchemaIsRefused() throws IOException {
+        Files.writeString(work.resolve(JournalSchema.MARKER_FILE),
+                "format=vigil-journal\nschemaVersion=" + (JournalSchema.VERSION + 1) + "\n");
+        JournalException e = assertThrows(JournalException.class, () -> JournalReader.open(work));
+        assertMessage(e, "dir=" + work, "schema version=" + (JournalSchema.VERSION + 1), "newer");
+    }
+
+    @Test
+    void aJournalWithNoEventsYetReadsAsEmpty() {
+        Path dir = work.resolve("journal");
+        JournalWriter.open(dir).close();
+        try (JournalReader r = JournalReader.open(dir)) {
+            assertEquals(0, r.fromStart().readAll((i, e) -> true));
+        }
+    }
+
+    // ---- damaged cycle files ------------------------------------------------------------------
+
+    /** Cut inside a header, inside a body, exactly between two excerpts, on a page boundary. */
+    @ParameterizedTest
+    @ValueSource(strings = {"header+2", "body+17", "header", "page"})
+    void aTruncatedCycleFileGivesEveryWholeEventThenAClearError(String where) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Excerpt cut = j.excerpts.get(EVENTS / 2);
+        long at = switch (where) {
+            case "header+2" -> cut.header + 2;
+            case "body+17" -> cut.header + 4 + 17;
+            case "header" -> cut.header;
+            case "page" -> (cut.header + 4096) & ~4095L;
+            default -> throw new IllegalArgumentException(where);
+        };
+        try (RandomAccessFile f = new RandomAccessFile(j.cycleFile.toFile(), "rw")) {
+            f.setLength(at);
+        }
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, j.wholeBefore(at));
+        assertMessage(o.error, "truncated");
+    }
+
+    /** Overwrite 100 bytes in the middle of the data region (always at least one excerpt header). */
+    @ParameterizedTest
+    @ValueSource(strings = {"ff", "zero", "random-1", "random-2", "random-3", "random-4", "random-5", "random-6"})
+    void aGarbledCycleFileGivesEveryWholeEventThenAClearError(String pattern) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        long at = j.excerpts.get(EVENTS / 2).header + 13;
+        byte[] junk = new byte[100];
+        if (pattern.equals("ff")) {
+            Arrays.fill(junk, (byte) 0xff);
+        } else if (pattern.startsWith("random-")) {
+            new Random(Long.parseLong(pattern.substring("random-".length()))).nextBytes(junk);
+        }
+        overwrite(j.cycleFile, at, junk);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, j.wholeBefore(at));
+    }
+
+    @Test
+    void aHeaderWhoseLengthPointsPastTheEndOfTheFileGivesAClearError() throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Excerpt e = j.excerpts.get(EVENTS / 2);
+        overwrite(j.cycleFile, e.header, new byte[] {(byte) 0xf0, (byte) 0xff, (byte) 0xff, 0x3f}); // length 0x3ffffff0
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, EVENTS / 2);
+    }
+
+    // ---- events from a newer Vigil --------------------------------------------------------------
+
+    @Test
+    void anEventTypeIdNewerThanTheReaderIsAClearErrorAfterTheEventsBeforeIt() {
+        Journal j = Journal.write(work.resolve("journal"), 100);
+        appendRaw(j.dir, 999, JournalSchema.VERSION);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, 100);
+        assertMessage(o.error, "unknown event type id=999");
+    }
+
+    @Test
+    void aSchemaVersionNewerThanTheReaderIsAClearErrorAfterTheEventsBeforeIt() {
+        Journal j = Journal.write(work.resolve("journal"), 100);
+        appendRaw(j.dir, EventType.CHILD_REAPED.id(), JournalSchema.VERSION + 1);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, 100);
+        assertMessage(o.error, "schema version=" + (JournalSchema.VERSION + 1), "newer");
+    }
+
+    /** Writes an excerpt with a valid header layout but a type or schema this reader does not know, then a good event. */
+    private static void appendRaw(Path dir, int typeId, int schema) {
+        try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).build();
+             ExcerptAppender a = q.createAppender()) {
+            try (DocumentContext dc = a.writingDocument()) {
+                Bytes<?> b = dc.wire().bytes();
+                b.writeUnsignedShort(typeId);
+                b.writeUnsignedShort(schema);
+                b.writeLong(42);
+                b.writeUtf8("a field this reader cannot know");
+            }
+            try (DocumentContext dc = a.writingDocument()) {
+                EventCodec.write(JournalWriterProcess.event("D", 1, 100_000), dc.wire().bytes());
+            }
+        }
+    }
+
+    // ---- support --------------------------------------------------------------------------------
+
+    private static void overwrite(Path file, long at, byte[] bytes) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(at);
+            f.write(bytes);
+        }
+    }
+
+    static void assertMessage(Throwable e, String... parts) {
+        for (String p : parts) {
+            assertTrue(e.getMessage() != null && e.getMessage().contains(p),
+                    "message lacks \"" + p + "\": " + e.getMessage());
+        }
+    }
+
+    /** Where one data excerpt sits in the cycle file: its header, and the end of its body. */
+    record Excerpt(long header, long end) {
+    }
+
+    /** A journal of {@code n} events with seq 0..n-1 in one cycle file, and where each excerpt is. */
+    record Journal(Path dir, Path cycleFile, List<Excerpt> excerpts) {
+        static Journal write(Path dir, int n) {
+            try (JournalWriter w = JournalWriter.open(dir)) {
+                for (int i = 0; i < n; i++) {
+                    w.append(JournalWriterProcess.event("D", 1, i));
+                }
+            }
+            List<Excerpt> excerpts = new ArrayList<>();
+            try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).readOnly(true).build();
+                 ExcerptTailer t = q.createTailer()) {
+                while (true) {
+                    try (DocumentContext dc = t.readingDocument()) {
+                        if (!dc.isPresent()) {
+                            break;
+                        }
+                        Bytes<?> b = dc.wire().bytes();
+                        excerpts.add(new Excerpt(b.readPosition() - 4, b.readLimit()));
+                    }
+                }
+            }
+            assertEquals(n, excerpts.size());
+            try (Stream<Path> files = Files.list(dir)) {
+                List<Path> cycles = files.filter(p -> p.toString().endsWith(".cq4")).toList();
+                assertEquals(1, cycles.size(), "one cycle file: " + cycles);
+                return new Journal(dir, cycles.get(0), excerpts);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        /** How many excerpts lie wholly before byte {@code at}. */
+        int wholeBefore(long at) {
+            int n = 0;
+            while (n < excerpts.size() && excerpts.get(n).end <= at) {
+                n++;
+            }
+            return n;
+        }
+    }
+
+    /** What a reader got from a journal: the seq of each event, and the error that ended it. */
+    record Outcome(List<Long> seqs, JournalException error) {
+        static Outcome read(Path dir) {
+            List<Long> seqs = new ArrayList<>();
+            try (JournalReader r = JournalReader.open(dir)) {
+                r.fromStart().readAll((i, e) -> seqs.add(((MailboxTransition) e).seq()));
+            } catch (JournalException e) {
+                return new Outcome(seqs, e);
+            }
+            return new Outcome(seqs, null);
+        }
+
+        /**
+         * The reader delivered events 0..whole-1 (a garbled region may decode into more before
+         * the damage shows) and then failed with a corrupt-journal error naming dir, file and index.
+         */
+        void assertPrefixThenCorrupt(Journal j, int whole) {
+            if (error == null) {
+                fail("no error: the reader delivered " + seqs.size() + " events and stopped silently; "
+                        + "whole events before the damage=" + whole);
+            }
+            assertInstanceOf(JournalCorruptException.class, error, () -> "wrong kind of error: " + error);
+            assertTrue(seqs.size() >= whole, "delivered " + seqs.size() + " events, but " + whole
+                    + " whole ones precede the damage; error: " + error.getMessage());
+            for (int i = 0; i < whole; i++) {
+                assertEquals(i, seqs.get(i), "event " + i);
+            }
+            assertMessage(error, "dir=" + j.dir, "file=" + j.cycleFile.getFileName(), "index=");
+        }
+    }
+}

@@ -1,0 +1,247 @@
+/*
+ * vigil-demo-child: the C twin of dev.vigil.child.demo.DemoHandler, for tests and demos.
+ * Same opcodes (1 echo, 2 pipe ping-pong on stdin/stdout, 3 fail, 4 exit now, 5 cooperative sleep) and
+ * the same settings, as flags or VIGIL_DEMO_* environment variables (flags win):
+ *   --delay-us N        every command takes N microseconds (not beating)        VIGIL_DEMO_DELAY_MICROS
+ *   --gate              every command blocks until the mailbox gate word is set VIGIL_DEMO_GATE=1
+ *   --teardown-ms N     finalization takes N ms, beating every 10 ms            VIGIL_DEMO_TEARDOWN_MILLIS
+ *   --teardown-no-beat  finalize without beating                                VIGIL_DEMO_TEARDOWN_BEAT=0
+ *   --ignore-shutdown   never look at the shutdown request                      VIGIL_DEMO_IGNORE_SHUTDOWN=1
+ *   --exit-code N       exit status after shutdown                              VIGIL_DEMO_EXIT_CODE
+ *   --fail-init         report INIT_FAILED                                      VIGIL_DEMO_FAIL_INIT=1
+ *   --print-layout      print the mailbox layout as NAME=value lines and exit (parity test)
+ */
+#include "vigil/child.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OP_ECHO 1
+#define OP_PIPE_PINGPONG 2
+#define OP_FAIL 3
+#define OP_EXIT 4
+#define OP_COOPERATIVE_SLEEP 5
+
+struct demo {
+    uint64_t delay_micros;
+    int gate;
+    uint64_t teardown_millis;
+    int teardown_beats;
+    int ignore_shutdown;
+    int exit_code;
+    int fail_init;
+};
+
+static void sleep_nanos(uint64_t nanos)
+{
+    struct timespec ts = {(time_t) (nanos / 1000000000ULL), (long) (nanos % 1000000000ULL)};
+    nanosleep(&ts, NULL);
+}
+
+static int demo_init(struct vigil_child *child, void *user)
+{
+    struct demo *demo = user;
+    if (demo->fail_init) {
+        snprintf(child->error_text, sizeof(child->error_text), "demo init failure requested (VIGIL_DEMO_FAIL_INIT)");
+        return -1;
+    }
+    return 0;
+}
+
+static int demo_command(struct vigil_child *child, void *user, int32_t opcode, int64_t argument, int64_t *result)
+{
+    struct demo *demo = user;
+    if (demo->gate) {
+        uint64_t park = 1000;
+        while (vigil_child_gate(child) == 0) {
+            sleep_nanos(park);
+            park = park * 2 > 1000000 ? 1000000 : park * 2;
+        }
+    }
+    if (demo->delay_micros > 0) {
+        sleep_nanos(demo->delay_micros * 1000ULL);
+    }
+    switch (opcode) {
+    case OP_ECHO:
+        *result = argument;
+        return 0;
+    case OP_PIPE_PINGPONG: {
+        int64_t i;
+        for (i = 0; i < argument; i++) {
+            unsigned char b;
+            if (read(STDIN_FILENO, &b, 1) != 1 || write(STDOUT_FILENO, &b, 1) != 1) {
+                break;
+            }
+        }
+        *result = i;
+        return 0;
+    }
+    case OP_FAIL:
+        snprintf(child->error_text, sizeof(child->error_text), "demo failure requested");
+        return argument > 0 ? (int) argument : 1;
+    case OP_EXIT:
+        _exit((int) argument);
+    case OP_COOPERATIVE_SLEEP: {
+        uint64_t until = vigil_now_nanos() + (uint64_t) argument * 1000000ULL;
+        while (vigil_now_nanos() < until) {
+            if (vigil_child_shutdown_requested(child)) {
+                *result = 1;
+                return 0;
+            }
+            sleep_nanos(1000000);
+        }
+        *result = 0;
+        return 0;
+    }
+    default:
+        snprintf(child->error_text, sizeof(child->error_text), "unknown demo opcode: opcode=%d", (int) opcode);
+        return VIGIL_ERROR_UNSUPPORTED;
+    }
+}
+
+static void demo_shutdown(struct vigil_child *child, void *user)
+{
+    struct demo *demo = user;
+    uint64_t until = vigil_now_nanos() + demo->teardown_millis * 1000000ULL;
+    while (vigil_now_nanos() < until) {
+        if (demo->teardown_beats) {
+            vigil_child_beat(child);
+        }
+        uint64_t left = until - vigil_now_nanos();
+        sleep_nanos(left < 10000000ULL ? left : 10000000ULL);
+    }
+}
+
+static int env_flag(const char *name, int fallback)
+{
+    const char *value = getenv(name);
+    if (value == NULL || *value == '\0') {
+        return fallback;
+    }
+    return strcmp(value, "1") == 0 || strcasecmp(value, "true") == 0 || strcasecmp(value, "yes") == 0;
+}
+
+static uint64_t env_number(const char *name, uint64_t fallback)
+{
+    const char *value = getenv(name);
+    return value != NULL && *value != '\0' ? strtoull(value, NULL, 10) : fallback;
+}
+
+#define LAYOUT(name, value) printf("%s=%lld\n", name, (long long) (value))
+
+static void print_layout(void)
+{
+    printf("MAGIC=%lld\n", (long long) VIGIL_MAGIC);
+    LAYOUT("LAYOUT_VERSION", VIGIL_LAYOUT_VERSION);
+    LAYOUT("CACHE_LINE_LENGTH", VIGIL_CACHE_LINE_LENGTH);
+    LAYOUT("MAILBOX_ALIGNMENT", VIGIL_MAILBOX_ALIGNMENT);
+    LAYOUT("MAGIC_OFFSET", offsetof(struct vigil_mailbox, magic));
+    LAYOUT("LAYOUT_VERSION_OFFSET", offsetof(struct vigil_mailbox, layout_version));
+    LAYOUT("PROTOCOL_MODE_OFFSET", offsetof(struct vigil_mailbox, protocol_mode));
+    LAYOUT("MAILBOX_LENGTH_OFFSET", offsetof(struct vigil_mailbox, mailbox_length));
+    LAYOUT("RING_CAPACITY_OFFSET", offsetof(struct vigil_mailbox, ring_capacity));
+    LAYOUT("SPAWN_EPOCH_OFFSET", offsetof(struct vigil_mailbox, spawn_epoch));
+    LAYOUT("PARENT_PID_OFFSET", offsetof(struct vigil_mailbox, parent_pid));
+    LAYOUT("CHILD_PID_OFFSET", offsetof(struct vigil_mailbox, child_pid));
+    LAYOUT("STATE_WORD_OFFSET", offsetof(struct vigil_mailbox, state_word));
+    LAYOUT("SHUTDOWN_WORD_OFFSET", offsetof(struct vigil_mailbox, shutdown_word));
+    LAYOUT("SHUTDOWN_ACK_OFFSET", offsetof(struct vigil_mailbox, shutdown_ack));
+    LAYOUT("HEARTBEAT_OFFSET", offsetof(struct vigil_mailbox, heartbeat));
+    LAYOUT("COMMAND_ID_OFFSET", offsetof(struct vigil_mailbox, command_id));
+    LAYOUT("OPCODE_OFFSET", offsetof(struct vigil_mailbox, opcode));
+    LAYOUT("ARGUMENT_OFFSET", offsetof(struct vigil_mailbox, argument));
+    LAYOUT("GATE_OFFSET", offsetof(struct vigil_mailbox, gate));
+    LAYOUT("RESULT_ID_OFFSET", offsetof(struct vigil_mailbox, result_id));
+    LAYOUT("RESULT_VALUE_OFFSET", offsetof(struct vigil_mailbox, result_value));
+    LAYOUT("ERROR_CODE_OFFSET", offsetof(struct vigil_mailbox, error_code));
+    LAYOUT("ERROR_LENGTH_OFFSET", offsetof(struct vigil_mailbox, error_length));
+    LAYOUT("ERROR_TEXT_OFFSET", offsetof(struct vigil_mailbox, error_text));
+    LAYOUT("ERROR_TEXT_LENGTH", sizeof(((struct vigil_mailbox *) 0)->error_text));
+    LAYOUT("RING_HEAD_OFFSET", offsetof(struct vigil_mailbox, ring_head));
+    LAYOUT("RING_OFFSET", offsetof(struct vigil_mailbox, ring));
+    LAYOUT("RING_CAPACITY", VIGIL_RING_CAPACITY);
+    LAYOUT("RING_RECORD_LENGTH", sizeof(struct vigil_ring_record));
+    LAYOUT("RECORD_TICKET_OFFSET", offsetof(struct vigil_ring_record, ticket));
+    LAYOUT("RECORD_SEQ_OFFSET", offsetof(struct vigil_ring_record, seq));
+    LAYOUT("RECORD_TIME_OFFSET", offsetof(struct vigil_ring_record, time_nanos));
+    LAYOUT("RECORD_ORIGIN_OFFSET", offsetof(struct vigil_ring_record, origin));
+    LAYOUT("MAILBOX_LENGTH", sizeof(struct vigil_mailbox));
+    LAYOUT("STATE_BITS", VIGIL_STATE_BITS);
+    LAYOUT("WRITER_SHIFT", VIGIL_WRITER_SHIFT);
+    LAYOUT("SEQ_SHIFT", VIGIL_SEQ_SHIFT);
+    LAYOUT("SEQ_MASK", VIGIL_SEQ_MASK);
+    LAYOUT("state.IDLE", VIGIL_IDLE);
+    LAYOUT("state.TASK_READY", VIGIL_TASK_READY);
+    LAYOUT("state.TASK_DONE", VIGIL_TASK_DONE);
+    LAYOUT("state.SHUTDOWN", VIGIL_SHUTDOWN);
+    LAYOUT("state.CONTROL_REQUEST", VIGIL_CONTROL_REQUEST);
+    LAYOUT("state.CONTROL_DONE", VIGIL_CONTROL_DONE);
+    LAYOUT("state.INIT_READY", VIGIL_INIT_READY);
+    LAYOUT("state.INIT_FAILED", VIGIL_INIT_FAILED);
+    LAYOUT("writer.PARENT", VIGIL_WRITER_PARENT);
+    LAYOUT("writer.CHILD", VIGIL_WRITER_CHILD);
+    LAYOUT("writer.CLOSER", VIGIL_WRITER_CLOSER);
+    LAYOUT("protocol.STICKY", VIGIL_PROTOCOL_STICKY);
+    LAYOUT("protocol.LEGACY", VIGIL_PROTOCOL_LEGACY);
+    LAYOUT("exit.SHUTDOWN", VIGIL_EXIT_SHUTDOWN);
+    LAYOUT("exit.ATTACH_FAILED", VIGIL_EXIT_ATTACH_FAILED);
+    LAYOUT("exit.INIT_FAILED", VIGIL_EXIT_INIT_FAILED);
+    LAYOUT("exit.PARENT_GONE", VIGIL_EXIT_PARENT_GONE);
+}
+
+static int usage(const char *message)
+{
+    fprintf(stderr, "ERR: %s\nusage: vigil-demo-child [--print-layout] [--delay-us N] [--gate] [--teardown-ms N] "
+                    "[--teardown-no-beat] [--ignore-shutdown] [--exit-code N] [--fail-init]\n", message);
+    return VIGIL_EXIT_ATTACH_FAILED;
+}
+
+int main(int argc, char **argv)
+{
+    struct demo demo = {
+        env_number("VIGIL_DEMO_DELAY_MICROS", 0), env_flag("VIGIL_DEMO_GATE", 0), env_number("VIGIL_DEMO_TEARDOWN_MILLIS", 0),
+        env_flag("VIGIL_DEMO_TEARDOWN_BEAT", 1), env_flag("VIGIL_DEMO_IGNORE_SHUTDOWN", 0), (int) env_number("VIGIL_DEMO_EXIT_CODE", 0),
+        env_flag("VIGIL_DEMO_FAIL_INIT", 0),
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int has_value = i + 1 < argc;
+        if (strcmp(arg, "--print-layout") == 0) {
+            print_layout();
+            return 0;
+        } else if (strcmp(arg, "--delay-us") == 0 && has_value) {
+            demo.delay_micros = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(arg, "--gate") == 0) {
+            demo.gate = 1;
+        } else if (strcmp(arg, "--teardown-ms") == 0 && has_value) {
+            demo.teardown_millis = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(arg, "--teardown-no-beat") == 0) {
+            demo.teardown_beats = 0;
+        } else if (strcmp(arg, "--ignore-shutdown") == 0) {
+            demo.ignore_shutdown = 1;
+        } else if (strcmp(arg, "--exit-code") == 0 && has_value) {
+            demo.exit_code = atoi(argv[++i]);
+        } else if (strcmp(arg, "--fail-init") == 0) {
+            demo.fail_init = 1;
+        } else {
+            char message[256];
+            snprintf(message, sizeof(message), "unknown or incomplete flag: flag=%s", arg);
+            return usage(message);
+        }
+    }
+    struct vigil_child child;
+    char err[256];
+    if (vigil_child_attach_env(&child, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ERR: cannot attach: %s\n", err);
+        return VIGIL_EXIT_ATTACH_FAILED;
+    }
+    child.honours_shutdown = !demo.ignore_shutdown;
+    struct vigil_child_handler handler = {&demo, demo_init, demo_command, demo_command, demo_shutdown, demo.exit_code};
+    int status = vigil_child_serve(&child, &handler);
+    vigil_child_detach(&child);
+    return status;
+}

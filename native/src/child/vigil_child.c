@@ -1,0 +1,311 @@
+/* The C child runtime: the protocol of docs/MAILBOX.md over mmap and __atomic builtins. */
+#include "vigil/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_IDLE_SPIN_NANOS   50000ULL
+#define IDLE_YIELD_NANOS          200000ULL
+#define IDLE_MAX_PARK_NANOS       1000000ULL
+#define DEFAULT_PARENT_CHECK_MILLIS 100ULL
+
+uint64_t vigil_now_nanos(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+static int fail(char *err, size_t err_length, const char *format, ...)
+{
+    if (err != NULL && err_length > 0) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(err, err_length, format, args);
+        va_end(args);
+    }
+    return -1;
+}
+
+static uint64_t env_number(const char *name, uint64_t fallback)
+{
+    const char *value = getenv(name);
+    return value != NULL && *value != '\0' ? strtoull(value, NULL, 10) : fallback;
+}
+
+int vigil_child_attach(struct vigil_child *child, const char *file, uint64_t offset, int mode, int32_t parent_pid,
+                       char *err, size_t err_length)
+{
+    memset(child, 0, sizeof(*child));
+    if (offset % VIGIL_MAILBOX_ALIGNMENT != 0) {
+        return fail(err, err_length, "mailbox offset not aligned: offset=%llu alignment=%d", (unsigned long long) offset, VIGIL_MAILBOX_ALIGNMENT);
+    }
+    int fd = open(file, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return fail(err, err_length, "cannot open map file: file=%s error=%s", file, strerror(errno));
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t start = offset & ~((uint64_t) page - 1);
+    size_t length = (size_t) (offset - start) + VIGIL_MAILBOX_LENGTH;
+    void *mapping = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t) start);
+    int saved = errno;
+    close(fd);
+    if (mapping == MAP_FAILED) {
+        return fail(err, err_length, "cannot map mailbox: file=%s offset=%llu error=%s", file, (unsigned long long) offset, strerror(saved));
+    }
+    struct vigil_mailbox *mailbox = (struct vigil_mailbox *) ((char *) mapping + (offset - start));
+    child->mailbox = mailbox;
+    child->mapping = mapping;
+    child->mapping_length = length;
+    uint64_t magic = __atomic_load_n(&mailbox->magic, __ATOMIC_ACQUIRE);
+    if (magic != VIGIL_MAGIC) {
+        vigil_child_detach(child);
+        return fail(err, err_length, "not a vigil mailbox: magic=0x%llx expected=0x%llx", (unsigned long long) magic, (unsigned long long) VIGIL_MAGIC);
+    }
+    if (mailbox->layout_version != VIGIL_LAYOUT_VERSION || mailbox->mailbox_length != VIGIL_MAILBOX_LENGTH
+        || mailbox->ring_capacity != VIGIL_RING_CAPACITY) {
+        int version = (int) mailbox->layout_version;
+        vigil_child_detach(child);
+        return fail(err, err_length, "layout mismatch: layoutVersion=%d expected=%d", version, VIGIL_LAYOUT_VERSION);
+    }
+    if ((int) mailbox->protocol_mode != mode) {
+        int found = (int) mailbox->protocol_mode;
+        vigil_child_detach(child);
+        return fail(err, err_length, "protocol mismatch: requested=%d mailbox=%d", mode, found);
+    }
+    child->mode = mode;
+    child->pid = (int32_t) getpid();
+    child->parent_pid = parent_pid;
+    child->parent_check_nanos = env_number("VIGIL_CHILD_PARENT_CHECK_MILLIS", DEFAULT_PARENT_CHECK_MILLIS) * 1000000ULL;
+    child->idle_spin_nanos = env_number("VIGIL_CHILD_SPIN_NANOS", DEFAULT_IDLE_SPIN_NANOS);
+    child->honours_shutdown = 1;
+    return 0;
+}
+
+int vigil_child_attach_env(struct vigil_child *child, char *err, size_t err_length)
+{
+    const char *file = getenv("VIGIL_MAILBOX_FILE");
+    const char *offset = getenv("VIGIL_MAILBOX_OFFSET");
+    const char *version = getenv("VIGIL_LAYOUT_VERSION");
+    const char *parent = getenv("VIGIL_PARENT_PID");
+    const char *protocol = getenv("VIGIL_PROTOCOL");
+    if (file == NULL || offset == NULL || version == NULL || parent == NULL) {
+        memset(child, 0, sizeof(*child));
+        return fail(err, err_length, "missing environment variable: name=%s",
+                    file == NULL ? "VIGIL_MAILBOX_FILE" : offset == NULL ? "VIGIL_MAILBOX_OFFSET" : version == NULL ? "VIGIL_LAYOUT_VERSION" : "VIGIL_PARENT_PID");
+    }
+    if (atoi(version) != VIGIL_LAYOUT_VERSION) {
+        memset(child, 0, sizeof(*child));
+        return fail(err, err_length, "layout version mismatch: VIGIL_LAYOUT_VERSION=%s supported=%d", version, VIGIL_LAYOUT_VERSION);
+    }
+    int mode = VIGIL_PROTOCOL_STICKY;
+    if (protocol != NULL && strcasecmp(protocol, "legacy") == 0) {
+        mode = VIGIL_PROTOCOL_LEGACY;
+    } else if (protocol != NULL && *protocol != '\0' && strcasecmp(protocol, "sticky") != 0) {
+        memset(child, 0, sizeof(*child));
+        return fail(err, err_length, "unknown protocol mode: VIGIL_PROTOCOL=%s", protocol);
+    }
+    return vigil_child_attach(child, file, strtoull(offset, NULL, 10), mode, (int32_t) atoi(parent), err, err_length);
+}
+
+void vigil_child_detach(struct vigil_child *child)
+{
+    if (child->mapping != NULL) {
+        munmap(child->mapping, child->mapping_length);
+    }
+    child->mapping = NULL;
+    child->mailbox = NULL;
+}
+
+/* ------------------------------------------------------------------ words */
+
+void vigil_child_beat(struct vigil_child *child)
+{
+    __atomic_fetch_add(&child->mailbox->heartbeat, 1, __ATOMIC_RELEASE);
+}
+
+uint64_t vigil_child_gate(const struct vigil_child *child)
+{
+    return __atomic_load_n(&child->mailbox->gate, __ATOMIC_ACQUIRE);
+}
+
+static void record_transition(struct vigil_mailbox *mailbox, uint64_t seq, uint64_t time, int from, int to, int writer, int32_t pid)
+{
+    uint64_t ticket = __atomic_fetch_add(&mailbox->ring_head, 1, __ATOMIC_SEQ_CST);
+    struct vigil_ring_record *record = &mailbox->ring[ticket % VIGIL_RING_CAPACITY];
+    __atomic_store_n(&record->ticket, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* the busy mark is visible before any body byte changes */
+    __atomic_store_n(&record->seq, seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&record->time_nanos, time, __ATOMIC_RELAXED);
+    __atomic_store_n(&record->origin, (uint64_t) (from & 0xFF) | (uint64_t) (to & 0xFF) << 8 | (uint64_t) (writer & 0xFF) << 16
+                                          | (uint64_t) (uint32_t) pid << 32, __ATOMIC_RELAXED);
+    __atomic_store_n(&record->ticket, ticket + 1, __ATOMIC_RELEASE);
+}
+
+/* sticky: CAS from exactly read_word; legacy: plain release store computed from read_word. Returns 0 on success. */
+static int transition(struct vigil_child *child, uint64_t read_word, int to_state)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    uint64_t next = vigil_state_word(to_state, VIGIL_WRITER_CHILD, vigil_word_seq(read_word) + 1);
+    if (child->mode == VIGIL_PROTOCOL_STICKY) {
+        uint64_t expected = read_word;
+        if (!__atomic_compare_exchange_n(&mailbox->state_word, &expected, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            return -1;
+        }
+    } else {
+        __atomic_store_n(&mailbox->state_word, next, __ATOMIC_RELEASE);
+    }
+    record_transition(mailbox, vigil_word_seq(next), vigil_now_nanos(), vigil_word_state(read_word), to_state, VIGIL_WRITER_CHILD, child->pid);
+    return 0;
+}
+
+static int shutdown_visible(struct vigil_child *child)
+{
+    if (child->mode == VIGIL_PROTOCOL_STICKY) {
+        return __atomic_load_n(&child->mailbox->shutdown_word, __ATOMIC_ACQUIRE) != 0;
+    }
+    return vigil_word_state(__atomic_load_n(&child->mailbox->state_word, __ATOMIC_ACQUIRE)) == VIGIL_SHUTDOWN;
+}
+
+int vigil_child_shutdown_requested(struct vigil_child *child)
+{
+    vigil_child_beat(child);
+    return child->honours_shutdown && shutdown_visible(child);
+}
+
+static void write_result(struct vigil_child *child, uint64_t command_id, int64_t value, int error_code)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    mailbox->result_id = command_id;
+    mailbox->result_value = (uint64_t) value;
+    mailbox->error_code = (uint32_t) error_code;
+    size_t length = error_code == 0 ? 0 : strnlen(child->error_text, VIGIL_ERROR_TEXT_LENGTH);
+    memcpy(mailbox->error_text, child->error_text, length);
+    mailbox->error_length = (uint32_t) length;
+    child->error_text[0] = '\0';
+}
+
+/* ------------------------------------------------------------------ serve loop */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+struct idle_backoff {
+    uint64_t spin_nanos;
+    uint64_t idle_since;
+    uint64_t park_nanos;
+};
+
+static void idle_reset(struct idle_backoff *idle)
+{
+    idle->idle_since = 0;
+    idle->park_nanos = 1000;
+}
+
+static void idle_step(struct idle_backoff *idle)
+{
+    uint64_t now = vigil_now_nanos();
+    if (idle->idle_since == 0) {
+        idle->idle_since = now;
+    }
+    uint64_t idle_for = now - idle->idle_since;
+    if (idle_for < idle->spin_nanos) {
+        cpu_relax();
+    } else if (idle_for < idle->spin_nanos + IDLE_YIELD_NANOS) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, (long) idle->park_nanos};
+        nanosleep(&ts, NULL);
+        idle->park_nanos = idle->park_nanos * 2 > IDLE_MAX_PARK_NANOS ? IDLE_MAX_PARK_NANOS : idle->park_nanos * 2;
+    }
+}
+
+static void serve(struct vigil_child *child, const struct vigil_child_handler *handler, uint64_t request_word, int control)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    uint64_t command_id = mailbox->command_id;
+    int32_t opcode = (int32_t) mailbox->opcode;
+    int64_t argument = (int64_t) mailbox->argument;
+    int64_t value = 0;
+    int (*call)(struct vigil_child *, void *, int32_t, int64_t, int64_t *) = control ? handler->on_control : handler->on_task;
+    int error_code;
+    if (call == NULL) {
+        snprintf(child->error_text, sizeof(child->error_text), "%s not supported by this child", control ? "control" : "task");
+        error_code = VIGIL_ERROR_UNSUPPORTED;
+    } else {
+        error_code = call(child, handler->user, opcode, argument, &value);
+    }
+    write_result(child, command_id, value, error_code);
+    if (transition(child, request_word, control ? VIGIL_CONTROL_DONE : VIGIL_TASK_DONE) != 0) {
+        fprintf(stderr, "vigil child: state word changed while a command ran: pid=%d expected=%llx found=%llx\n", (int) child->pid,
+                (unsigned long long) request_word, (unsigned long long) __atomic_load_n(&mailbox->state_word, __ATOMIC_ACQUIRE));
+    }
+}
+
+int vigil_child_serve(struct vigil_child *child, const struct vigil_child_handler *handler)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    __atomic_store_n(&mailbox->child_pid, (uint32_t) child->pid, __ATOMIC_RELEASE);
+    if (handler->on_init != NULL && handler->on_init(child, handler->user) != 0) {
+        if (child->error_text[0] == '\0') {
+            snprintf(child->error_text, sizeof(child->error_text), "init failed");
+        }
+        fprintf(stderr, "vigil child: init failed: pid=%d error=%s\n", (int) child->pid, child->error_text);
+        write_result(child, 0, 0, VIGIL_ERROR_HANDLER_FAILED);
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            if (transition(child, __atomic_load_n(&mailbox->state_word, __ATOMIC_ACQUIRE), VIGIL_INIT_FAILED) == 0) {
+                break;
+            }
+        }
+        return VIGIL_EXIT_INIT_FAILED;
+    }
+    uint64_t initial = __atomic_load_n(&mailbox->state_word, __ATOMIC_ACQUIRE);
+    if (vigil_word_state(initial) == VIGIL_IDLE && vigil_word_seq(initial) == 0) {
+        transition(child, initial, VIGIL_INIT_READY); /* failing means the parent already placed a command */
+    }
+    struct idle_backoff idle = {child->idle_spin_nanos, 0, 1000};
+    uint64_t next_parent_check = vigil_now_nanos() + child->parent_check_nanos;
+    for (;;) {
+        vigil_child_beat(child);
+        if (child->honours_shutdown && shutdown_visible(child)) {
+            uint64_t zero = 0;
+            uint64_t now = vigil_now_nanos();
+            __atomic_compare_exchange_n(&mailbox->shutdown_ack, &zero, now == 0 ? 1 : now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            if (handler->on_shutdown != NULL) {
+                handler->on_shutdown(child, handler->user);
+            }
+            vigil_child_beat(child);
+            return handler->exit_code;
+        }
+        uint64_t word = __atomic_load_n(&mailbox->state_word, __ATOMIC_ACQUIRE);
+        int state = vigil_word_state(word);
+        if (state == VIGIL_CONTROL_REQUEST || state == VIGIL_TASK_READY) {
+            serve(child, handler, word, state == VIGIL_CONTROL_REQUEST);
+            idle_reset(&idle);
+            continue;
+        }
+        if (child->parent_pid > 0 && vigil_now_nanos() >= next_parent_check) {
+            if (getppid() != child->parent_pid) {
+                fprintf(stderr, "vigil child: parent gone, exiting: pid=%d status=%d\n", (int) child->pid, VIGIL_EXIT_PARENT_GONE);
+                return VIGIL_EXIT_PARENT_GONE;
+            }
+            next_parent_check = vigil_now_nanos() + child->parent_check_nanos;
+        }
+        idle_step(&idle);
+    }
+}

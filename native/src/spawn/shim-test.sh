@@ -1,0 +1,38 @@
+#!/bin/sh
+# Native test of vigil-spawn-shim on its own (the Java tests cover it through the spawner).
+set -eu
+shim=./build/vigil-spawn-shim
+fail() { echo "shim-test: FAIL: $*" >&2; exit 1; }
+
+# A successful exec: the command's own exit code comes through, the status fd reads EOF.
+$shim $$ 9 -- /bin/sh -c 'exit 42' 9>/dev/null && rc=0 || rc=$?
+[ "$rc" -eq 42 ] || fail "exit code rc=$rc expected=42"
+
+# The child leads its own process group: pgid == pid.
+out=$($shim $$ 9 -- /bin/sh -c 'echo $$ $(cut -d" " -f5 /proc/$$/stat)' 9>/dev/null)
+set -- $out
+[ "$1" = "$2" ] || fail "process group pid=$1 pgrp=$2"
+
+# Inherited descriptors are closed (fd 7 here), the status fd stays only until exec.
+out=$($shim $$ 9 -- /bin/sh -c 'ls /proc/self/fd' 7</dev/null 9>/dev/null | tr '\n' ' ')
+case " $out" in *" 7 "*) fail "fd 7 inherited: $out";; esac
+
+# Ignored signals do not survive into the child (SIGINT ignored here, by the shell).
+out=$(mktemp)
+(trap '' INT; exec $shim $$ 9 -- grep SigIgn /proc/self/status 9>/dev/null >"$out")
+ign=$(tr -d ' \t' <"$out")
+rm -f "$out"
+[ "$ign" = "SigIgn:0000000000000000" ] || fail "ignored signals reached the child: $ign"
+
+# A wrong parent pid: exit 125, report stage 3 (PARENT_GONE).
+$shim 1 9 -- /bin/true 9>/dev/null && rc=0 || rc=$?
+[ "$rc" -eq 125 ] || fail "parent-gone rc=$rc expected=125"
+
+# A failed exec: exit 127, report stage 8 (EXEC) errno 2 (ENOENT) on the status fd.
+report=$(mktemp)
+$shim $$ 9 -- /nonexistent/vigil-binary 9>"$report" && rc=0 || rc=$?
+[ "$rc" -eq 127 ] || fail "exec failure rc=$rc expected=127"
+words=$(od -An -t d4 "$report" | tr -s ' ')
+rm -f "$report"
+[ "$words" = " 8 2" ] || fail "exec failure report='$words' expected=' 8 2'"
+echo "shim-test: ok"

@@ -1,0 +1,64 @@
+package dev.vigil.child;
+
+import dev.vigil.mailbox.MailboxException;
+import dev.vigil.mailbox.MailboxHandoff;
+import dev.vigil.mailbox.MappedMailbox;
+import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.util.Map;
+
+/**
+ * Entry point of a Java child process: {@code java -cp <orchestrator classes> dev.vigil.child.ChildMain [handler-class]}.
+ * Needs only JDK classes and this module's classes (no Chronicle, no jnr); the handler class comes from the
+ * argument or {@value #HANDLER_ENV}, the mailbox from the VIGIL_* handoff variables ({@link MailboxHandoff}).
+ * Exit statuses are {@link ChildExitCodes}.
+ */
+public final class ChildMain {
+    public static final String HANDLER_ENV = "VIGIL_CHILD_HANDLER";
+
+    private ChildMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.getenv(), System.err));
+    }
+
+    /** The whole child, with its environment and error stream passed in; returns the exit status. */
+    public static int run(String[] args, Map<String, String> env, PrintStream err) {
+        String handlerClass = args.length > 0 ? args[0] : env.get(HANDLER_ENV);
+        if (handlerClass == null || handlerClass.isBlank()) {
+            err.println("ERR: no handler: pass a class name or set " + HANDLER_ENV);
+            return ChildExitCodes.ATTACH_FAILED;
+        }
+        MailboxHandoff handoff;
+        MappedMailbox mailbox;
+        try {
+            handoff = MailboxHandoff.fromEnv(env);
+            mailbox = MappedMailbox.map(handoff.mapFile(), handoff.offset());
+            mailbox.checkHeader();
+            if (mailbox.protocolMode() != handoff.mode()) {
+                throw new MailboxException("protocol mismatch: " + MailboxHandoff.PROTOCOL + "=" + handoff.mode() + " mailbox=" + mailbox.protocolMode());
+            }
+        } catch (MailboxException | IllegalArgumentException e) {
+            err.println("ERR: cannot attach: " + e.getMessage());
+            return ChildExitCodes.ATTACH_FAILED;
+        }
+        int pid = (int) ProcessHandle.current().pid();
+        ChildRuntime runtime = new ChildRuntime(mailbox, handoff.mode(), pid, ChildRuntime.Options.forProcess(env, handoff.parentPid()));
+        return runtime.run(() -> instantiate(handlerClass), new ChildContext(handoff, mailbox, pid));
+    }
+
+    static ChildHandler instantiate(String className) {
+        try {
+            Class<?> type = Class.forName(className.trim());
+            if (!ChildHandler.class.isAssignableFrom(type)) {
+                throw new IllegalArgumentException("not a " + ChildHandler.class.getName() + ": handler=" + className);
+            }
+            return (ChildHandler) type.getConstructor().newInstance();
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("handler constructor failed: handler=" + className + " error=" + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalArgumentException("cannot create handler: handler=" + className + " error=" + e, e);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package dev.vigil.child;
+
+import static dev.vigil.mailbox.MailboxState.*;
+
+import dev.vigil.mailbox.IdleBackoff;
+import dev.vigil.mailbox.MailboxDescriptor;
+import dev.vigil.mailbox.MappedMailbox;
+import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.mailbox.WriterRole;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The serve loop of a Java child (JDK classes only). Its duties, in order (docs/MAILBOX.md, "The child's duties"):
+ * write its pid; build the handler and report INIT_READY (or INIT_FAILED and exit 3); then loop:
+ * beat, check shutdown FIRST (sticky: the shutdown word; legacy: SHUTDOWN in the state word), serve a
+ * CONTROL_REQUEST or TASK_READY found in the state word (result written, then CAS to *_DONE from the exact
+ * word read), otherwise idle (spin, yield, park) and every {@code parentCheckNanos} verify the parent is alive.
+ * On shutdown: stamp the ack once, run the handler's finalization (which beats), exit with its exit code.
+ *
+ * <p>The same class runs in-process on a thread over a mapped file (tests); {@code abort} stops it from outside.
+ */
+public final class ChildRuntime {
+    public static final String SPIN_NANOS_ENV = "VIGIL_CHILD_SPIN_NANOS";
+    public static final String PARENT_CHECK_MILLIS_ENV = "VIGIL_CHILD_PARENT_CHECK_MILLIS";
+
+    /**
+     * @param parentAlive      false once the parent is gone (null: never checked, for in-process runs)
+     * @param parentCheckNanos how often the idle loop asks {@code parentAlive}
+     * @param idleSpinNanos    how long the idle loop busy-spins before yielding and parking
+     * @param abort            true stops the loop with {@link ChildExitCodes#ABORTED} (in-process runs)
+     */
+    public record Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort) {
+        public static Options inProcess(BooleanSupplier abort) {
+            return new Options(null, Long.MAX_VALUE, IdleBackoff.DEFAULT_SPIN_NANOS, abort);
+        }
+
+        /** A child process: the parent is alive while our parent pid is {@code parentPid}. */
+        public static Options forProcess(Map<String, String> env, int parentPid) {
+            IntSupplier currentParent = () -> ProcessHandle.current().parent().map(p -> (int) p.pid()).orElse(-1);
+            long checkMillis = Long.parseLong(env.getOrDefault(PARENT_CHECK_MILLIS_ENV, "100"));
+            long spin = Long.parseLong(env.getOrDefault(SPIN_NANOS_ENV, Long.toString(IdleBackoff.DEFAULT_SPIN_NANOS)));
+            return new Options(parentPid > 0 ? () -> currentParent.getAsInt() == parentPid : null, checkMillis * 1_000_000L, spin, () -> false);
+        }
+    }
+
+    private final MappedMailbox mailbox;
+    private final ProtocolMode mode;
+    private final int pid;
+    private final Options options;
+    private final Cancellation cancellation = new MailboxCancellation();
+    private boolean honoursShutdown = true;
+
+    public ChildRuntime(MappedMailbox mailbox, ProtocolMode mode, int pid, Options options) {
+        this.mailbox = mailbox;
+        this.mode = mode;
+        this.pid = pid;
+        this.options = options;
+    }
+
+    /** Runs the child until shutdown (or init failure, a dead parent, abort); returns the exit status. */
+    public int run(Supplier<? extends ChildHandler> handlerFactory, ChildContext context) {
+        mailbox.childPidRelease(pid);
+        ChildHandler handler;
+        try {
+            handler = handlerFactory.get();
+            handler.onInit(context);
+        } catch (Exception | LinkageError e) {
+            reportInitFailed(e);
+            return ChildExitCodes.INIT_FAILED;
+        }
+        honoursShutdown = handler.honoursShutdown();
+        long initial = mailbox.stateAcquire();
+        if (MailboxDescriptor.state(initial) == IDLE && MailboxDescriptor.seq(initial) == 0) {
+            // a failed CAS means the parent already placed a command: init is implied, serve it
+            mailbox.transition(mode, initial, INIT_READY, WriterRole.CHILD, pid);
+        }
+        IdleBackoff backoff = new IdleBackoff(options.idleSpinNanos(), IdleBackoff.DEFAULT_YIELD_NANOS, IdleBackoff.DEFAULT_MAX_PARK_NANOS);
+        long nextParentCheck = System.nanoTime() + options.parentCheckNanos();
+        for (;;) {
+            mailbox.beat();
+            if (honoursShutdown && shutdownVisible()) {
+                return finish(handler);
+            }
+            if (options.abort().getAsBoolean()) {
+                return ChildExitCodes.ABORTED;
+            }
+            long word = mailbox.stateAcquire();
+            int state = MailboxDescriptor.state(word);
+            if (state == CONTROL_REQUEST || state == TASK_READY) {
+                serve(handler, word, state == CONTROL_REQUEST);
+                backoff.reset();
+                continue;
+            }
+            if (options.parentAlive() != null && System.nanoTime() - nextParentCheck >= 0) {
+                if (!options.parentAlive().getAsBoolean()) {
+                    System.err.println("vigil child: parent gone, exiting: pid=" + pid + " status=" + ChildExitCodes.PARENT_GONE);
+                    return ChildExitCodes.PARENT_GONE;
+                }
+                nextParentCheck = System.nanoTime() + options.parentCheckNanos();
+            }
+            backoff.idle();
+        }
+    }
+
+    private boolean shutdownVisible() {
+        return mode == ProtocolMode.STICKY
+                ? mailbox.shutdownAcquire() != 0
+                : MailboxDescriptor.state(mailbox.stateAcquire()) == SHUTDOWN;
+    }
+
+    private void serve(ChildHandler handler, long requestWord, boolean control) {
+        long commandId = mailbox.commandId();
+        int opcode = mailbox.opcode();
+        long argument = mailbox.argument();
+        long value = 0;
+        int errorCode = 0;
+        String errorText = null;
+        try {
+            value = control ? handler.onControl(opcode, argument, cancellation) : handler.onTask(opcode, argument, cancellation);
+        } catch (ChildCommandException e) {
+            errorCode = e.errorCode();
+            errorText = e.getMessage();
+        } catch (Exception e) {
+            errorCode = ChildCommandException.HANDLER_FAILED;
+            errorText = e.toString();
+        }
+        mailbox.writeResult(commandId, value, errorCode, errorText);
+        // sticky: CAS from the exact word read before the handler; legacy: stored unconditionally
+        if (mailbox.transition(mode, requestWord, control ? CONTROL_DONE : TASK_DONE, WriterRole.CHILD, pid) == MappedMailbox.TRANSITION_FAILED) {
+            System.err.println("vigil child: state word changed while a command ran: pid=" + pid + " expected="
+                    + MailboxDescriptor.describe(requestWord) + " found=" + MailboxDescriptor.describe(mailbox.stateAcquire()));
+        }
+    }
+
+    private int finish(ChildHandler handler) {
+        mailbox.casAck(System.nanoTime());
+        try {
+            handler.onShutdown(cancellation);
+        } catch (Exception e) {
+            System.err.println("vigil child: finalization failed: pid=" + pid + " error=" + e);
+        }
+        mailbox.beat();
+        return handler.exitCode();
+    }
+
+    private void reportInitFailed(Throwable cause) {
+        System.err.println("vigil child: init failed: pid=" + pid + " error=" + cause);
+        mailbox.writeResult(0, 0, ChildCommandException.HANDLER_FAILED, "init failed: " + cause);
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            long word = mailbox.stateAcquire();
+            if (mailbox.transition(mode, word, INIT_FAILED, WriterRole.CHILD, pid) != MappedMailbox.TRANSITION_FAILED) {
+                return;
+            }
+        }
+    }
+
+    /** The handler's view: reads the shutdown request the same way the loop does, and beats on every poll. */
+    private final class MailboxCancellation implements Cancellation {
+        @Override
+        public boolean shutdownRequested() {
+            mailbox.beat();
+            return honoursShutdown && shutdownVisible();
+        }
+
+        @Override
+        public void beat() {
+            mailbox.beat();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.vigil.close;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The result of one close: per child its outcome, exit code or signal, time from broadcast to
+ * reap and the survivor diagnosis. The JSON form (field names below) is a contract: the replay
+ * tool rebuilds the same JSON from the journal alone.
+ *
+ * <p>outcome is FAILED iff any child is a SURVIVOR or was KILLED_BY_ESCALATION.
+ */
+@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children"})
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /** Whole-close outcome. */
+    public enum Outcome { CLEAN, FAILED }
+
+    /** One child's outcome. */
+    public enum ChildOutcome {
+        /** Reaped with an exit code, no escalation sent before its reap. */
+        EXITED,
+        /** Reaped, ended by a signal (e.g. a plain executable by its stop signal), no escalation sent before its reap. */
+        SIGNALED,
+        /** Reaped after this close sent it an escalation signal. */
+        KILLED_BY_ESCALATION,
+        /** Not reaped by the end of the close: keeps its mailbox, stays tracked for a retry. */
+        SURVIVOR
+    }
+
+    /**
+     * One child in the report.
+     *
+     * @param exitCode            -1 when a signal ended it or it was not reaped
+     * @param signal              the signal that ended it, 0 if none
+     * @param sinceBroadcastNanos reap time minus broadcast time (0 if it was gone before), -1 when not reaped
+     * @param diagnosis           the SurvivorClass name when it outlived the reap budget, else null
+     * @param evidence            the diagnosis line, else null
+     */
+    @JsonPropertyOrder({"group", "index", "pid", "kind", "outcome", "exitCode", "signal", "sinceBroadcastNanos",
+            "diagnosis", "evidence"})
+    public record Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
+            long sinceBroadcastNanos, String diagnosis, String evidence) {
+    }
+
+    public CloseReport {
+        children = List.copyOf(children);
+    }
+
+    /** The outcome the report's children imply. */
+    public static Outcome outcomeOf(List<Child> children) {
+        for (Child c : children) {
+            if (c.outcome() == ChildOutcome.SURVIVOR || c.outcome() == ChildOutcome.KILLED_BY_ESCALATION) {
+                return Outcome.FAILED;
+            }
+        }
+        return Outcome.CLEAN;
+    }
+
+    @JsonIgnore
+    public boolean isClean() {
+        return outcome == Outcome.CLEAN;
+    }
+
+    @JsonIgnore
+    public List<Child> survivors() {
+        return children.stream().filter(c -> c.outcome() == ChildOutcome.SURVIVOR).collect(Collectors.toList());
+    }
+
+    /** The entry of child {@code index} of {@code group}; fails if absent. */
+    public Child child(String group, int index) {
+        for (Child c : children) {
+            if (c.group().equals(group) && c.index() == index) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("closeId=" + closeId + " pool=" + poolId + " has no child group=" + group
+                + " index=" + index);
+    }
+
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("closeId=" + closeId + " report not serializable: " + e, e);
+        }
+    }
+
+    public static CloseReport fromJson(String json) {
+        try {
+            return JSON.readValue(json, CloseReport.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not a CloseReport: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** One line per non-clean child, for messages and logs. */
+    public String describeFailures() {
+        StringBuilder sb = new StringBuilder();
+        for (Child c : children) {
+            if (c.outcome() == ChildOutcome.SURVIVOR || c.outcome() == ChildOutcome.KILLED_BY_ESCALATION) {
+                sb.append("\n  outcome=").append(c.outcome());
+                if (c.outcome() == ChildOutcome.KILLED_BY_ESCALATION) {
+                    sb.append(" signal=").append(c.signal()).append(" exitCode=").append(c.exitCode());
+                }
+                sb.append(' ').append(c.evidence() != null ? c.evidence()
+                        : "pid=" + c.pid() + " group=" + c.group() + " child=" + c.index());
+            }
+        }
+        return sb.toString();
+    }
+}

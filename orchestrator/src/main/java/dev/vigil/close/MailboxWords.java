@@ -1,0 +1,26 @@
+package dev.vigil.close;
+
+/**
+ * One read of a child's mailbox protocol words, as close sees them (each word read with acquire
+ * semantics; the set is not atomic as a whole, which diagnosis tolerates: every rule reads words
+ * that only move one way, or is re-checked against the reaper).
+ *
+ * @param state       the state word's state (DESIGN numbering, IDLE 0 .. INIT_FAILED 7)
+ * @param stateName   its name
+ * @param writerName  the role that made the last transition of the state word
+ * @param seq         the state word's transition sequence number
+ * @param legacy      true for a legacy-mode mailbox (SHUTDOWN lives in the state word)
+ * @param shutdownWord the sticky shutdown word (0 = unset; unused in legacy mode)
+ * @param ackNanos    the child's CLOCK_MONOTONIC stamp of first seeing shutdown, 0 = not acknowledged
+ * @param heartbeat   the heartbeat word; only its changes matter
+ */
+public record MailboxWords(int state, String stateName, String writerName, long seq, boolean legacy,
+        long shutdownWord, long ackNanos, long heartbeat) {
+    /** The legacy protocol's in-band shutdown state (DESIGN section 3 numbering). */
+    public static final int LEGACY_SHUTDOWN_STATE = 3;
+
+    /** True when the shutdown request is visible to the child in this mailbox. */
+    public boolean shutdownVisible() {
+        return legacy ? state == LEGACY_SHUTDOWN_STATE : shutdownWord != 0;
+    }
+}

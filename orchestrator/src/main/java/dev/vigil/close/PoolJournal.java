@@ -1,0 +1,154 @@
+package dev.vigil.close;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.CommandCompleted;
+import dev.vigil.journal.CommandIssued;
+import dev.vigil.journal.CommandTimedOut;
+import dev.vigil.journal.EscalationSent;
+import dev.vigil.journal.InFlightSettled;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalWriter;
+import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.RingOverrun;
+import dev.vigil.journal.ShutdownPublished;
+
+/**
+ * The orchestrator's way into its journal: appends to the {@link JournalWriter} and remembers each
+ * child's last few events, so a survivor's diagnosis can name them without reading the journal back.
+ * Thread-safe.
+ */
+public final class PoolJournal {
+    /** How many events per child are kept for evidence. */
+    public static final int TAIL = 6;
+
+    private final JournalWriter writer;
+    private final int orchestratorPid;
+    private final Map<String, Deque<String>> tails = new ConcurrentHashMap<>();
+
+    public PoolJournal(JournalWriter writer) {
+        this.writer = writer;
+        this.orchestratorPid = (int) ProcessHandle.current().pid();
+    }
+
+    public int orchestratorPid() {
+        return orchestratorPid;
+    }
+
+    public JournalWriter writer() {
+        return writer;
+    }
+
+    public void append(JournalEvent event) {
+        writer.append(event);
+        String key = childKey(event);
+        if (key != null) {
+            Deque<String> tail = tails.computeIfAbsent(key, k -> new ArrayDeque<>());
+            synchronized (tail) {
+                tail.addLast(describe(event));
+                if (tail.size() > TAIL) {
+                    tail.removeFirst();
+                }
+            }
+        }
+    }
+
+    /** The child's last events, oldest first. */
+    public List<String> lastEvents(String poolId, String group, int index) {
+        Deque<String> tail = tails.get(poolId + '/' + group + '/' + index);
+        if (tail == null) {
+            return List.of();
+        }
+        synchronized (tail) {
+            return new ArrayList<>(tail);
+        }
+    }
+
+    /** Drops the tails of a pool's child once it is gone for good. */
+    public void forget(String poolId, String group, int index) {
+        tails.remove(poolId + '/' + group + '/' + index);
+    }
+
+    private static String childKey(JournalEvent e) {
+        String group;
+        int index;
+        if (e instanceof MailboxTransition t) {
+            group = t.group();
+            index = t.index();
+        } else if (e instanceof CommandIssued c) {
+            group = c.group();
+            index = c.index();
+        } else if (e instanceof CommandCompleted c) {
+            group = c.group();
+            index = c.index();
+        } else if (e instanceof CommandTimedOut c) {
+            group = c.group();
+            index = c.index();
+        } else if (e instanceof ShutdownPublished s) {
+            group = s.group();
+            index = s.index();
+        } else if (e instanceof ChildAcked a) {
+            group = a.group();
+            index = a.index();
+        } else if (e instanceof EscalationSent s) {
+            group = s.group();
+            index = s.index();
+        } else if (e instanceof RingOverrun r) {
+            group = r.group();
+            index = r.index();
+        } else if (e instanceof ChildSpawned s) {
+            group = s.group();
+            index = s.index();
+        } else if (e instanceof InFlightSettled s) {
+            group = s.group();
+            index = s.index();
+        } else if (e instanceof ChildReaped r) {
+            group = r.group();
+            index = r.index();
+        } else {
+            return null;
+        }
+        return e.poolId() + '/' + group + '/' + index;
+    }
+
+    private static String describe(JournalEvent e) {
+        if (e instanceof MailboxTransition t) {
+            return "transition " + StateNames.of(t.fromState()) + "->" + StateNames.of(t.toState()) + " by " + t.writer()
+                    + " seq=" + t.seq();
+        } else if (e instanceof CommandIssued c) {
+            return "command issued opcode=" + c.opcode() + " id=" + c.commandId();
+        } else if (e instanceof CommandCompleted c) {
+            return "command completed id=" + c.commandId() + " error=" + c.errorCode();
+        } else if (e instanceof CommandTimedOut c) {
+            return "command timed out id=" + c.commandId() + " state=" + StateNames.of(c.lastState());
+        } else if (e instanceof ShutdownPublished s) {
+            return "shutdown published channel=" + s.channel() + " cas=" + (s.casWon() ? "won" : "lost");
+        } else if (e instanceof InFlightSettled s) {
+            return "in-flight " + s.operation() + " " + s.outcome();
+        } else if (e instanceof RingOverrun r) {
+            return "ring overrun seq=" + r.firstLostSeq() + ".." + r.lastLostSeq();
+        }
+        return e.type().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** State names of the DESIGN section 3 numbering, for evidence text. */
+    static final class StateNames {
+        private static final String[] NAMES = {"IDLE", "TASK_READY", "TASK_DONE", "SHUTDOWN", "CONTROL_REQUEST",
+            "CONTROL_DONE", "INIT_READY", "INIT_FAILED"};
+
+        private StateNames() {
+        }
+
+        static String of(int state) {
+            return state >= 0 && state < NAMES.length ? NAMES[state] : "STATE_" + state;
+        }
+    }
+}

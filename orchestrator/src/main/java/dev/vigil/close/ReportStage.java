@@ -1,0 +1,77 @@
+package dev.vigil.close;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.MonotonicClock;
+
+/** Stage 7: settle what is still in flight, build the {@link CloseReport}, journal it, and answer the caller. */
+final class ReportStage extends CloseStage {
+    private final AtomicInteger running;
+    private final IntConsumer laneFreed;
+
+    ReportStage(int lane, AtomicInteger running, IntConsumer laneFreed) {
+        super(lane);
+        this.running = running;
+        this.laneFreed = laneFreed;
+    }
+
+    @Override
+    boolean runsAfterFailure() {
+        return true;
+    }
+
+    @Override
+    void run(CloseJob job) {
+        try {
+            if (job.failure != null) {
+                job.result.completeExceptionally(new IllegalStateException("pool=" + job.poolId() + " closeId="
+                        + job.closeId + " close pipeline failed: " + job.failure, job.failure));
+                return;
+            }
+            job.target.abandonInFlight(job.closeId);
+            CloseReport report = report(job);
+            int reaped = 0;
+            for (CloseReport.Child c : report.children()) {
+                if (c.outcome() != CloseReport.ChildOutcome.SURVIVOR) {
+                    reaped++;
+                }
+            }
+            job.journal.append(new CloseCompleted(MonotonicClock.nanos(), job.pid(), job.poolId(), job.closeId,
+                    report.outcome().name(), reaped, report.children().size() - reaped, report.durationNanos(),
+                    report.toJson()));
+            job.target.closeFinished(report);
+            job.result.complete(report);
+        } catch (Throwable t) {
+            job.result.completeExceptionally(t);
+        } finally {
+            running.decrementAndGet();
+            laneFreed.accept(job.lane);
+        }
+    }
+
+    static CloseReport report(CloseJob job) {
+        List<CloseReport.Child> children = new ArrayList<>();
+        for (CloseJob.ChildTrack t : job.children) {
+            ClosingChild c = t.child;
+            String diagnosis = t.diagnosis == null ? null : t.diagnosis.survivorClass().name();
+            String evidence = t.diagnosis == null ? null : t.diagnosis.line();
+            if (t.exit == null) {
+                children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(),
+                        CloseReport.ChildOutcome.SURVIVOR, -1, 0, -1, diagnosis, evidence));
+                continue;
+            }
+            CloseReport.ChildOutcome outcome = t.escalatedNanos != 0 ? CloseReport.ChildOutcome.KILLED_BY_ESCALATION
+                    : t.exit.signal() > 0 ? CloseReport.ChildOutcome.SIGNALED : CloseReport.ChildOutcome.EXITED;
+            children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome,
+                    t.exit.signal() > 0 ? -1 : t.exit.exitCode(), t.exit.signal(), t.sinceBroadcastNanos, diagnosis,
+                    evidence));
+        }
+        children.sort(java.util.Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
+        long duration = MonotonicClock.nanos() - job.startNanos;
+        return new CloseReport(job.poolId(), job.closeId, CloseReport.outcomeOf(children), duration, children);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.vigil.mailbox;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a waiter on a mailbox word idles: busy-spin for {@code spinNanos} (a round trip stays in the
+ * microseconds), then yield for {@code yieldNanos}, then park with a doubling sleep capped at
+ * {@code maxParkNanos} (an idle child costs almost nothing). {@link #reset()} after every useful step.
+ * One instance per waiting thread.
+ */
+public final class IdleBackoff {
+    /** Default spin phase: long enough to cover a child's handler turnaround in a round trip. */
+    public static final long DEFAULT_SPIN_NANOS = 50_000;
+    public static final long DEFAULT_YIELD_NANOS = 200_000;
+    public static final long DEFAULT_MAX_PARK_NANOS = 1_000_000;
+
+    private final long spinNanos;
+    private final long yieldNanos;
+    private final long maxParkNanos;
+    private long idleSince;
+    private long parkNanos;
+
+    public IdleBackoff(long spinNanos, long yieldNanos, long maxParkNanos) {
+        this.spinNanos = spinNanos;
+        this.yieldNanos = yieldNanos;
+        this.maxParkNanos = Math.max(1_000, maxParkNanos);
+        reset();
+    }
+
+    public IdleBackoff() {
+        this(DEFAULT_SPIN_NANOS, DEFAULT_YIELD_NANOS, DEFAULT_MAX_PARK_NANOS);
+    }
+
+    public void reset() {
+        idleSince = 0;
+        parkNanos = 1_000;
+    }
+
+    /** One idle step. */
+    public void idle() {
+        long now = System.nanoTime();
+        if (idleSince == 0) {
+            idleSince = now;
+        }
+        long idleFor = now - idleSince;
+        if (idleFor < spinNanos) {
+            Thread.onSpinWait();
+        } else if (idleFor < spinNanos + yieldNanos) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(parkNanos);
+            parkNanos = Math.min(maxParkNanos, parkNanos * 2);
+        }
+    }
+}

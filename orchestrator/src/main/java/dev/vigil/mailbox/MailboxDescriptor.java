@@ -1,0 +1,167 @@
+package dev.vigil.mailbox;
+
+/**
+ * The on-disk layout of one mailbox: the single place where its offsets are defined. The C header
+ * {@code native/include/vigil/mailbox.h} mirrors every constant with {@code _Static_assert(offsetof(...))}
+ * and {@code MailboxLayoutParityTest} fails when the two disagree. Fields are native byte order
+ * (little-endian on x86-64 and aarch64); every protocol word is 8-byte aligned and the mailbox itself
+ * starts on a 64-byte boundary of the map file, so words written by different processes sit on
+ * different cache lines.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                     MAGIC  (8 bytes)                   @0     | line 0: identity,
+ *  +---------------------------------------------------------------+ written by the parent
+ *  |  LAYOUT_VERSION  @8            |  PROTOCOL_MODE  @12          | at allocation (child pid
+ *  +---------------------------------------------------------------+ by the child at attach)
+ *  |  MAILBOX_LENGTH  @16           |  RING_CAPACITY  @20          |
+ *  +---------------------------------------------------------------+
+ *  |                     SPAWN_EPOCH  @24                          |
+ *  +---------------------------------------------------------------+
+ *  |  PARENT_PID  @32               |  CHILD_PID  @36              |
+ *  +---------------------------------------------------------------+
+ *  |                     reserved  @40 .. 63                       |
+ *  +===============================================================+
+ *  |                     STATE_WORD  @64                           | line 1: CAS by parent, child
+ *  +===============================================================+ (closer too, legacy only)
+ *  |                     SHUTDOWN_WORD  @128                       | line 2: closer only, once
+ *  +===============================================================+
+ *  |                     SHUTDOWN_ACK  @192                        | line 3: child only
+ *  |                     HEARTBEAT  @200                           |
+ *  +===============================================================+
+ *  |                     COMMAND_ID  @256                          | line 4: parent only
+ *  |  OPCODE  @264                  |  reserved  @268              |
+ *  |                     ARGUMENT  @272                            |
+ *  |                     GATE  @280   (demo/test gate word)        |
+ *  +===============================================================+
+ *  |                     RESULT_ID  @320                           | lines 5-6: child only
+ *  |                     RESULT_VALUE  @328                        |
+ *  |  ERROR_CODE  @336              |  ERROR_LENGTH  @340          |
+ *  |                     ERROR_TEXT  @344 .. 447  (UTF-8)          |
+ *  +===============================================================+
+ *  |                     RING_HEAD  @448                           | line 7: fetch-and-add by
+ *  +===============================================================+ every transition writer
+ *  |  RING  @512: RING_CAPACITY records of RING_RECORD_LENGTH (32)  |
+ *  +---------------------------------------------------------------+
+ *
+ *  state word (64 bit):  bits 0-7 state | bits 8-15 writer role | bits 16-63 sequence
+ *
+ *  ring record (32 bytes, at RING_OFFSET + (ticket % RING_CAPACITY) * RING_RECORD_LENGTH):
+ *  +---------------------------------------------------------------+
+ *  |  RECORD_TICKET  @0  (ticket + 1, stored last with release)     |
+ *  |  RECORD_SEQ  @8     (sequence of the state word written)       |
+ *  |  RECORD_TIME  @16   (CLOCK_MONOTONIC nanos of the transition)  |
+ *  |  FROM @24 | TO @25 | WRITER @26 | pad @27 | WRITER_PID @28     |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+public final class MailboxDescriptor {
+    /** "VIGILMB1" read as a little-endian long: the first word of every mailbox. */
+    public static final long MAGIC = 0x31424D4C49474956L;
+    public static final int LAYOUT_VERSION = 1;
+
+    public static final int CACHE_LINE_LENGTH = 64;
+    /** Every mailbox starts at a file offset that is a multiple of this. */
+    public static final int MAILBOX_ALIGNMENT = CACHE_LINE_LENGTH;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int LAYOUT_VERSION_OFFSET = MAGIC_OFFSET + Long.BYTES;
+    public static final int PROTOCOL_MODE_OFFSET = LAYOUT_VERSION_OFFSET + Integer.BYTES;
+    public static final int MAILBOX_LENGTH_OFFSET = PROTOCOL_MODE_OFFSET + Integer.BYTES;
+    public static final int RING_CAPACITY_OFFSET = MAILBOX_LENGTH_OFFSET + Integer.BYTES;
+    public static final int SPAWN_EPOCH_OFFSET = RING_CAPACITY_OFFSET + Integer.BYTES;
+    public static final int PARENT_PID_OFFSET = SPAWN_EPOCH_OFFSET + Long.BYTES;
+    public static final int CHILD_PID_OFFSET = PARENT_PID_OFFSET + Integer.BYTES;
+
+    public static final int STATE_WORD_OFFSET = CACHE_LINE_LENGTH;
+    public static final int SHUTDOWN_WORD_OFFSET = STATE_WORD_OFFSET + CACHE_LINE_LENGTH;
+    public static final int SHUTDOWN_ACK_OFFSET = SHUTDOWN_WORD_OFFSET + CACHE_LINE_LENGTH;
+    public static final int HEARTBEAT_OFFSET = SHUTDOWN_ACK_OFFSET + Long.BYTES;
+
+    public static final int COMMAND_ID_OFFSET = SHUTDOWN_ACK_OFFSET + CACHE_LINE_LENGTH;
+    public static final int OPCODE_OFFSET = COMMAND_ID_OFFSET + Long.BYTES;
+    public static final int ARGUMENT_OFFSET = OPCODE_OFFSET + 2 * Integer.BYTES;
+    /** A word the parent (a test or demo) sets to release children blocked in a demo handler; not part of the protocol. */
+    public static final int GATE_OFFSET = ARGUMENT_OFFSET + Long.BYTES;
+
+    public static final int RESULT_ID_OFFSET = COMMAND_ID_OFFSET + CACHE_LINE_LENGTH;
+    public static final int RESULT_VALUE_OFFSET = RESULT_ID_OFFSET + Long.BYTES;
+    public static final int ERROR_CODE_OFFSET = RESULT_VALUE_OFFSET + Long.BYTES;
+    public static final int ERROR_LENGTH_OFFSET = ERROR_CODE_OFFSET + Integer.BYTES;
+    public static final int ERROR_TEXT_OFFSET = ERROR_LENGTH_OFFSET + Integer.BYTES;
+    public static final int RING_HEAD_OFFSET = RESULT_ID_OFFSET + 2 * CACHE_LINE_LENGTH;
+    public static final int ERROR_TEXT_LENGTH = RING_HEAD_OFFSET - ERROR_TEXT_OFFSET;
+
+    public static final int RING_OFFSET = RING_HEAD_OFFSET + CACHE_LINE_LENGTH;
+    public static final int RING_CAPACITY = 64;
+    public static final int RING_RECORD_LENGTH = 32;
+    public static final int RECORD_TICKET_OFFSET = 0;
+    public static final int RECORD_SEQ_OFFSET = 8;
+    public static final int RECORD_TIME_OFFSET = 16;
+    /** from (byte 0), to (byte 1), writer role (byte 2), pad, writer pid (bytes 4-7): one 64-bit word. */
+    public static final int RECORD_ORIGIN_OFFSET = 24;
+
+    public static final int MAILBOX_LENGTH = RING_OFFSET + RING_CAPACITY * RING_RECORD_LENGTH;
+
+    public static final int STATE_BITS = 8;
+    public static final int WRITER_SHIFT = 8;
+    public static final int SEQ_SHIFT = 16;
+    public static final long SEQ_MASK = (1L << (Long.SIZE - SEQ_SHIFT)) - 1;
+
+    private MailboxDescriptor() {
+    }
+
+    /** Packs a state word. */
+    public static long stateWord(int state, WriterRole writer, long seq) {
+        return (seq & SEQ_MASK) << SEQ_SHIFT | (long) writer.code() << WRITER_SHIFT | (state & 0xFF);
+    }
+
+    public static int state(long stateWord) {
+        return (int) (stateWord & 0xFF);
+    }
+
+    public static int writerCode(long stateWord) {
+        return (int) ((stateWord >>> WRITER_SHIFT) & 0xFF);
+    }
+
+    public static long seq(long stateWord) {
+        return stateWord >>> SEQ_SHIFT;
+    }
+
+    /** Human-readable form of a state word: {@code CONTROL_DONE/CHILD#17}. */
+    public static String describe(long stateWord) {
+        return MailboxState.name(state(stateWord)) + "/" + WriterRole.nameOf(writerCode(stateWord)) + "#" + seq(stateWord);
+    }
+
+    public static int ringSlotOffset(long ticket) {
+        return RING_OFFSET + (int) Long.remainderUnsigned(ticket, RING_CAPACITY) * RING_RECORD_LENGTH;
+    }
+
+    public static void checkMailboxOffset(long fileOffset) {
+        if (fileOffset < 0 || fileOffset % MAILBOX_ALIGNMENT != 0) {
+            throw new MailboxException("mailbox offset not aligned: offset=" + fileOffset + " alignment=" + MAILBOX_ALIGNMENT);
+        }
+    }
+
+    /** Checks the identity line of a mailbox as read from memory; fails with name=value context. */
+    public static void checkHeader(long magic, int layoutVersion, int mailboxLength, int ringCapacity) {
+        if (magic != MAGIC) {
+            throw new MailboxException("not a vigil mailbox: magic=0x" + Long.toHexString(magic) + " expected=0x" + Long.toHexString(MAGIC));
+        }
+        if (layoutVersion != LAYOUT_VERSION) {
+            throw new MailboxException("layout version mismatch: layoutVersion=" + layoutVersion + " expected=" + LAYOUT_VERSION);
+        }
+        if (mailboxLength != MAILBOX_LENGTH || ringCapacity != RING_CAPACITY) {
+            throw new MailboxException("mailbox geometry mismatch: mailboxLength=" + mailboxLength + " ringCapacity=" + ringCapacity
+                    + " expectedLength=" + MAILBOX_LENGTH + " expectedRingCapacity=" + RING_CAPACITY);
+        }
+    }
+
+    public static void checkState(int state) {
+        if (state < MailboxState.IDLE || state > MailboxState.INIT_FAILED) {
+            throw new MailboxException("unknown mailbox state: state=" + state);
+        }
+    }
+}

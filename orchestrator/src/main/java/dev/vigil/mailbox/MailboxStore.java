@@ -1,0 +1,209 @@
+package dev.vigil.mailbox;
+
+import static dev.vigil.mailbox.MailboxDescriptor.MAILBOX_ALIGNMENT;
+import static dev.vigil.mailbox.MailboxDescriptor.MAILBOX_LENGTH;
+
+import dev.vigil.journal.MonotonicClock;
+import dev.vigil.mailbox.internal.FileMappings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import net.openhft.chronicle.bytes.RandomDataInput;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+
+/**
+ * All mailboxes of an orchestrator in one persisted Chronicle Map: key = {@link MailboxId}, value = a
+ * fixed-size record holding one 64-byte-aligned mailbox ({@link MailboxDescriptor}). Fixed-size values never
+ * move while their key exists, so each mailbox has a stable file offset that children map directly.
+ *
+ * <p>Rules this class relies on (DESIGN section 3): the map is built with {@code checksumEntries(false)}
+ * because every protocol write bypasses the map API (recovery would otherwise drop those entries); the map
+ * API only creates and removes entries, all words are accessed through {@link MappedMailbox}; a key is
+ * removed ({@link #release}) only after its child has been reaped.
+ */
+public final class MailboxStore implements AutoCloseable {
+    /** Value size: one mailbox plus the slack needed to start it on a 64-byte file offset. */
+    static final int VALUE_LENGTH = MAILBOX_LENGTH + MAILBOX_ALIGNMENT;
+    private static final int PARENT_PID = (int) ProcessHandle.current().pid();
+
+    private final Path mapFile;
+    private final ChronicleMap<CharSequence, byte[]> map;
+    private final FileMappings mappings;
+    private final Map<MailboxId, MailboxHandle> handles = new ConcurrentHashMap<>();
+    private final List<String> recoveryNotes;
+    private final Path ownerMarker;
+
+    private MailboxStore(Path mapFile, ChronicleMap<CharSequence, byte[]> map, List<String> recoveryNotes, Path ownerMarker) throws IOException {
+        this.mapFile = mapFile;
+        this.map = map;
+        this.ownerMarker = ownerMarker;
+        this.mappings = new FileMappings(mapFile);
+        this.recoveryNotes = List.copyOf(recoveryNotes);
+    }
+
+    /**
+     * Creates the map file, or reopens an existing one. While a store is open, a marker file
+     * {@code <mapFile>.owner} holds its pid; finding the marker at open means the previous owner died without
+     * closing, so the map is opened through Chronicle's recovery (which resets locks a dead process held;
+     * with entry checksums off, every value survives as it was). {@code maxMailboxes} sizes the map; a fuller
+     * map grows into extra tiers up to 4x. One orchestrator process owns a store at a time.
+     */
+    public static MailboxStore createOrOpen(Path mapFile, int maxMailboxes) {
+        if (maxMailboxes <= 0) {
+            throw new MailboxException("maxMailboxes must be positive: maxMailboxes=" + maxMailboxes);
+        }
+        List<String> notes = new ArrayList<>();
+        try {
+            Path parent = mapFile.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            boolean exists = Files.exists(mapFile) && Files.size(mapFile) > 0;
+            Path marker = mapFile.resolveSibling(mapFile.getFileName() + ".owner");
+            boolean crashed = exists && Files.exists(marker);
+            if (crashed) {
+                notes.add("previous owner did not close the store: " + Files.readString(marker).trim());
+            }
+            var builder = ChronicleMap.of(CharSequence.class, byte[].class)
+                    .name("vigil-mailboxes")
+                    .entries(Math.max(64, maxMailboxes))
+                    .averageKeySize(48)
+                    .constantValueSizeBySample(new byte[VALUE_LENGTH])
+                    .maxBloatFactor(4.0)
+                    .checksumEntries(false);
+            ChronicleMap<CharSequence, byte[]> map = crashed
+                    ? builder.recoverPersistedTo(mapFile.toFile(), true, corruption -> notes.add(corruption.message()))
+                    : builder.createPersistedTo(mapFile.toFile());
+            Files.writeString(marker, "pid=" + PARENT_PID + "\n");
+            return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker);
+        } catch (IOException e) {
+            throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + " error=" + e.getMessage(), e);
+        }
+    }
+
+    public Path mapFile() {
+        return mapFile;
+    }
+
+    /** Why and how this store was recovered when it reopened a file whose owner died (empty after a clean close). */
+    public List<String> recoveryNotes() {
+        return recoveryNotes;
+    }
+
+    /** Creates the mailbox of a new child: a fresh record (IDLE, seq 0, shutdown word 0) in {@code mode}. */
+    public synchronized MailboxHandle allocate(MailboxId id, ProtocolMode mode) {
+        String key = id.key();
+        if (map.putIfAbsent(key, new byte[VALUE_LENGTH]) != null) {
+            throw new MailboxException("mailbox already allocated: " + id);
+        }
+        long offset = mailboxOffset(id);
+        MappedMailbox mailbox = MappedMailbox.map(mapFile, offset);
+        mailbox.format(mode, PARENT_PID, MonotonicClock.nanos());
+        verifySameMemory(id, mailbox);
+        MailboxHandle handle = new MailboxHandle(id, mode, mapFile, mailbox);
+        handles.put(id, handle);
+        return handle;
+    }
+
+    /** The handle of an allocated mailbox (after a reopen, rebuilt from the file), or empty. */
+    public Optional<MailboxHandle> lookup(MailboxId id) {
+        MailboxHandle cached = handles.get(id);
+        if (cached != null) {
+            return Optional.of(cached);
+        }
+        synchronized (this) {
+            if (!map.containsKey(id.key())) {
+                return Optional.empty();
+            }
+            MappedMailbox mailbox = MappedMailbox.map(mapFile, mailboxOffset(id));
+            mailbox.checkHeader();
+            MailboxHandle handle = new MailboxHandle(id, mailbox.protocolMode(), mapFile, mailbox);
+            handles.put(id, handle);
+            return Optional.of(handle);
+        }
+    }
+
+    /** Every allocated mailbox id. */
+    public List<MailboxId> ids() {
+        List<MailboxId> ids = new ArrayList<>();
+        for (CharSequence key : map.keySet()) {
+            ids.add(MailboxId.ofKey(key));
+        }
+        return ids;
+    }
+
+    /**
+     * Frees a mailbox. The caller guarantees its child has been reaped: no process may still hold the offset
+     * (a live child writing into a freed, reused record is a use-after-free across processes). Survivors keep
+     * their mailboxes. Returns false if it was not allocated.
+     */
+    public synchronized boolean release(MailboxId id) {
+        handles.remove(id);
+        return map.remove(id.key()) != null;
+    }
+
+    @Override
+    public synchronized void close() {
+        handles.clear();
+        map.close();
+        try {
+            Files.deleteIfExists(ownerMarker);
+        } catch (IOException e) {
+            throw new MailboxException("cannot remove owner marker: file=" + ownerMarker + " error=" + e.getMessage(), e);
+        }
+    }
+
+    /** The 64-byte-aligned file offset of the mailbox inside the value of {@code id}. */
+    private long mailboxOffset(MailboxId id) {
+        long valueAddress = valueAddress(id);
+        try {
+            long valueOffset = mappings.fileOffsetOf(valueAddress);
+            if (valueOffset < 0) {
+                throw new MailboxException("mailbox value not inside a mapping of the map file: " + id + " file=" + mapFile
+                        + " address=0x" + Long.toHexString(valueAddress));
+            }
+            return (valueOffset + MAILBOX_ALIGNMENT - 1) & -MAILBOX_ALIGNMENT;
+        } catch (IOException e) {
+            throw new MailboxException("cannot read /proc/self/maps: " + id + " error=" + e.getMessage(), e);
+        }
+    }
+
+    private long valueAddress(MailboxId id) {
+        try (ExternalMapQueryContext<CharSequence, byte[], ?> context = map.queryContext(id.key())) {
+            MapEntry<CharSequence, byte[]> entry = context.entry();
+            if (entry == null) {
+                throw new MailboxException("mailbox not allocated: " + id);
+            }
+            Data<byte[]> value = entry.value();
+            if (value.size() != VALUE_LENGTH) {
+                throw new MailboxException("mailbox value has the wrong size: " + id + " size=" + value.size() + " expected=" + VALUE_LENGTH);
+            }
+            RandomDataInput bytes = value.bytes();
+            return bytes.addressForRead(value.offset());
+        }
+    }
+
+    /** Proves the computed offset: Chronicle's view of the value holds the magic we wrote through our own mapping. */
+    private void verifySameMemory(MailboxId id, MappedMailbox mailbox) {
+        try (ExternalMapQueryContext<CharSequence, byte[], ?> context = map.queryContext(id.key())) {
+            MapEntry<CharSequence, byte[]> entry = context.entry();
+            Data<byte[]> value = entry.value();
+            long valueOffset = mappings.fileOffsetOf(value.bytes().addressForRead(value.offset()));
+            long seen = value.bytes().readLong(value.offset() + (mailbox.fileOffset() - valueOffset));
+            if (seen != MailboxDescriptor.MAGIC) {
+                throw new MailboxException("mailbox offset does not address the map entry: " + id + " offset=" + mailbox.fileOffset()
+                        + " magicSeen=0x" + Long.toHexString(seen));
+            }
+        } catch (IOException e) {
+            throw new MailboxException("cannot read /proc/self/maps: " + id + " error=" + e.getMessage(), e);
+        }
+    }
+}

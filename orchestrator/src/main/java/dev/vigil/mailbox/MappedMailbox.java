@@ -1,0 +1,298 @@
+package dev.vigil.mailbox;
+
+import static dev.vigil.mailbox.MailboxDescriptor.*;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The words of one mailbox over a mapped region of the map file, through {@link VarHandle} views:
+ * JDK classes only, so the Java child runtime can use it without Chronicle on its class path. The parent
+ * uses the same class over its own mapping of the same file (MAP_SHARED: both see one set of pages), so
+ * the protocol's memory accesses are written once for both sides.
+ *
+ * <p>Ordering vocabulary: {@code *Acquire} reads pair with {@code *Release} stores; {@code cas*} and
+ * {@code getAndAdd} are full (volatile) read-modify-writes. Plain accessors are used only for fields that
+ * a release store or CAS publishes afterwards (command area, result area, ring record bodies).
+ */
+public final class MappedMailbox {
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+    /** Returned by {@link #casTransition} when the state word was not the expected one. */
+    public static final long TRANSITION_FAILED = -1L;
+
+    private final ByteBuffer buffer;
+    private final long fileOffset;
+
+    private MappedMailbox(ByteBuffer buffer, long fileOffset) {
+        if (buffer.capacity() < MAILBOX_LENGTH || !buffer.isDirect()) {
+            throw new MailboxException("mailbox buffer too small or not direct: capacity=" + buffer.capacity() + " length=" + MAILBOX_LENGTH);
+        }
+        this.buffer = buffer.order(ByteOrder.nativeOrder());
+        this.fileOffset = fileOffset;
+    }
+
+    /** Maps the mailbox at {@code fileOffset} of {@code mapFile} read-write (MAP_SHARED). */
+    public static MappedMailbox map(Path mapFile, long fileOffset) {
+        checkMailboxOffset(fileOffset);
+        try (FileChannel channel = FileChannel.open(mapFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = channel.size();
+            if (fileOffset + MAILBOX_LENGTH > size) {
+                throw new MailboxException("mailbox beyond end of map file: file=" + mapFile + " offset=" + fileOffset + " fileSize=" + size);
+            }
+            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, fileOffset, MAILBOX_LENGTH);
+            return new MappedMailbox(mapped, fileOffset);
+        } catch (IOException e) {
+            throw new MailboxException("cannot map mailbox: file=" + mapFile + " offset=" + fileOffset + " error=" + e.getMessage(), e);
+        }
+    }
+
+    /** A mailbox over an existing direct buffer whose position 0 is the mailbox start (tests, in-process children). */
+    public static MappedMailbox over(ByteBuffer mailboxRegion, long fileOffset) {
+        return new MappedMailbox(mailboxRegion, fileOffset);
+    }
+
+    public long fileOffset() {
+        return fileOffset;
+    }
+
+    // ---------------------------------------------------------------- identity
+
+    /**
+     * Writes a fresh mailbox: everything zeroed, identity line filled, state word 0 (IDLE, no writer, seq 0),
+     * magic last with a release store so a child that reads the magic sees the rest.
+     */
+    public void format(ProtocolMode mode, int parentPid, long spawnEpoch) {
+        LONGS.setVolatile(buffer, MAGIC_OFFSET, 0L);
+        for (int i = Long.BYTES; i < MAILBOX_LENGTH; i += Long.BYTES) {
+            LONGS.set(buffer, i, 0L);
+        }
+        INTS.set(buffer, LAYOUT_VERSION_OFFSET, LAYOUT_VERSION);
+        INTS.set(buffer, PROTOCOL_MODE_OFFSET, mode.code());
+        INTS.set(buffer, MAILBOX_LENGTH_OFFSET, MAILBOX_LENGTH);
+        INTS.set(buffer, RING_CAPACITY_OFFSET, RING_CAPACITY);
+        LONGS.set(buffer, SPAWN_EPOCH_OFFSET, spawnEpoch);
+        INTS.set(buffer, PARENT_PID_OFFSET, parentPid);
+        LONGS.setRelease(buffer, MAGIC_OFFSET, MAGIC);
+    }
+
+    /** Fails with name=value context unless this region holds a mailbox of this layout. */
+    public void checkHeader() {
+        MailboxDescriptor.checkHeader((long) LONGS.getAcquire(buffer, MAGIC_OFFSET), (int) INTS.get(buffer, LAYOUT_VERSION_OFFSET),
+                (int) INTS.get(buffer, MAILBOX_LENGTH_OFFSET), (int) INTS.get(buffer, RING_CAPACITY_OFFSET));
+    }
+
+    public long magic() {
+        return (long) LONGS.getAcquire(buffer, MAGIC_OFFSET);
+    }
+
+    public ProtocolMode protocolMode() {
+        return ProtocolMode.ofCode((int) INTS.get(buffer, PROTOCOL_MODE_OFFSET));
+    }
+
+    public long spawnEpoch() {
+        return (long) LONGS.getAcquire(buffer, SPAWN_EPOCH_OFFSET);
+    }
+
+    public int parentPid() {
+        return (int) INTS.getAcquire(buffer, PARENT_PID_OFFSET);
+    }
+
+    public int childPidAcquire() {
+        return (int) INTS.getAcquire(buffer, CHILD_PID_OFFSET);
+    }
+
+    public void childPidRelease(int pid) {
+        INTS.setRelease(buffer, CHILD_PID_OFFSET, pid);
+    }
+
+    // ---------------------------------------------------------------- state word
+
+    public long stateAcquire() {
+        return (long) LONGS.getAcquire(buffer, STATE_WORD_OFFSET);
+    }
+
+    /**
+     * Sticky transition: CAS the state word from exactly {@code expected} (the word the writer last read) to
+     * {@code toState} with the next sequence number, then record it in the ring.
+     *
+     * @return the new word, or {@link #TRANSITION_FAILED} when the state word was not {@code expected}
+     */
+    public long casTransition(long expected, int toState, WriterRole writer, int writerPid) {
+        long next = stateWord(toState, writer, seq(expected) + 1);
+        if (!LONGS.compareAndSet(buffer, STATE_WORD_OFFSET, expected, next)) {
+            return TRANSITION_FAILED;
+        }
+        recordTransition(seq(next), System.nanoTime(), state(expected), toState, writer, writerPid);
+        return next;
+    }
+
+    /**
+     * Legacy transition (reproduction only): a plain release store computed from {@code readWord}, which may
+     * be stale: whatever was written since is erased. Recorded in the ring like any transition, so two records
+     * with the same seq are the journal's evidence of the lost update.
+     */
+    public long storeTransition(long readWord, int toState, WriterRole writer, int writerPid) {
+        long next = stateWord(toState, writer, seq(readWord) + 1);
+        LONGS.setRelease(buffer, STATE_WORD_OFFSET, next);
+        recordTransition(seq(next), System.nanoTime(), state(readWord), toState, writer, writerPid);
+        return next;
+    }
+
+    /** {@link #casTransition} in sticky mode, {@link #storeTransition} in legacy mode. */
+    public long transition(ProtocolMode mode, long readWord, int toState, WriterRole writer, int writerPid) {
+        return mode == ProtocolMode.STICKY
+                ? casTransition(readWord, toState, writer, writerPid)
+                : storeTransition(readWord, toState, writer, writerPid);
+    }
+
+    // ---------------------------------------------------------------- shutdown, ack, heartbeat
+
+    public long shutdownAcquire() {
+        return (long) LONGS.getAcquire(buffer, SHUTDOWN_WORD_OFFSET);
+    }
+
+    /** The one write the shutdown word ever gets: CAS 0 -> epoch. Returns the word found (0 when this call won). */
+    public long casShutdown(long epoch) {
+        if (epoch == 0) {
+            throw new MailboxException("shutdown epoch must be non-zero: epoch=0");
+        }
+        return (long) LONGS.compareAndExchange(buffer, SHUTDOWN_WORD_OFFSET, 0L, epoch);
+    }
+
+    public long ackAcquire() {
+        return (long) LONGS.getAcquire(buffer, SHUTDOWN_ACK_OFFSET);
+    }
+
+    /** Records the first sighting of shutdown; later calls leave the first stamp. Returns true if this call stamped. */
+    public boolean casAck(long monotonicNanos) {
+        return LONGS.compareAndSet(buffer, SHUTDOWN_ACK_OFFSET, 0L, monotonicNanos == 0 ? 1L : monotonicNanos);
+    }
+
+    public long heartbeatAcquire() {
+        return (long) LONGS.getAcquire(buffer, HEARTBEAT_OFFSET);
+    }
+
+    /** Advances the heartbeat (child only). */
+    public void beat() {
+        LONGS.getAndAddRelease(buffer, HEARTBEAT_OFFSET, 1L);
+    }
+
+    // ---------------------------------------------------------------- command and result areas
+
+    /** Parent: fills the command area; the state-word transition that follows publishes it. */
+    public void writeCommand(long commandId, int opcode, long argument) {
+        LONGS.set(buffer, COMMAND_ID_OFFSET, commandId);
+        INTS.set(buffer, OPCODE_OFFSET, opcode);
+        LONGS.set(buffer, ARGUMENT_OFFSET, argument);
+    }
+
+    public long commandId() {
+        return (long) LONGS.get(buffer, COMMAND_ID_OFFSET);
+    }
+
+    public int opcode() {
+        return (int) INTS.get(buffer, OPCODE_OFFSET);
+    }
+
+    public long argument() {
+        return (long) LONGS.get(buffer, ARGUMENT_OFFSET);
+    }
+
+    public long gateAcquire() {
+        return (long) LONGS.getAcquire(buffer, GATE_OFFSET);
+    }
+
+    public void gateRelease(long value) {
+        LONGS.setRelease(buffer, GATE_OFFSET, value);
+    }
+
+    /** Child: fills the result area; the state-word transition that follows publishes it. */
+    public void writeResult(long commandId, long value, int errorCode, String errorText) {
+        LONGS.set(buffer, RESULT_ID_OFFSET, commandId);
+        LONGS.set(buffer, RESULT_VALUE_OFFSET, value);
+        INTS.set(buffer, ERROR_CODE_OFFSET, errorCode);
+        byte[] text = errorText == null ? new byte[0] : errorText.getBytes(StandardCharsets.UTF_8);
+        int length = Math.min(text.length, ERROR_TEXT_LENGTH);
+        for (int i = 0; i < length; i++) {
+            buffer.put(ERROR_TEXT_OFFSET + i, text[i]);
+        }
+        INTS.set(buffer, ERROR_LENGTH_OFFSET, length);
+    }
+
+    public long resultId() {
+        return (long) LONGS.get(buffer, RESULT_ID_OFFSET);
+    }
+
+    public long resultValue() {
+        return (long) LONGS.get(buffer, RESULT_VALUE_OFFSET);
+    }
+
+    public int errorCode() {
+        return (int) INTS.get(buffer, ERROR_CODE_OFFSET);
+    }
+
+    public String errorText() {
+        int length = Math.max(0, Math.min((int) INTS.get(buffer, ERROR_LENGTH_OFFSET), ERROR_TEXT_LENGTH));
+        byte[] text = new byte[length];
+        for (int i = 0; i < length; i++) {
+            text[i] = buffer.get(ERROR_TEXT_OFFSET + i);
+        }
+        return new String(text, StandardCharsets.UTF_8);
+    }
+
+    // ---------------------------------------------------------------- transition ring
+
+    public long ringHeadAcquire() {
+        return (long) LONGS.getAcquire(buffer, RING_HEAD_OFFSET);
+    }
+
+    /**
+     * Writes one ring record: claim a ticket with fetch-and-add on the ring head, mark the slot busy, write
+     * the body, publish with a release store of ticket + 1 (a seqlock: readers re-check the ticket).
+     */
+    public void recordTransition(long seq, long timeNanos, int from, int to, WriterRole writer, int writerPid) {
+        long ticket = (long) LONGS.getAndAdd(buffer, RING_HEAD_OFFSET, 1L);
+        int slot = ringSlotOffset(ticket);
+        LONGS.setOpaque(buffer, slot + RECORD_TICKET_OFFSET, 0L);
+        VarHandle.storeStoreFence(); // the busy mark is visible before any body byte changes
+        LONGS.setOpaque(buffer, slot + RECORD_SEQ_OFFSET, seq);
+        LONGS.setOpaque(buffer, slot + RECORD_TIME_OFFSET, timeNanos);
+        LONGS.setOpaque(buffer, slot + RECORD_ORIGIN_OFFSET, origin(from, to, writer.code(), writerPid));
+        LONGS.setRelease(buffer, slot + RECORD_TICKET_OFFSET, ticket + 1);
+    }
+
+    static long origin(int from, int to, int writerCode, int writerPid) {
+        return (from & 0xFFL) | (to & 0xFFL) << 8 | (writerCode & 0xFFL) << 16 | (writerPid & 0xFFFF_FFFFL) << 32;
+    }
+
+    /**
+     * Reads the record of {@code ticket}: {@link TransitionRecord#PENDING} while it is claimed but not yet
+     * published (or never written), {@link TransitionRecord#OVERWRITTEN} once a later ticket reused the slot.
+     */
+    public TransitionRecord readRing(long ticket) {
+        int slot = ringSlotOffset(ticket);
+        long marker = (long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET);
+        if (marker != ticket + 1) {
+            return marker > ticket + 1 ? TransitionRecord.OVERWRITTEN : TransitionRecord.PENDING;
+        }
+        long seq = (long) LONGS.getOpaque(buffer, slot + RECORD_SEQ_OFFSET);
+        long time = (long) LONGS.getOpaque(buffer, slot + RECORD_TIME_OFFSET);
+        long origin = (long) LONGS.getOpaque(buffer, slot + RECORD_ORIGIN_OFFSET);
+        VarHandle.loadLoadFence(); // body reads complete before the ticket is checked again
+        if ((long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET) != marker) {
+            return TransitionRecord.OVERWRITTEN;
+        }
+        return new TransitionRecord(ticket, seq, time, (int) (origin & 0xFF), (int) (origin >>> 8 & 0xFF),
+                (int) (origin >>> 16 & 0xFF), (int) (origin >>> 32));
+    }
+}

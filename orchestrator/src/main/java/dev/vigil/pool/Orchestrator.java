@@ -1,0 +1,222 @@
+package dev.vigil.pool;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+import dev.vigil.child.ChildMain;
+import dev.vigil.close.ClosePipeline;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.PoolJournal;
+import dev.vigil.journal.JournalWriter;
+import dev.vigil.mailbox.MailboxStore;
+import dev.vigil.mailbox.RingDrainer;
+import dev.vigil.spawn.Spawner;
+import dev.vigil.spawn.SpawnerOptions;
+
+/**
+ * What the pools of one process share: the journal, the spawner and its reaper, the mailbox map,
+ * the ring drainer and the close pipeline. Open one per process, start pools with
+ * {@link Pool#builder(Orchestrator, String)}, close it last.
+ *
+ * <p>{@link #close()} does not close pools: children still tracked (survivors of a LEAK close, pools
+ * never closed) are SIGKILLed by the spawner when it closes, since nothing would track them after.
+ */
+public final class Orchestrator implements AutoCloseable {
+    /** How often the ring drainer moves transitions into the journal while pools run. */
+    public static final Duration DRAIN_PERIOD = Duration.ofMillis(50);
+
+    private final PoolJournal journal;
+    private final boolean ownsJournal;
+    private final Spawner spawner;
+    private final MailboxStore mailboxes;
+    private final RingDrainer drainer;
+    private final ClosePipeline pipeline;
+    private final CloseSettings closeSettings;
+    private final Path nativeDir;
+    private final String childClassPath;
+    private final String javaBinary;
+
+    private Orchestrator(Builder b) {
+        JournalWriter writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
+        this.ownsJournal = b.journal == null;
+        this.journal = new PoolJournal(writer);
+        this.closeSettings = b.closeSettings;
+        this.nativeDir = b.spawnerOptions.nativeDir();
+        this.childClassPath = locateChildClassPath();
+        this.javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Spawner s = null;
+        MailboxStore m = null;
+        RingDrainer d = null;
+        try {
+            s = Spawner.start(b.spawnerOptions);
+            Path mapFile = b.mailboxFile != null ? b.mailboxFile
+                    : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
+            m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes);
+            d = new RingDrainer(journal::append);
+            d.start(DRAIN_PERIOD, () -> 0L);
+        } catch (RuntimeException e) {
+            if (d != null) {
+                d.close();
+            }
+            if (m != null) {
+                m.close();
+            }
+            if (s != null) {
+                s.close();
+            }
+            if (ownsJournal) {
+                writer.close();
+            }
+            throw e;
+        }
+        this.spawner = s;
+        this.mailboxes = m;
+        this.drainer = d;
+        this.pipeline = new ClosePipeline(journal, closeSettings.maxParallelCloses());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private static String locateChildClassPath() {
+        try {
+            return Path.of(ChildMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException | RuntimeException e) {
+            throw new IllegalStateException("cannot locate the Java child runtime's classes: " + e, e);
+        }
+    }
+
+    public PoolJournal journal() {
+        return journal;
+    }
+
+    public Spawner spawner() {
+        return spawner;
+    }
+
+    public MailboxStore mailboxes() {
+        return mailboxes;
+    }
+
+    public RingDrainer drainer() {
+        return drainer;
+    }
+
+    public ClosePipeline closePipeline() {
+        return pipeline;
+    }
+
+    /** The close settings pools get unless their builder says otherwise. */
+    public CloseSettings closeSettings() {
+        return closeSettings;
+    }
+
+    /** Where the spawn shim and the C demo child live. */
+    public Path nativeDir() {
+        return nativeDir;
+    }
+
+    /** The class path a Java child runs with: the orchestrator's own classes directory or jar, nothing else. */
+    public String childClassPath() {
+        return childClassPath;
+    }
+
+    String javaBinary() {
+        return javaBinary;
+    }
+
+    @Override
+    public void close() {
+        try {
+            pipeline.close();
+        } finally {
+            try {
+                drainer.close();
+                drainer.drainAll(0);
+            } finally {
+                try {
+                    spawner.close();
+                } finally {
+                    try {
+                        mailboxes.close();
+                    } finally {
+                        if (ownsJournal) {
+                            journal.writer().close();
+                        } else {
+                            journal.writer().flush();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Builds an {@link Orchestrator}; a journal (directory or writer) is required. */
+    public static final class Builder {
+        private Path journalDir;
+        private JournalWriter journal;
+        private Path mailboxFile;
+        private int maxMailboxes = 256;
+        private SpawnerOptions spawnerOptions;
+        private CloseSettings closeSettings;
+
+        /** Journal directory (opened and owned by the orchestrator). */
+        public Builder journalDir(Path dir) {
+            this.journalDir = Objects.requireNonNull(dir, "journalDir");
+            return this;
+        }
+
+        /** An already open journal (not closed by the orchestrator, only flushed). */
+        public Builder journal(JournalWriter writer) {
+            this.journal = Objects.requireNonNull(writer, "journal");
+            return this;
+        }
+
+        /** The mailbox map file; default {@code <journal dir>-mailboxes.map} next to the journal. */
+        public Builder mailboxFile(Path file) {
+            this.mailboxFile = file;
+            return this;
+        }
+
+        /** Sizes the mailbox map (default 256). */
+        public Builder maxMailboxes(int n) {
+            this.maxMailboxes = n;
+            return this;
+        }
+
+        public Builder spawnerOptions(SpawnerOptions options) {
+            this.spawnerOptions = options;
+            return this;
+        }
+
+        /** Default close settings of its pools; its maxParallelCloses sizes the close pipeline. */
+        public Builder closeSettings(CloseSettings settings) {
+            this.closeSettings = settings;
+            return this;
+        }
+
+        public Orchestrator open() {
+            if (journalDir == null && journal == null) {
+                throw new IllegalArgumentException("orchestrator needs a journal: journalDir or journal");
+            }
+            if (spawnerOptions == null) {
+                spawnerOptions = SpawnerOptions.defaults();
+            }
+            if (closeSettings == null) {
+                closeSettings = CloseSettings.from(System::getProperty);
+            }
+            if (journalDir != null) {
+                try {
+                    Files.createDirectories(journalDir);
+                } catch (java.io.IOException e) {
+                    throw new IllegalArgumentException("journalDir=" + journalDir + " cannot be created: " + e, e);
+                }
+            }
+            return new Orchestrator(this);
+        }
+    }
+}

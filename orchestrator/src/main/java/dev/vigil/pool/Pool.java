@@ -1,0 +1,516 @@
+package dev.vigil.pool;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+
+import dev.vigil.close.CloseFailedException;
+import dev.vigil.close.CloseReport;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.CloseTarget;
+import dev.vigil.close.ClosePipeline;
+import dev.vigil.close.ClosingChild;
+import dev.vigil.close.EscalationPolicy;
+import dev.vigil.close.PoolJournal;
+import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.MonotonicClock;
+import dev.vigil.journal.PoolStarted;
+import dev.vigil.journal.SpawnFailed;
+import dev.vigil.mailbox.CommandResult;
+import dev.vigil.mailbox.InitOutcome;
+import dev.vigil.mailbox.MailboxHandle;
+import dev.vigil.mailbox.MailboxId;
+import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.spawn.ChildProcess;
+import dev.vigil.spawn.Redirect;
+import dev.vigil.spawn.SpawnException;
+import dev.vigil.spawn.SpawnRequest;
+
+/**
+ * Named groups of child processes started together and closed together.
+ *
+ * <pre>
+ * try (Pool pool = Pool.builder(orchestrator, "p1")
+ *         .group("chips", 4, ChildSpec.cDemo())
+ *         .group("web", 1, ChildSpec.exec("python3", "-m", "http.server"))
+ *         .start()) {
+ *     pool.control("chips", 0, 1, 0, Duration.ofSeconds(5));
+ * }   // close(): fence > broadcast > reap > diagnose > escalate > release > report
+ * </pre>
+ *
+ * {@link #start} returns once every mailbox child reported INIT_READY (plain executables: once their
+ * exec succeeded), or rolls back. {@link #close()} throws {@link CloseFailedException} when a child
+ * was not cleanly reaped; survivors stay tracked and a later {@code close()} retries them. Once
+ * nothing is tracked, {@code close()} is a no-op. Operations that start after a close began fail
+ * with {@link AdmissionClosedException}.
+ */
+public final class Pool implements AutoCloseable {
+    /** Operation names used by the admission fence and the journal. */
+    public static final String OP_CONTROL = "control";
+    public static final String OP_TASK = "task";
+    public static final String OP_SPAWN = "spawn";
+
+    private final Orchestrator orchestrator;
+    private final PoolJournal journal;
+    private final String poolId;
+    private final ProtocolMode mode;
+    private final CloseSettings settings;
+    private final Duration startTimeout;
+    private final Redirect childOutput;
+    private final Map<String, ChildSpec> groups;
+    private final Map<String, Integer> counts;
+    private final Map<String, Integer> nextIndex = new HashMap<>();
+    private final List<PoolChild> all = new CopyOnWriteArrayList<>();
+    private final List<PoolChild> tracked = new CopyOnWriteArrayList<>();
+    private final Map<PoolChild, AdmissionGate.Ticket> pending = new ConcurrentHashMap<>();
+    private final AdmissionGate gate;
+    private final Object closeLock = new Object();
+    private volatile long currentCloseId;
+    private CloseReport lastReport;
+
+    private Pool(Builder b) {
+        this.orchestrator = b.orchestrator;
+        this.journal = orchestrator.journal();
+        this.poolId = b.poolId;
+        this.mode = b.mode;
+        this.settings = b.settings != null ? b.settings : orchestrator.closeSettings();
+        this.startTimeout = b.startTimeout;
+        this.childOutput = b.childOutput;
+        this.groups = new LinkedHashMap<>(b.specs);
+        this.counts = new LinkedHashMap<>(b.counts);
+        this.nextIndex.putAll(b.counts);
+        this.gate = new AdmissionGate(poolId, journal);
+    }
+
+    public static Builder builder(Orchestrator orchestrator, String poolId) {
+        return new Builder(orchestrator, poolId);
+    }
+
+    public String poolId() {
+        return poolId;
+    }
+
+    public ProtocolMode protocolMode() {
+        return mode;
+    }
+
+    public CloseSettings closeSettings() {
+        return settings;
+    }
+
+    /** Every child this pool started, in start order (reaped ones included). */
+    public List<PoolChild> children() {
+        return List.copyOf(all);
+    }
+
+    /** Children not yet reaped and released by a close. */
+    public List<PoolChild> trackedChildren() {
+        return List.copyOf(tracked);
+    }
+
+    public PoolChild child(String group, int index) {
+        for (PoolChild c : all) {
+            if (c.group().equals(group) && c.index() == index) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("pool=" + poolId + " has no child group=" + group + " index=" + index);
+    }
+
+    /** True once a close began (admission is fenced for good). */
+    public boolean isClosing() {
+        return gate.isFenced();
+    }
+
+    /** The report of the last close, if any ran. */
+    public synchronized Optional<CloseReport> lastReport() {
+        return Optional.ofNullable(lastReport);
+    }
+
+    // ------------------------------------------------------------------ operations (behind the fence)
+
+    /** Runs a control command on one child and waits for its result. */
+    public CommandResult control(String group, int index, int opcode, long argument, Duration timeout) {
+        PoolChild c = mailboxChild(group, index);
+        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index);
+        try {
+            return c.mailbox().control(opcode, argument, timeout);
+        } finally {
+            t.leave();
+        }
+    }
+
+    /** Places a control command without waiting; it stays in flight until {@link #awaitControl}. */
+    public long sendControl(String group, int index, int opcode, long argument) {
+        PoolChild c = mailboxChild(group, index);
+        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index);
+        try {
+            long id = c.mailbox().sendControl(opcode, argument);
+            pending.put(c, t);
+            return id;
+        } catch (RuntimeException e) {
+            t.leave();
+            throw e;
+        }
+    }
+
+    /** Waits for the control command placed by {@link #sendControl}. */
+    public CommandResult awaitControl(String group, int index, Duration timeout) {
+        PoolChild c = mailboxChild(group, index);
+        try {
+            return c.mailbox().awaitControl(timeout);
+        } finally {
+            AdmissionGate.Ticket t = pending.remove(c);
+            if (t != null) {
+                t.leave();
+            }
+        }
+    }
+
+    /** Runs a task on one child and waits for its result. */
+    public CommandResult runTask(String group, int index, int opcode, long argument, Duration timeout) {
+        PoolChild c = mailboxChild(group, index);
+        AdmissionGate.Ticket t = gate.enter(OP_TASK, group, index);
+        try {
+            return c.mailbox().runTask(opcode, argument, timeout);
+        } finally {
+            t.leave();
+        }
+    }
+
+    /** Starts one more child in {@code group} (same spec) and waits until it is ready. */
+    public PoolChild addChild(String group) {
+        ChildSpec spec = groups.get(group);
+        if (spec == null) {
+            throw new IllegalArgumentException("pool=" + poolId + " has no group=" + group);
+        }
+        int index;
+        synchronized (nextIndex) {
+            index = nextIndex.merge(group, 1, Integer::sum) - 1;
+        }
+        AdmissionGate.Ticket t = gate.enter(OP_SPAWN, group, index);
+        try {
+            PoolChild c = spawn(group, index, spec);
+            String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
+            if (failure != null) {
+                throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
+            }
+            return c;
+        } finally {
+            t.leave();
+        }
+    }
+
+    private PoolChild mailboxChild(String group, int index) {
+        PoolChild c = child(group, index);
+        if (c.mailbox() == null) {
+            throw new IllegalArgumentException("pool=" + poolId + " group=" + group + " child=" + index + " kind="
+                    + c.kind() + " has no mailbox (plain executables take signals only)");
+        }
+        return c;
+    }
+
+    // ------------------------------------------------------------------ start
+
+    private void start() {
+        List<PoolChild> started = new ArrayList<>();
+        try {
+            for (Map.Entry<String, Integer> g : counts.entrySet()) {
+                for (int i = 0; i < g.getValue(); i++) {
+                    started.add(spawn(g.getKey(), i, groups.get(g.getKey())));
+                }
+            }
+        } catch (RuntimeException e) {
+            throw rollback("spawn failed: " + e.getMessage(), e);
+        }
+        String failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+        if (failure != null) {
+            throw rollback(failure, null);
+        }
+        journal.append(new PoolStarted(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, host(), mode.name(),
+                groups.size(), started.size()));
+    }
+
+    private PoolChild spawn(String group, int index, ChildSpec spec) {
+        MailboxHandle mailbox = null;
+        MailboxId id = new MailboxId(poolId, group, index);
+        if (spec.kind().hasMailbox()) {
+            mailbox = orchestrator.mailboxes().allocate(id, mode);
+            mailbox.journalCommandsTo(journal::append, () -> currentCloseId);
+        }
+        List<String> argv = spec.argv(orchestrator.nativeDir(), orchestrator.javaBinary(), orchestrator.childClassPath());
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(spec.env());
+        if (mailbox != null) {
+            env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
+        }
+        SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput);
+        ChildProcess process;
+        try {
+            process = orchestrator.spawner().spawn(request);
+        } catch (RuntimeException e) {
+            int errno = e instanceof SpawnException se ? se.errno() : SpawnException.UNKNOWN_ERRNO;
+            journal.append(new SpawnFailed(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, currentCloseId, group,
+                    index, request.commandLine(), errno, String.valueOf(e.getMessage())));
+            if (mailbox != null) {
+                orchestrator.mailboxes().release(id); // no process ever had its offset
+            }
+            throw e;
+        }
+        PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
+        if (mailbox != null) {
+            orchestrator.drainer().register(mailbox);
+        }
+        journal.append(new ChildSpawned(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, group, index,
+                process.pid(), spec.kind().name(), child.mailboxOffset(),
+                mailbox == null ? 0 : mailbox.mailbox().spawnEpoch(), request.commandLine()));
+        all.add(child);
+        tracked.add(child);
+        return child;
+    }
+
+    /** Null when every child is ready by {@code deadline}; else why not. */
+    private String awaitReady(List<PoolChild> children, long deadline) {
+        for (PoolChild c : children) {
+            if (c.mailbox() == null) {
+                continue;
+            }
+            while (true) {
+                if (c.exit().isDone()) {
+                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " exited before INIT_READY: "
+                            + c.process().exitStatus().map(s -> s.describe()).orElse("?") + " error="
+                            + c.mailbox().childErrorText();
+                }
+                long left = deadline - MonotonicClock.nanos();
+                InitOutcome outcome = c.mailbox().awaitInit(Duration.ofNanos(Math.max(0, Math.min(left, 20_000_000L))));
+                if (outcome == InitOutcome.READY) {
+                    break;
+                }
+                if (outcome == InitOutcome.FAILED) {
+                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED error="
+                            + c.mailbox().childErrorText();
+                }
+                if (left <= 0) {
+                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " not ready within "
+                            + startTimeout.toMillis() + " ms";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Closes whatever started (escalating: a failed start must leave nothing behind) and builds the exception. */
+    private PoolStartException rollback(String reason, Throwable cause) {
+        CloseReport report = null;
+        if (!tracked.isEmpty()) {
+            Duration window = settings.window().compareTo(Duration.ofSeconds(2)) < 0 ? settings.window() : Duration.ofSeconds(2);
+            Duration grace = settings.grace().compareTo(Duration.ofSeconds(1)) < 0 ? settings.grace() : Duration.ofSeconds(1);
+            CloseSettings rollbackSettings = settings.toBuilder().escalation(EscalationPolicy.TERM_THEN_KILL)
+                    .window(window).grace(grace).fixedBudget(Duration.ZERO).build();
+            try {
+                report = runClose(rollbackSettings);
+            } catch (RuntimeException e) {
+                if (cause != null) {
+                    e.addSuppressed(cause);
+                }
+                cause = e;
+            }
+        }
+        return new PoolStartException("pool=" + poolId + " start failed: " + reason, cause, report);
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /**
+     * Closes the pool through the orchestrator's close pipeline and returns the report.
+     *
+     * @throws CloseFailedException when a child was not cleanly reaped (its report and diagnoses are in it)
+     */
+    public CloseReport closeWithReport() {
+        synchronized (closeLock) {
+            synchronized (this) {
+                if (lastReport != null && tracked.isEmpty()) {
+                    return lastReport;
+                }
+            }
+            CloseReport report = runClose(settings);
+            if (!report.isClean()) {
+                throw new CloseFailedException(report);
+            }
+            return report;
+        }
+    }
+
+    /** {@link #closeWithReport()}; see there. */
+    @Override
+    public void close() {
+        closeWithReport();
+    }
+
+    private CloseReport runClose(CloseSettings with) {
+        long closeId = ClosePipeline.nextCloseId();
+        currentCloseId = closeId;
+        boolean interrupted = false;
+        CompletableFuture<CloseReport> future = null;
+        while (future == null) {
+            try {
+                future = orchestrator.closePipeline().submit(new Target(with), closeId);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        try {
+            while (true) {
+                try {
+                    CloseReport report = future.get();
+                    synchronized (this) {
+                        lastReport = report;
+                    }
+                    return report;
+                } catch (InterruptedException e) {
+                    interrupted = true; // a close once started runs to its report
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("pool=" + poolId + " closeId=" + closeId + " close failed: "
+                            + e.getCause(), e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** This pool as the close pipeline sees it, with the settings of one close. */
+    private final class Target implements CloseTarget {
+        private final CloseSettings with;
+
+        Target(CloseSettings with) {
+            this.with = with;
+        }
+
+        @Override
+        public String poolId() {
+            return poolId;
+        }
+
+        @Override
+        public CloseSettings closeSettings() {
+            return with;
+        }
+
+        @Override
+        public int fenceAdmission(long closeId) {
+            return gate.fence(closeId);
+        }
+
+        @Override
+        public void abandonInFlight(long closeId) {
+            gate.abandon(closeId);
+        }
+
+        @Override
+        public List<? extends ClosingChild> trackedChildren() {
+            List<PoolChild> list = new ArrayList<>(tracked);
+            list.sort(Comparator.comparing(PoolChild::group).thenComparingInt(PoolChild::index));
+            return list;
+        }
+
+        @Override
+        public void closeFinished(CloseReport report) {
+            for (PoolChild c : tracked) {
+                if (c.exit().isDone() && (!c.hasMailbox() || c.mailboxReleased())) {
+                    tracked.remove(c);
+                    journal.forget(poolId, c.group(), c.index());
+                }
+            }
+        }
+    }
+
+    /** Builds and starts a {@link Pool}. */
+    public static final class Builder {
+        private final Orchestrator orchestrator;
+        private final String poolId;
+        private final Map<String, ChildSpec> specs = new LinkedHashMap<>();
+        private final Map<String, Integer> counts = new LinkedHashMap<>();
+        private ProtocolMode mode = ProtocolMode.STICKY;
+        private CloseSettings settings;
+        private Duration startTimeout = Duration.ofSeconds(30);
+        private Redirect childOutput = Redirect.INHERIT;
+
+        private Builder(Orchestrator orchestrator, String poolId) {
+            this.orchestrator = Objects.requireNonNull(orchestrator, "orchestrator");
+            if (poolId == null || poolId.isBlank() || poolId.chars().anyMatch(ch -> ch < 0x20)) {
+                throw new IllegalArgumentException("poolId=" + poolId + " must be non-blank printable text");
+            }
+            this.poolId = poolId;
+        }
+
+        /** A group of {@code count} children started from {@code spec}; groups start in the order given. */
+        public Builder group(String name, int count, ChildSpec spec) {
+            if (name == null || name.isBlank() || specs.containsKey(name)) {
+                throw new IllegalArgumentException("pool=" + poolId + " group=" + name + " is blank or given twice");
+            }
+            if (count < 0) {
+                throw new IllegalArgumentException("pool=" + poolId + " group=" + name + " count=" + count + " must be >= 0");
+            }
+            specs.put(name, Objects.requireNonNull(spec, "spec"));
+            counts.put(name, count);
+            return this;
+        }
+
+        /** STICKY (default) or LEGACY (reproduces the lost-shutdown race; tests and the replay's diagnosis only). */
+        public Builder protocolMode(ProtocolMode m) {
+            this.mode = Objects.requireNonNull(m, "mode");
+            return this;
+        }
+
+        /** This pool's close settings (default: the orchestrator's). */
+        public Builder closeSettings(CloseSettings s) {
+            this.settings = s;
+            return this;
+        }
+
+        /** Bound on waiting for INIT_READY of every child (default 30 s). */
+        public Builder startTimeout(Duration d) {
+            this.startTimeout = Objects.requireNonNull(d, "startTimeout");
+            return this;
+        }
+
+        /** Where the children's stdout and stderr go (default: inherited). */
+        public Builder childOutput(Redirect r) {
+            this.childOutput = Objects.requireNonNull(r, "childOutput");
+            return this;
+        }
+
+        /**
+         * Spawns every child and waits until all are ready.
+         *
+         * @throws PoolStartException after closing what had started
+         */
+        public Pool start() {
+            Pool pool = new Pool(this);
+            pool.start();
+            return pool;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.vigil.pool;
+
+import java.util.concurrent.CompletableFuture;
+
+import dev.vigil.close.ChildExit;
+import dev.vigil.close.ClosingChild;
+import dev.vigil.close.MailboxWords;
+import dev.vigil.close.ShutdownDelivery;
+import dev.vigil.mailbox.MailboxDescriptor;
+import dev.vigil.mailbox.MailboxHandle;
+import dev.vigil.mailbox.MailboxState;
+import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.mailbox.RingDrainer;
+import dev.vigil.mailbox.ShutdownPublication;
+import dev.vigil.mailbox.WriterRole;
+import dev.vigil.spawn.ChildProcess;
+import dev.vigil.spawn.SignalException;
+
+/** One child of a pool: its process, its mailbox (none for a plain executable), its place in the pool. */
+public final class PoolChild implements ClosingChild {
+    private final String group;
+    private final int index;
+    private final ChildSpec spec;
+    private final ChildProcess process;
+    private final MailboxHandle mailbox;
+    private final Orchestrator orchestrator;
+    private final CompletableFuture<ChildExit> exit;
+    private volatile boolean released;
+
+    PoolChild(String group, int index, ChildSpec spec, ChildProcess process, MailboxHandle mailbox, Orchestrator orchestrator) {
+        this.group = group;
+        this.index = index;
+        this.spec = spec;
+        this.process = process;
+        this.mailbox = mailbox;
+        this.orchestrator = orchestrator;
+        this.exit = process.onExit().thenApply(s -> new ChildExit(s.exitCode(), s.signal(), s.reapedNanos()));
+    }
+
+    @Override
+    public String group() {
+        return group;
+    }
+
+    @Override
+    public int index() {
+        return index;
+    }
+
+    @Override
+    public int pid() {
+        return process.pid();
+    }
+
+    @Override
+    public String kind() {
+        return spec.kind().name();
+    }
+
+    public ChildSpec spec() {
+        return spec;
+    }
+
+    /** The spawned process (pidfd signals, exit status). */
+    public ChildProcess process() {
+        return process;
+    }
+
+    /** The parent's side of the mailbox; null for a plain executable. */
+    public MailboxHandle mailbox() {
+        return mailbox;
+    }
+
+    /** True once close freed the mailbox (only ever after the reap). */
+    public boolean mailboxReleased() {
+        return released;
+    }
+
+    @Override
+    public boolean hasMailbox() {
+        return mailbox != null;
+    }
+
+    @Override
+    public ShutdownDelivery deliverShutdown(long epoch) {
+        if (mailbox == null) {
+            // A plain executable's stop signal goes to its process group: a script's own children stop with it.
+            signalProcessGroup(spec.stopSignal());
+            return ShutdownDelivery.signal(spec.stopSignal());
+        }
+        ShutdownPublication p = mailbox.publishShutdown(epoch);
+        return new ShutdownDelivery(ShutdownDelivery.SHUTDOWN_WORD, p.won(), p.observed());
+    }
+
+    @Override
+    public MailboxWords mailboxWords() {
+        if (mailbox == null) {
+            return null;
+        }
+        long word = mailbox.stateWord();
+        int state = MailboxDescriptor.state(word);
+        return new MailboxWords(state, MailboxState.name(state), WriterRole.nameOf(MailboxDescriptor.writerCode(word)),
+                MailboxDescriptor.seq(word), mailbox.mode() == ProtocolMode.LEGACY, mailbox.shutdownWord(),
+                mailbox.ackNanos(), mailbox.heartbeat());
+    }
+
+    @Override
+    public CompletableFuture<ChildExit> exit() {
+        return exit;
+    }
+
+    @Override
+    public boolean signal(int signal) {
+        try {
+            process.signal(signal);
+            return true;
+        } catch (SignalException e) {
+            if (process.isReaped()) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean signalProcessGroup(int signal) {
+        try {
+            process.signalProcessGroup(signal);
+            return true;
+        } catch (SignalException e) {
+            if (process.isReaped()) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void drainTransitions(long closeId) {
+        if (mailbox == null) {
+            return;
+        }
+        RingDrainer drainer = orchestrator.drainer();
+        if (process.isReaped()) {
+            drainer.drainFinal(mailbox, closeId);
+        } else {
+            drainer.drain(mailbox, closeId);
+        }
+    }
+
+    @Override
+    public long mailboxOffset() {
+        return mailbox == null ? -1 : mailbox.offset();
+    }
+
+    @Override
+    public void releaseMailbox() {
+        if (mailbox == null || released) {
+            return;
+        }
+        if (!process.isReaped()) {
+            throw new IllegalStateException("group=" + group + " child=" + index + " pid=" + pid()
+                    + " mailbox release refused: child not reaped");
+        }
+        orchestrator.drainer().forget(mailbox);
+        orchestrator.mailboxes().release(mailbox.id());
+        released = true;
+    }
+
+    @Override
+    public String toString() {
+        return "group=" + group + " child=" + index + " pid=" + pid() + " kind=" + spec.kind();
+    }
+}

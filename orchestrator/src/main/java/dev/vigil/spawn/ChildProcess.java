@@ -1,0 +1,176 @@
+package dev.vigil.spawn;
+
+import dev.vigil.journal.MonotonicClock;
+import dev.vigil.spawn.internal.Linux;
+import dev.vigil.spawn.internal.WaitStatus;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A running (or reaped) child started by a {@link Spawner}: its pid, its pidfd, its exit.
+ *
+ * <p>Signals go through the pidfd ({@code pidfd_send_signal}), never to a bare pid, and never
+ * after the reap: the reap and every signal hold this child's lock, so a signal either reaches
+ * this very process (alive or a zombie) or fails with {@link SignalException}; a recycled pid is
+ * never hit. The child leads its own process group (the shim made it), so the group id is its pid.
+ *
+ * <p>{@link #onExit()} completes on the reaper thread: dependent stages added without
+ * {@code *Async} run there and delay the next reap; keep them short.
+ */
+public final class ChildProcess {
+    private static final int NO_PIDFD = -1;
+
+    private final int pid;
+    private final List<String> argv;
+    private final long spawnedNanos;
+    private final CompletableFuture<ExitStatus> exit = new CompletableFuture<>();
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}; closed (set to NO_PIDFD) by the reap. */
+    private int pidfd;
+    /** Guarded by {@link #lock}; set once, by the reap. */
+    private ExitStatus status;
+
+    ChildProcess(int pid, int pidfd, List<String> argv, long spawnedNanos) {
+        this.pid = pid;
+        this.pidfd = pidfd;
+        this.argv = List.copyOf(argv);
+        this.spawnedNanos = spawnedNanos;
+    }
+
+    public int pid() {
+        return pid;
+    }
+
+    /** The child's process group: the shim made it the group leader, so this is its pid. */
+    public int processGroupId() {
+        return pid;
+    }
+
+    /** The command as requested (before the shim): argv[0] and its arguments. */
+    public List<String> argv() {
+        return argv;
+    }
+
+    /** CLOCK_MONOTONIC when posix_spawn returned. */
+    public long spawnedNanos() {
+        return spawnedNanos;
+    }
+
+    /** Completes with the exit status when the reaper collects it (on the reaper thread). */
+    public CompletableFuture<ExitStatus> onExit() {
+        return exit;
+    }
+
+    /** The exit status once reaped. */
+    public Optional<ExitStatus> exitStatus() {
+        synchronized (lock) {
+            return Optional.ofNullable(status);
+        }
+    }
+
+    public boolean isReaped() {
+        synchronized (lock) {
+            return status != null;
+        }
+    }
+
+    /**
+     * Sends {@code signal} to this child through its pidfd (kill(pid) only in the no-pidfd fallback,
+     * which is safe for the same reason: the pid cannot be reused before our reap, and the reap
+     * waits for this lock).
+     *
+     * @throws SignalException when the child is already reaped or the kernel refuses
+     */
+    public void signal(int signal) {
+        synchronized (lock) {
+            refuseIfReaped(signal);
+            checkSent(pid, signal, pidfd == NO_PIDFD
+                    ? Linux.calls().kill(pid, signal)
+                    : Linux.calls().syscall(Linux.SYS_PIDFD_SEND_SIGNAL, pidfd, signal, null, 0));
+        }
+    }
+
+    /**
+     * Sends {@code signal} to the child's whole process group with kill(-pgid). Safe while the
+     * leader is unreaped: a process group id is the leader's pid, and the kernel does not hand out
+     * a pid (so not a group id either) that still names a process, even a zombie. Our leader stays
+     * at least a zombie until our reap, which waits for this lock; after the reap this throws.
+     *
+     * @throws SignalException when the leader is already reaped or the kernel refuses
+     */
+    public void signalProcessGroup(int signal) {
+        synchronized (lock) {
+            refuseIfReaped(signal);
+            checkSent(-pid, signal, Linux.calls().kill(-pid, signal));
+        }
+    }
+
+    private void refuseIfReaped(int signal) {
+        if (status != null) {
+            throw new SignalException(pid, signal, "already reaped (" + status.describe() + "), its pid may name another process now");
+        }
+    }
+
+    /**
+     * Collects the status if the child has exited (waitpid(pid, WNOHANG) for this pid only, safe
+     * because nothing else in the JVM reaps our children) and closes the pidfd. Null while it runs.
+     * Called by the reaper thread only; completing {@link #onExit()} is the caller's job, outside the lock.
+     */
+    ExitStatus tryReap() {
+        synchronized (lock) {
+            if (status != null) {
+                return status;
+            }
+            int[] raw = new int[1];
+            int rc = Linux.calls().waitpid(pid, raw, Linux.WNOHANG);
+            if (rc == 0) {
+                return null;
+            }
+            if (rc != pid) {
+                int errno = Linux.errno();
+                if (errno == Linux.EINTR) {
+                    return null;
+                }
+                throw new IllegalStateException("waitpid failed: pid=" + pid + " errno=" + Linux.describeErrno(errno)
+                        + " (someone else reaped our child: waitpid(-1) or SIGCHLD ignored elsewhere in the JVM?)");
+            }
+            long now = MonotonicClock.nanos();
+            status = WaitStatus.signalled(raw[0])
+                    ? ExitStatus.killed(WaitStatus.termSignal(raw[0]), now)
+                    : ExitStatus.exited(WaitStatus.exitCode(raw[0]), now);
+            closePidfd();
+            return status;
+        }
+    }
+
+    /** Reaper thread: the status was collected; complete the future (outside the lock). */
+    void completeExit(ExitStatus collected) {
+        exit.complete(collected);
+    }
+
+    int pidfd() {
+        synchronized (lock) {
+            return pidfd;
+        }
+    }
+
+    private void closePidfd() {
+        if (pidfd != NO_PIDFD) {
+            Linux.calls().close(pidfd);
+            pidfd = NO_PIDFD;
+        }
+    }
+
+    @Override
+    public String toString() {
+        ExitStatus seen = exitStatus().orElse(null);
+        return "child pid=" + pid + " command=" + String.join(" ", argv) + (seen == null ? " running" : " " + seen.describe());
+    }
+
+    private static void checkSent(int target, int signal, long rc) {
+        if (rc != 0) {
+            throw new SignalException(target, signal, "errno=" + Linux.describeErrno(Linux.errno()));
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.vigil.spawn;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What to start: argv (argv[0] is looked up on PATH like execvp), the environment (null = the
+ * orchestrator's own), the working directory (null = the orchestrator's), and where stdin / stdout /
+ * stderr go. Defaults: stdin {@link Redirect#DISCARD} (a child must never read the orchestrator's
+ * stdin), stdout and stderr {@link Redirect#INHERIT}.
+ */
+public record SpawnRequest(List<String> argv, Map<String, String> environment, Path workDir,
+        Redirect stdin, Redirect stdout, Redirect stderr) {
+
+    public SpawnRequest {
+        Objects.requireNonNull(argv, "argv");
+        if (argv.isEmpty()) {
+            throw new IllegalArgumentException("spawn request argv is empty");
+        }
+        argv = List.copyOf(argv);
+        environment = environment == null ? null : Map.copyOf(environment);
+        Objects.requireNonNull(stdin, "stdin");
+        Objects.requireNonNull(stdout, "stdout");
+        Objects.requireNonNull(stderr, "stderr");
+        if (stdin.kind() == Redirect.Kind.WRITE || stdin.kind() == Redirect.Kind.APPEND) {
+            throw new IllegalArgumentException("stdin redirect kind=" + stdin.kind() + " (use readFrom)");
+        }
+        if (stdout.kind() == Redirect.Kind.READ || stderr.kind() == Redirect.Kind.READ) {
+            throw new IllegalArgumentException("stdout/stderr redirect kind=READ (use writeTo or appendTo)");
+        }
+    }
+
+    public static SpawnRequest of(String... argv) {
+        return of(List.of(argv));
+    }
+
+    public static SpawnRequest of(List<String> argv) {
+        return new SpawnRequest(argv, null, null, Redirect.DISCARD, Redirect.INHERIT, Redirect.INHERIT);
+    }
+
+    public SpawnRequest withEnvironment(Map<String, String> newEnvironment) {
+        return new SpawnRequest(argv, newEnvironment, workDir, stdin, stdout, stderr);
+    }
+
+    public SpawnRequest withWorkDir(Path newWorkDir) {
+        return new SpawnRequest(argv, environment, newWorkDir, stdin, stdout, stderr);
+    }
+
+    public SpawnRequest withStdin(Redirect redirect) {
+        return new SpawnRequest(argv, environment, workDir, redirect, stdout, stderr);
+    }
+
+    public SpawnRequest withStdout(Redirect redirect) {
+        return new SpawnRequest(argv, environment, workDir, stdin, redirect, stderr);
+    }
+
+    public SpawnRequest withStderr(Redirect redirect) {
+        return new SpawnRequest(argv, environment, workDir, stdin, stdout, redirect);
+    }
+
+    /** stdout and stderr both to /dev/null (tests, benchmarks). */
+    public SpawnRequest discardingOutput() {
+        return new SpawnRequest(argv, environment, workDir, stdin, Redirect.DISCARD, Redirect.DISCARD);
+    }
+
+    /** argv joined by spaces, as error messages print it. */
+    public String commandLine() {
+        return String.join(" ", argv);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.vigil.spawn.internal;
+
+import jnr.constants.platform.Errno;
+import jnr.ffi.LastError;
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Runtime;
+
+/** The loaded {@link LinuxCalls}, errno access, and the Linux constants they are called with. */
+public final class Linux {
+    public static final long SYS_PIDFD_SEND_SIGNAL = 424;
+    public static final long SYS_PIDFD_OPEN = 434;
+
+    public static final int O_RDONLY = 0;
+    public static final int O_WRONLY = 1;
+    public static final int O_CREAT = 0100;
+    public static final int O_TRUNC = 01000;
+    public static final int O_APPEND = 02000;
+    public static final int O_CLOEXEC = 02000000;
+    public static final int EFD_NONBLOCK = 04000;
+    public static final int EFD_CLOEXEC = 02000000;
+    public static final int F_DUPFD_CLOEXEC = 1030;
+
+    public static final short POLLIN = 0x001;
+    /** struct pollfd { int fd; short events; short revents; }: 8 bytes on every Linux ABI. */
+    public static final int POLLFD_SIZE = 8;
+    public static final int POLLFD_EVENTS_OFFSET = 4;
+    public static final int POLLFD_REVENTS_OFFSET = 6;
+
+    public static final int WNOHANG = 1;
+
+    public static final int EINTR = 4;
+    public static final int ESRCH = 3;
+    public static final int ENOSYS = 38;
+
+    private static final LinuxCalls CALLS = LibraryLoader.create(LinuxCalls.class).load("c");
+    private static final Runtime RUNTIME = Runtime.getRuntime(CALLS);
+
+    private Linux() {
+    }
+
+    public static LinuxCalls calls() {
+        return CALLS;
+    }
+
+    public static Runtime runtime() {
+        return RUNTIME;
+    }
+
+    /** errno of the last failing {@link LinuxCalls} call on this thread. */
+    public static int errno() {
+        return LastError.getLastError(RUNTIME);
+    }
+
+    /** {@code 2 (No such file or directory)}: the number and libc's words for it. */
+    public static String describeErrno(int errno) {
+        Errno known = Errno.valueOf(errno);
+        String text = known == null || !known.defined() ? "unknown error" : known.description();
+        return errno + " (" + text + ")";
+    }
+}

@@ -1,0 +1,39 @@
+package dev.vigil.spawn.internal;
+
+import jnr.ffi.Pointer;
+import jnr.ffi.annotations.Out;
+import jnr.ffi.annotations.SaveError;
+
+/**
+ * The libc calls the spawner and the reapers need beyond jnr-posix, bound through jnr-ffi.
+ * Every call saves errno; read it with {@link Linux#errno()} right after a failing call on the
+ * same thread. Syscall arguments are passed as {@code long} so no register carries stale upper bits.
+ */
+@SaveError
+public interface LinuxCalls {
+    /** {@code syscall(number, a1, a2)}, e.g. pidfd_open(pid, flags). */
+    long syscall(long number, long arg1, long arg2);
+
+    /** {@code syscall(number, a1, a2, a3, a4)}, e.g. pidfd_send_signal(pidfd, sig, info, flags). */
+    long syscall(long number, long arg1, long arg2, Pointer arg3, long arg4);
+
+    int poll(Pointer fds, long nfds, int timeoutMillis);
+
+    int eventfd(int initialValue, int flags);
+
+    long read(int fd, @Out byte[] buffer, long count);
+
+    long write(int fd, byte[] buffer, long count);
+
+    int close(int fd);
+
+    int pipe2(@Out int[] fds, int flags);
+
+    int fcntl(int fd, int command, int argument);
+
+    int kill(int pid, int signal);
+
+    int waitpid(int pid, @Out int[] status, int options);
+
+    int getpid();
+}

@@ -1,0 +1,125 @@
+package dev.vigil.mailbox;
+
+import static dev.vigil.mailbox.MailboxState.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.RingOverrun;
+import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class RingDrainerTest {
+    static final int PID = 4242;
+
+    @TempDir
+    Path dir;
+    MappedByteBuffer file;
+    final List<JournalEvent> journal = new ArrayList<>();
+
+    @BeforeEach
+    void map() throws Exception {
+        file = MailboxFiles.mapSlots(dir.resolve("slots"), 4);
+    }
+
+    @Test
+    void everyTransitionIsJournaledOnceInSeqOrderWithItsWriterAndTime() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(journal::add);
+        long word = mailbox.stateAcquire();
+        long before = System.nanoTime();
+        word = mailbox.casTransition(word, INIT_READY, WriterRole.CHILD, PID);
+        assertEquals(MappedMailbox.TRANSITION_FAILED, mailbox.casTransition(0, CONTROL_REQUEST, WriterRole.PARENT, 1), "stale CAS fails");
+        word = mailbox.casTransition(word, CONTROL_REQUEST, WriterRole.PARENT, 1);
+        assertEquals(2, drainer.drain(handle, 9));
+        word = mailbox.casTransition(word, CONTROL_DONE, WriterRole.CHILD, PID);
+        mailbox.casTransition(word, IDLE, WriterRole.PARENT, 1);
+        assertEquals(2, drainer.drain(handle, 9));
+        assertEquals(0, drainer.drain(handle, 9));
+
+        List<MailboxTransition> transitions = journal.stream().map(e -> (MailboxTransition) e).toList();
+        assertEquals(List.of(1L, 2L, 3L, 4L), transitions.stream().map(MailboxTransition::seq).toList());
+        assertEquals(List.of("CHILD", "PARENT", "CHILD", "PARENT"), transitions.stream().map(MailboxTransition::writer).toList());
+        for (int i = 1; i < transitions.size(); i++) {
+            assertEquals(transitions.get(i - 1).toState(), transitions.get(i).fromState());
+            assertTrue(transitions.get(i).timeNanos() >= transitions.get(i - 1).timeNanos());
+        }
+        MailboxTransition first = transitions.get(0);
+        assertEquals(IDLE, first.fromState());
+        assertEquals(PID, first.writerPid());
+        assertEquals(9, first.closeId());
+        assertEquals("test", first.poolId());
+        assertEquals(ProcessHandle.current().pid(), first.orchestratorPid());
+        assertTrue(first.timeNanos() >= before && first.timeNanos() <= System.nanoTime());
+    }
+
+    @Test
+    void aRingThatLappedBeforeItWasDrainedIsJournaledAsAnOverrunNamingTheGap() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 1, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        long word = mailbox.stateAcquire();
+        int total = MailboxDescriptor.RING_CAPACITY + 10;
+        for (int i = 0; i < total; i++) {
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        new RingDrainer(journal::add).drain(handle, 0);
+        RingOverrun overrun = (RingOverrun) journal.get(0);
+        assertEquals(1, overrun.firstLostSeq());
+        assertEquals(10, overrun.lastLostSeq());
+        assertEquals(MailboxDescriptor.RING_CAPACITY + 1, journal.size());
+        assertEquals(11, ((MailboxTransition) journal.get(1)).seq());
+        assertEquals(total, ((MailboxTransition) journal.get(journal.size() - 1)).seq());
+    }
+
+    @Test
+    void aClaimedButUnpublishedRecordHoldsLaterSeqsBackUntilItIsPublishedOrDeclaredLost() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(journal::add, Duration.ofHours(1));
+        // seq 1 recorded; seq 2 "won its CAS" but its writer has not recorded yet; seq 3 recorded
+        mailbox.recordTransition(1, 10, IDLE, INIT_READY, WriterRole.CHILD, PID);
+        mailbox.recordTransition(3, 30, CONTROL_REQUEST, CONTROL_DONE, WriterRole.CHILD, PID);
+        assertEquals(1, drainer.drain(handle, 0), "seq 3 waits for seq 2");
+        mailbox.recordTransition(2, 20, INIT_READY, CONTROL_REQUEST, WriterRole.PARENT, 1);
+        assertEquals(2, drainer.drain(handle, 0));
+        assertEquals(List.of(1L, 2L, 3L), journal.stream().map(e -> ((MailboxTransition) e).seq()).toList());
+
+        // seq 4's writer died after its CAS: the final drain names it
+        mailbox.recordTransition(5, 50, CONTROL_REQUEST, CONTROL_DONE, WriterRole.CHILD, PID);
+        assertEquals(0, drainer.drain(handle, 0));
+        assertEquals(2, drainer.drainFinal(handle, 0));
+        RingOverrun lost = (RingOverrun) journal.get(3);
+        assertEquals(4, lost.firstLostSeq());
+        assertEquals(4, lost.lastLostSeq());
+        assertEquals(5, ((MailboxTransition) journal.get(4)).seq());
+    }
+
+    @Test
+    void legacyLostUpdatesShowAsTwoRecordsWithOneSeq() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 3, ProtocolMode.LEGACY);
+        MappedMailbox mailbox = handle.mailbox();
+        long request = mailbox.storeTransition(mailbox.stateAcquire(), CONTROL_REQUEST, WriterRole.PARENT, 1);
+        ShutdownPublication published = handle.publishShutdown(1);
+        assertTrue(published.won());
+        assertEquals(request, published.observed());
+        mailbox.storeTransition(request, CONTROL_DONE, WriterRole.CHILD, PID); // computed from the word before SHUTDOWN
+        new RingDrainer(journal::add).drainFinal(handle, 0);
+        List<MailboxTransition> transitions = journal.stream().map(e -> (MailboxTransition) e).toList();
+        assertEquals(3, transitions.size(), transitions::toString);
+        assertEquals(List.of(1L, 2L, 2L), transitions.stream().map(MailboxTransition::seq).toList());
+        assertEquals("CLOSER", transitions.get(1).writer());
+        assertEquals(SHUTDOWN, transitions.get(1).toState());
+        assertEquals(CONTROL_REQUEST, transitions.get(2).fromState(), "second's from != first's to: the lost update");
+        assertEquals(CONTROL_DONE, MailboxDescriptor.state(mailbox.stateAcquire()));
+    }
+}

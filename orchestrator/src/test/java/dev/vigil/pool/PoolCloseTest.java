@@ -1,0 +1,250 @@
+package dev.vigil.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.child.demo.DemoBehaviour;
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.CloseFailedException;
+import dev.vigil.close.CloseReport;
+import dev.vigil.close.CloseReport.ChildOutcome;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.JournalScenarios;
+import dev.vigil.journal.AdmissionRejected;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.InFlightSettled;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.SpawnFailed;
+import dev.vigil.spawn.Redirect;
+
+/** Pools of real processes closed through the real pipeline; after each test no process and no early release. */
+@Timeout(90)
+class PoolCloseTest {
+    @TempDir
+    Path tmp;
+    private Orchestrator orchestrator;
+    private Path journalDir;
+
+    @BeforeEach
+    void open() {
+        journalDir = tmp.resolve("journal");
+        orchestrator = Orchestrator.builder().journalDir(journalDir).closeSettings(CloseSettings.defaults()).open();
+    }
+
+    @AfterEach
+    void nothingLeftBehind() throws Exception {
+        try {
+            List<ProcessTree.Proc> left = ProcessTree.awaitNoChildren(2000);
+            assertTrue(left.isEmpty(), "children of the test JVM left (zombies or live): " + left);
+            orchestrator.journal().writer().flush();
+            List<String> violations = JournalChecks.mailboxesReleasedOnlyAfterReap(JournalChecks.readAll(journalDir));
+            assertTrue(violations.isEmpty(), violations.toString());
+        } finally {
+            orchestrator.close();
+        }
+    }
+
+    private List<JournalEvent> journal() {
+        orchestrator.journal().writer().flush();
+        return JournalChecks.readAll(journalDir);
+    }
+
+    @Test
+    void cleanCloseOfJavaCAndPlainChildrenReportsExactExitCodesAndSignals() {
+        CloseReport r = JournalScenarios.clean(orchestrator, "p1");
+        assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+        assertEquals(6, r.children().size());
+        assertEquals(ChildOutcome.EXITED, r.child("java", 0).outcome());
+        assertEquals(0, r.child("java", 0).exitCode());
+        assertEquals(42, r.child("exit42", 0).exitCode());
+        assertEquals(ChildOutcome.SIGNALED, r.child("plain", 0).outcome());
+        assertEquals(15, r.child("plain", 0).signal());
+        assertEquals(-1, r.child("plain", 0).exitCode());
+        assertEquals(3, r.child("script", 0).exitCode());
+        for (CloseReport.Child c : r.children()) {
+            assertTrue(c.sinceBroadcastNanos() >= 0, c.toString());
+            assertNull(c.diagnosis());
+        }
+        CloseCompleted done = journal().stream().filter(e -> e instanceof CloseCompleted).map(e -> (CloseCompleted) e)
+                .findFirst().orElseThrow();
+        assertEquals(r.toJson(), done.reportJson());
+        assertEquals(CloseReport.fromJson(done.reportJson()), r);
+    }
+
+    @Test
+    void slowButProgressingTeardownSucceedsUnderANoProgressWindow() {
+        CloseReport r = JournalScenarios.progressing(orchestrator, "slow");
+        assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+        assertTrue(r.durationNanos() >= TimeUnit.MILLISECONDS.toNanos(2500), "duration=" + r.durationNanos());
+    }
+
+    @Test
+    void theSameTeardownUnderAFixedBudgetFailsAsFinalizingAndARetryReapsIt() throws Exception {
+        List<CloseReport> r = JournalScenarios.finalizingThenRetry(orchestrator, "fixed");
+        CloseReport failed = r.get(0);
+        assertEquals(CloseReport.Outcome.FAILED, failed.outcome());
+        for (CloseReport.Child c : failed.children()) {
+            assertEquals(ChildOutcome.SURVIVOR, c.outcome());
+            assertEquals("FINALIZING", c.diagnosis(), c.evidence());
+        }
+        assertEquals(CloseReport.Outcome.CLEAN, r.get(1).outcome(), r.get(1).toJson());
+        assertTrue(r.get(1).closeId() != failed.closeId());
+    }
+
+    @Test
+    void aLeakedChildStuckInAControlHandlerKeepsItsMailboxAndARetryReapsIt() throws Exception {
+        List<CloseReport> r = JournalScenarios.notObservedLeakedThenRetried(orchestrator, "leak");
+        CloseReport.Child stuck = r.get(0).child("gated", 0);
+        assertEquals(ChildOutcome.SURVIVOR, stuck.outcome());
+        assertEquals("NOT_OBSERVED", stuck.diagnosis());
+        assertTrue(stuck.evidence().contains("class=NOT_OBSERVED state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age="),
+                stuck.evidence());
+        assertEquals(ChildOutcome.EXITED, r.get(0).child("chips", 0).outcome());
+        assertEquals(CloseReport.Outcome.CLEAN, r.get(1).outcome());
+        assertEquals(List.of("gated"), r.get(1).children().stream().map(CloseReport.Child::group).toList());
+        List<JournalEvent> events = journal();
+        assertTrue(events.stream().anyMatch(e -> e instanceof InFlightSettled s && s.operation().equals("control")
+                && s.outcome().equals("ABANDONED")), "the pending control command is journaled as abandoned");
+    }
+
+    @Test
+    void termThenKillEndsAChildStuckInAControlHandlerAndNamesTheSignal() throws Exception {
+        CloseReport r = JournalScenarios.notObservedEscalated(orchestrator, "kill");
+        CloseReport.Child c = r.child("gated", 0);
+        assertEquals(ChildOutcome.KILLED_BY_ESCALATION, c.outcome());
+        assertTrue(c.signal() == 15 || c.signal() == 9, "signal=" + c.signal());
+        assertEquals("NOT_OBSERVED", c.diagnosis());
+        assertTrue(c.evidence().contains("state=CONTROL_REQUEST"), c.evidence());
+    }
+
+    @Test
+    void aStoppedChildIsDiagnosedStopped() throws Exception {
+        CloseReport r = JournalScenarios.stopped(orchestrator, "stop");
+        assertEquals(ChildOutcome.EXITED, r.child("chips", 0).outcome());
+        CloseReport.Child c = r.child("chips", 1);
+        assertEquals("STOPPED", c.diagnosis(), c.evidence());
+        assertTrue(c.evidence().contains("proc=T"), c.evidence());
+        assertEquals(ChildOutcome.KILLED_BY_ESCALATION, c.outcome());
+        assertEquals(9, c.signal());
+    }
+
+    @Test
+    void aLegacyPoolHitByTheRaceIsNotDeliveredAndNamesTheOverwritingState() throws Exception {
+        CloseReport r = JournalScenarios.notDeliveredLegacy(orchestrator, "legacy");
+        CloseReport.Child c = r.child("gated", 0);
+        assertEquals("NOT_DELIVERED", c.diagnosis(), c.evidence());
+        assertTrue(c.evidence().contains("state=CONTROL_DONE shutdown=overwritten writer=CHILD"), c.evidence());
+    }
+
+    @Test
+    void aChildThatAcksAndStopsBeatingIsWedged() throws Exception {
+        CloseReport r = JournalScenarios.wedged(orchestrator, "wedged");
+        assertEquals("WEDGED", r.child("mute", 0).diagnosis(), r.child("mute", 0).evidence());
+    }
+
+    @Test
+    void eightPoolsOfFourClosingAtOnceAreAllReapedWithoutFalseSurvivors() throws Exception {
+        List<CloseReport> reports = JournalScenarios.concurrent(orchestrator, "many", 8, 4);
+        for (CloseReport r : reports) {
+            assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+            assertEquals(4, r.children().size());
+        }
+        int overlap = journal().stream().filter(e -> e instanceof CloseStarted).mapToInt(e -> ((CloseStarted) e)
+                .overlappingCloses()).max().orElse(0);
+        assertTrue(overlap >= 2 && overlap <= orchestrator.closePipeline().maxParallelCloses(), "overlap=" + overlap);
+    }
+
+    @Test
+    void spawnOfAMissingBinaryFailsClearlyAndLeavesNothing() {
+        PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "missing")
+                .childOutput(Redirect.DISCARD)
+                .group("ok", 2, ChildSpec.cDemo())
+                .group("bad", 1, ChildSpec.exec("/nonexistent/vigil-no-such-binary")).start());
+        assertTrue(e.getMessage().contains("command=/nonexistent/vigil-no-such-binary") && e.getMessage().contains("errno=2"),
+                e.getMessage());
+        assertEquals(CloseReport.Outcome.CLEAN, e.rollback().outcome(), e.rollback().toJson());
+        assertEquals(2, e.rollback().children().size());
+        assertTrue(orchestrator.mailboxes().ids().stream().noneMatch(id -> id.poolId().equals("missing")),
+                orchestrator.mailboxes().ids().toString());
+        assertTrue(journal().stream().anyMatch(ev -> ev instanceof SpawnFailed f && f.errno() == 2));
+    }
+
+    @Test
+    void spawnOfANonExecutableFileFailsClearlyAndLeavesNothing() throws Exception {
+        Path file = Files.createFile(tmp.resolve("not-executable"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rw-r--r--")));
+        PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "noexec")
+                .group("bad", 1, ChildSpec.mailboxExec(file.toString())).start());
+        assertTrue(e.getMessage().contains("errno=13"), e.getMessage());
+        assertNull(e.rollback());
+        assertTrue(orchestrator.mailboxes().ids().isEmpty(), orchestrator.mailboxes().ids().toString());
+    }
+
+    @Test
+    void aChildThatFailsItsInitRollsThePoolBack() {
+        PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "initfail")
+                .childOutput(Redirect.DISCARD)
+                .group("ok", 1, ChildSpec.cDemo())
+                .group("bad", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.FAIL_INIT, "1")).start());
+        assertTrue(e.getMessage().contains("group=bad child=0"), e.getMessage());
+        assertTrue(orchestrator.mailboxes().ids().isEmpty(), orchestrator.mailboxes().ids().toString());
+    }
+
+    @Test
+    void operationsAfterCloseBeganFailWithAClearError() throws Exception {
+        Pool p = Pool.builder(orchestrator, "fenced").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(2)).build())
+                .group("slow", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.TEARDOWN_MILLIS, "1000")).start();
+        assertEquals(9, p.control("slow", 0, DemoHandler.OP_ECHO, 9, Duration.ofSeconds(5)).value());
+        CompletableFuture<CloseReport> closing = CompletableFuture.supplyAsync(p::closeWithReport);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!p.isClosing() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        AdmissionClosedException control = assertThrows(AdmissionClosedException.class,
+                () -> p.control("slow", 0, DemoHandler.OP_ECHO, 1, Duration.ofSeconds(1)));
+        assertTrue(control.getMessage().startsWith("pool=fenced operation=control group=slow child=0"), control.getMessage());
+        assertThrows(AdmissionClosedException.class, () -> p.runTask("slow", 0, DemoHandler.OP_ECHO, 1, Duration.ofSeconds(1)));
+        AdmissionClosedException spawn = assertThrows(AdmissionClosedException.class, () -> p.addChild("slow"));
+        assertTrue(spawn.getMessage().contains("operation=spawn group=slow child=1"), spawn.getMessage());
+        assertEquals(CloseReport.Outcome.CLEAN, closing.get(30, TimeUnit.SECONDS).outcome());
+        assertEquals(3, journal().stream().filter(e -> e instanceof AdmissionRejected).count());
+        assertFalse(p.trackedChildren().iterator().hasNext());
+        p.close(); // nothing tracked: a no-op
+    }
+
+    @Test
+    void closeFailedExceptionCarriesTheReportAndDiagnosesInItsMessage() throws Exception {
+        Pool p = Pool.builder(orchestrator, "msg").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofMillis(500)).build())
+                .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
+        p.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
+        Thread.sleep(100);
+        CloseFailedException e = assertThrows(CloseFailedException.class, p::close);
+        int pid = p.child("gated", 0).pid();
+        assertTrue(e.getMessage().contains("pid=" + pid + " group=gated child=0 class=NOT_OBSERVED state=CONTROL_REQUEST"),
+                e.getMessage());
+        assertEquals(ChildOutcome.SURVIVOR, e.report().child("gated", 0).outcome());
+        p.child("gated", 0).mailbox().setGate(1);
+        p.child("gated", 0).exit().get(10, TimeUnit.SECONDS);
+        assertEquals(CloseReport.Outcome.CLEAN, p.closeWithReport().outcome());
+    }
+}
