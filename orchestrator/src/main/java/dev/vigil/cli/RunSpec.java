@@ -22,8 +22,12 @@ public record RunSpec(String journalDir, String protocol, int cycles, Close clos
             Map<String, String> env, String stopSignal) {
     }
 
-    /** Control commands sent to every mailbox child per cycle, each waited for at most timeoutMs. */
-    public record Workload(int controls, long controlTimeoutMs) {
+    /**
+     * Control commands sent to every mailbox child per cycle, each waited for at most timeoutMs;
+     * with inFlightAtClose one more is left running when the close begins (the moment of the
+     * lost-shutdown race).
+     */
+    public record Workload(int controls, long controlTimeoutMs, boolean inFlightAtClose) {
     }
 
     /** Close settings: the no-progress window, an optional hard cap (0 = none), escalation, parallelism. */

@@ -143,12 +143,13 @@ public final class SpecReader {
                 }
             }
         }
-        Workload workload = new Workload(0, 5000);
+        Workload workload = new Workload(0, 5000, false);
         JsonNode w = o.node("workload");
         if (w != null) {
             Obj wo = object(w, o.path("workload"));
             if (wo != null) {
-                workload = new Workload(wo.intAtLeast("controls", 0, 0), wo.longAtLeast("controlTimeoutMs", 1, 5000));
+                workload = new Workload(wo.intAtLeast("controls", 0, 0), wo.longAtLeast("controlTimeoutMs", 1, 5000),
+                        wo.bool("inFlightAtClose", false));
                 wo.rejectUnknown();
             }
         }
@@ -287,6 +288,18 @@ public final class SpecReader {
 
         int requiredIntAtLeast(String field, int min) {
             return required(field) == null ? 0 : intAtLeast(field, min, 0);
+        }
+
+        boolean bool(String field, boolean dflt) {
+            JsonNode n = node(field);
+            if (n == null) {
+                return dflt;
+            }
+            if (!n.isBoolean()) {
+                problem(path(field), "must be true or false");
+                return dflt;
+            }
+            return n.asBoolean();
         }
 
         List<String> stringList(String field) {
