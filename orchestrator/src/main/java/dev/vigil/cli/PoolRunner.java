@@ -33,7 +33,7 @@ public final class PoolRunner {
     public static final int CLEAN = 0;
     /** Exit code: some close failed (its report was printed). */
     public static final int CLOSE_FAILED = 1;
-    /** Exit code: stopped by a signal (128 + SIGINT). */
+    /** Exit code when stopped by Ctrl-C: 128 + SIGINT (another signal gives 128 + its number). */
     public static final int INTERRUPTED = 130;
 
     private final RunSpec spec;
@@ -42,6 +42,7 @@ public final class PoolRunner {
     private final List<Pool> open = new ArrayList<>();
     private final List<CloseReport> reports = new ArrayList<>();
     private volatile boolean stopRequested;
+    private volatile int stopSignal = 2;
 
     public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
         this.spec = spec;
@@ -49,8 +50,9 @@ public final class PoolRunner {
         this.out = out;
     }
 
-    /** Asks a running {@link #run} to close what is open and return; safe from any thread. */
-    public void requestStop() {
+    /** Asks a running {@link #run} to close what is open and return 128 + {@code signal}; safe from any thread. */
+    public void requestStop(int signal) {
+        stopSignal = signal;
         stopRequested = true;
     }
 
@@ -59,7 +61,7 @@ public final class PoolRunner {
         return List.copyOf(reports);
     }
 
-    /** Runs every cycle; returns {@link #CLEAN}, {@link #CLOSE_FAILED} or {@link #INTERRUPTED}. */
+    /** Runs every cycle; returns {@link #CLEAN}, {@link #CLOSE_FAILED} or 128 + the stop signal. */
     public int run() {
         Path journal = Path.of(spec.journalDir()).toAbsolutePath().normalize();
         ProtocolMode mode = spec.protocol().equals("legacy") ? ProtocolMode.LEGACY : ProtocolMode.STICKY;
@@ -77,7 +79,7 @@ public final class PoolRunner {
         printReplayHints(journal);
         if (stopRequested) {
             out.println("stopped: every open pool was closed and journaled");
-            return INTERRUPTED;
+            return 128 + stopSignal;
         }
         return failed ? CLOSE_FAILED : CLEAN;
     }

@@ -3,8 +3,6 @@ package dev.vigil.cli;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -14,7 +12,7 @@ import picocli.CommandLine.Parameters;
 /**
  * The pool runner from a terminal: {@code vigil run SPEC} and {@code vigil demo}. Exit codes: 0 every
  * close clean, 1 some close failed (its report is printed), 2 bad usage or spec, 130 stopped by Ctrl-C
- * (after closing every open pool, journaled).
+ * (143 by SIGTERM), after closing every open pool, journaled.
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
@@ -26,7 +24,6 @@ public final class VigilCli implements Callable<Integer> {
     private final PrintStream err;
     /** Set while a run is going on, so that Ctrl-C can ask it to close what is open. */
     private volatile PoolRunner active;
-    private final CountDownLatch finished = new CountDownLatch(1);
 
     VigilCli(PrintStream out, PrintStream err) {
         this.out = out;
@@ -35,16 +32,26 @@ public final class VigilCli implements Callable<Integer> {
 
     public static void main(String[] args) {
         VigilCli cli = new VigilCli(System.out, System.err);
-        Thread hook = new Thread(cli::stopAndWait, "vigil-ctrl-c");
-        Runtime.getRuntime().addShutdownHook(hook);
-        int code = cli.execute(args);
-        cli.finished.countDown();
-        PoolRunner r = cli.active;
-        if (r == null || code != PoolRunner.INTERRUPTED) {
-            Runtime.getRuntime().removeShutdownHook(hook);
-            System.exit(code);
+        cli.stopOnSignals();
+        System.exit(cli.execute(args));
+    }
+
+    /**
+     * Ctrl-C (SIGINT) and SIGTERM ask the active run to close every open pool (journaled) and return
+     * {@link PoolRunner#INTERRUPTED}. Handlers are installed explicitly, so they work even where the
+     * JVM was started with SIGINT ignored (a background job), and the exit path is the ordinary one.
+     */
+    void stopOnSignals() {
+        for (String name : new String[] {"INT", "TERM"}) {
+            SignalTrap.install(name, number -> {
+                PoolRunner r = active;
+                if (r == null) {
+                    Runtime.getRuntime().halt(128 + number);
+                }
+                err.println("vigil: SIG" + name + " received, closing open pools ...");
+                r.requestStop(number);
+            });
         }
-        // Stopped by a signal: the JVM is already shutting down; the hook returns once we are done.
     }
 
     /** Runs one command line; returns its exit code. Never throws to the caller. */
@@ -62,20 +69,6 @@ public final class VigilCli implements Callable<Integer> {
             return BAD_USAGE;
         });
         return cl.execute(args);
-    }
-
-    private void stopAndWait() {
-        PoolRunner r = active;
-        if (r == null) {
-            return;
-        }
-        err.println("vigil: stop requested, closing open pools ...");
-        r.requestStop();
-        try {
-            finished.await(5, TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private static String oneLine(Throwable e) {
