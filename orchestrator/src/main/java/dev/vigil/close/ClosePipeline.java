@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.dsl.Disruptor;
@@ -26,7 +25,8 @@ import com.lmax.disruptor.dsl.ProducerType;
  *
  * A close takes a free lane (at most {@code maxParallelCloses} run at once; further submitters wait
  * for one) and each lane's handlers only act on its own closes, so a close stuck in its reap stage
- * never holds up a close in another lane. Threads are daemons and block while idle.
+ * never holds up a close in another lane. Threads are daemons and sleep while they wait, including
+ * while an earlier stage of their lane works ({@link StageWaitStrategy}).
  */
 public final class ClosePipeline implements AutoCloseable {
     private static final long PID_BITS = ProcessHandle.current().pid() << 32;
@@ -51,20 +51,21 @@ public final class ClosePipeline implements AutoCloseable {
         this.permits = new Semaphore(maxParallelCloses, true);
         int id = PIPELINE_IDS.incrementAndGet();
         AtomicInteger threadIds = new AtomicInteger();
+        StageWaitStrategy waits = new StageWaitStrategy();
         this.disruptor = new Disruptor<>(CloseStage.Slot::new, ringSize(maxParallelCloses), r -> {
             Thread t = new Thread(r, "vigil-close-" + id + "-" + threadIds.getAndIncrement());
             t.setDaemon(true);
             return t;
-        }, ProducerType.MULTI, new BlockingWaitStrategy());
+        }, ProducerType.MULTI, waits);
         for (int lane = 0; lane < lanes; lane++) {
             freeLanes.add(lane);
-            EventHandlerGroup<CloseStage.Slot> chain = disruptor.handleEventsWith(new FenceStage(lane, running));
-            chain = chain.then(new BroadcastStage(lane));
-            chain = chain.then(new ReapStage(lane));
-            chain = chain.then(new DiagnoseStage(lane));
-            chain = chain.then(new EscalateStage(lane));
-            chain = chain.then(new ReleaseStage(lane));
-            chain.then(new ReportStage(lane, running, this::freeLane));
+            EventHandlerGroup<CloseStage.Slot> chain = disruptor.handleEventsWith(new FenceStage(lane, running).signalling(waits));
+            chain = chain.then(new BroadcastStage(lane).signalling(waits));
+            chain = chain.then(new ReapStage(lane).signalling(waits));
+            chain = chain.then(new DiagnoseStage(lane).signalling(waits));
+            chain = chain.then(new EscalateStage(lane).signalling(waits));
+            chain = chain.then(new ReleaseStage(lane).signalling(waits));
+            chain.then(new ReportStage(lane, running, this::freeLane).signalling(waits));
         }
         this.ring = disruptor.start();
     }

@@ -1,6 +1,7 @@
 package dev.vigil.close;
 
 import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.Sequence;
 
 /**
  * One stage of one lane of the close pipeline. Each lane is its own chain of stages over the shared
@@ -13,14 +14,36 @@ abstract class CloseStage implements EventHandler<CloseStage.Slot> {
     }
 
     private final int lane;
+    private StageWaitStrategy waitStrategy;
+    private Sequence ownSequence;
 
     CloseStage(int lane) {
         this.lane = lane;
     }
 
+    /** Called once before the pipeline starts: the strategy to signal after each entry. */
+    final CloseStage signalling(StageWaitStrategy strategy) {
+        this.waitStrategy = strategy;
+        return this;
+    }
+
+    @Override
+    public final void setSequenceCallback(Sequence sequenceCallback) {
+        this.ownSequence = sequenceCallback;
+    }
+
     @Override
     public final void onEvent(Slot slot, long sequence, boolean endOfBatch) {
-        CloseJob job = slot.job;
+        try {
+            handle(slot.job);
+        } finally {
+            // Publish progress now (not at the end of the batch) and wake the stages waiting on it.
+            ownSequence.set(sequence);
+            waitStrategy.signalAllWhenBlocking();
+        }
+    }
+
+    private void handle(CloseJob job) {
         if (job == null || job.lane != lane) {
             return;
         }

@@ -89,6 +89,7 @@ final class AdmissionGate {
             left = inFlight.stream().filter(t -> t.caughtByFence && !t.settled).toArray(Ticket[]::new);
             for (Ticket t : left) {
                 t.settled = true;
+                inFlight.remove(t); // given up: a retry's fence no longer counts it, its late leave() is silent
             }
         }
         for (Ticket t : left) {

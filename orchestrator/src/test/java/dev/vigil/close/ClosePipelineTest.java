@@ -241,6 +241,31 @@ class ClosePipelineTest {
         assertTrue(maxOverlap >= 1 && maxOverlap <= 2, "overlappingCloses max=" + maxOverlap);
     }
 
+    @Test
+    void laterStagesSleepWhileTheReapStageWaitsOutItsBudget() throws Exception {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        ScriptedPool p = new ScriptedPool("idle", CloseSettings.builder().window(Duration.ofMillis(1500)).build())
+                .child(Script.IGNORE, 0, 0);
+        long before = closeThreadsCpu(mx);
+        CloseReport r = close(p);
+        long used = closeThreadsCpu(mx) - before;
+        assertEquals(CloseReport.ChildOutcome.SURVIVOR, r.child("g", 0).outcome());
+        // 14 stage threads over a 1.5 s reap: a spinning wait would cost seconds of CPU.
+        assertTrue(used < TimeUnit.MILLISECONDS.toNanos(300), "close-pipeline threads used cpu=" + used / 1_000_000 + " ms");
+        p.tracked.get(0).exit.complete(new ChildExit(0, 0, MonotonicClock.nanos()));
+        assertEquals(CloseReport.Outcome.CLEAN, close(p).outcome());
+    }
+
+    private static long closeThreadsCpu(java.lang.management.ThreadMXBean mx) {
+        long sum = 0;
+        for (java.lang.management.ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (info != null && info.getThreadName().startsWith("vigil-close-")) {
+                sum += Math.max(0, mx.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return sum;
+    }
+
     private List<JournalEvent> events() {
         List<JournalEvent> out = new ArrayList<>();
         try (JournalReader r = JournalReader.open(dir.resolve("journal"))) {

@@ -1,0 +1,24 @@
+package dev.vigil.replay;
+
+/**
+ * One child's line of a close report, field for field the {@code children[]} entry of the live
+ * CloseReport JSON that {@link dev.vigil.journal.CloseCompleted#reportJson()} carries.
+ * exitCode is -1 when a signal ended the child or it was not reaped; signal is 0 if none;
+ * sinceBroadcastNanos is -1 when not reaped; diagnosis and evidence are null unless diagnosed.
+ */
+public record ChildOutcome(String group, int index, int pid, String kind, String outcome, int exitCode, int signal,
+        long sinceBroadcastNanos, String diagnosis, String evidence) {
+    public static final String EXITED = "EXITED";
+    public static final String SIGNALED = "SIGNALED";
+    public static final String KILLED_BY_ESCALATION = "KILLED_BY_ESCALATION";
+    public static final String SURVIVOR = "SURVIVOR";
+
+    public ChildKey key() {
+        return new ChildKey(group, index);
+    }
+
+    /** Survivors and children killed by escalation make a close FAILED. */
+    public boolean failsTheClose() {
+        return SURVIVOR.equals(outcome) || KILLED_BY_ESCALATION.equals(outcome);
+    }
+}

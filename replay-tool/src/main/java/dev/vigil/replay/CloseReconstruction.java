@@ -1,0 +1,467 @@
+package dev.vigil.replay;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalationSent;
+import dev.vigil.journal.EventType;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxReleased;
+import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.PoolStarted;
+import dev.vigil.journal.RingOverrun;
+import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.journal.SurvivorDiagnosed;
+
+/**
+ * The fold over a journal that rebuilds every close and checks the invariants of DESIGN section 8
+ * as it goes. Streaming: it keeps state only for pools that still have live children or mailboxes,
+ * for closes in progress, and per mailbox its last transition; transitions are kept in full only
+ * for the one close named as the detail close (for show and timeline).
+ *
+ * <p>Rules it applies (the live CloseReport follows the same):
+ * a close covers the children of its pool that were spawned and not yet reaped when it started
+ * (so a retried close covers only the survivors still tracked); a covered child reaped after an
+ * EscalationSent to it was KILLED_BY_ESCALATION, otherwise EXITED or SIGNALED; not reaped by the
+ * CloseCompleted it is a SURVIVOR.
+ */
+public final class CloseReconstruction {
+    public static final String WRITER_CLOSER = "CLOSER";
+    public static final String WRITER_CHILD = "CHILD";
+    public static final String CHANNEL_SHUTDOWN_WORD = "SHUTDOWN_WORD";
+
+    /** The event kinds the fold reads; a reader may skip every other kind by its header. */
+    public static final Set<EventType> KINDS = EnumSet.of(EventType.POOL_STARTED, EventType.CHILD_SPAWNED,
+            EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
+            EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
+            EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
+            EventType.CLOSE_COMPLETED);
+
+    /** Receives closes as they complete and violations as they are found. */
+    public interface Listener {
+        default void closeStarted(CloseStarted started, long index) {
+        }
+
+        /** A close completed, or (from {@link #finish}) the journal ended before it did. */
+        default void closeRebuilt(RebuiltClose close) {
+        }
+
+        default void violation(Violation violation) {
+        }
+    }
+
+    private final Listener listener;
+    private final long detailCloseId;
+    private final Map<String, PoolState> pools = new HashMap<>();
+    private final Map<Long, CloseState> openCloses = new HashMap<>();
+    private long lastIndex = -1;
+    private long lastTime;
+
+    /** @param detailCloseId the close whose transitions are kept in full, or 0 for none */
+    public CloseReconstruction(Listener listener, long detailCloseId) {
+        this.listener = listener;
+        this.detailCloseId = detailCloseId;
+    }
+
+    /** Closes started and not yet completed. */
+    public int closesInProgress() {
+        return openCloses.size();
+    }
+
+    /** Pools the fold still holds state for (memory is proportional to this, not to the journal). */
+    public int poolsTracked() {
+        return pools.size();
+    }
+
+    public void accept(long index, JournalEvent e) {
+        lastIndex = index;
+        lastTime = e.timeNanos();
+        switch (e.type()) {
+            case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
+            case CHILD_SPAWNED -> spawned((ChildSpawned) e);
+            case MAILBOX_TRANSITION -> transition(index, (MailboxTransition) e);
+            case RING_OVERRUN -> overrun((RingOverrun) e);
+            case CLOSE_STARTED -> closeStarted(index, (CloseStarted) e);
+            case SHUTDOWN_PUBLISHED -> published(index, (ShutdownPublished) e);
+            case CHILD_ACKED -> acked((ChildAcked) e);
+            case CHILD_REAPED -> reaped((ChildReaped) e);
+            case SURVIVOR_DIAGNOSED -> diagnosed((SurvivorDiagnosed) e);
+            case ESCALATION_SENT -> escalated((EscalationSent) e);
+            case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
+            case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
+            default -> {
+                // commands, admission and spawn failures do not change a close's outcome
+            }
+        }
+    }
+
+    /**
+     * The journal ended: every close still in progress is handed over incomplete, and what can
+     * only be judged at the end (unexplained seq gaps, unfinished closes) is reported.
+     */
+    public void finish() {
+        for (CloseState cs : new ArrayList<>(openCloses.values())) {
+            violation(Violation.Rule.CLOSE_NOT_COMPLETED, cs.startIndex, cs.started.timeNanos(), cs.started.poolId(),
+                    cs.started.closeId(), "close " + cs.started.closeId(),
+                    "close started and the journal ends without its completion; not reaped: " + unreaped(cs));
+            listener.closeRebuilt(cs.rebuild(null, lastIndex));
+        }
+        openCloses.clear();
+        for (PoolState p : pools.values()) {
+            for (Map.Entry<ChildKey, MailboxState> m : p.mailboxes.entrySet()) {
+                reportGaps(p.poolId, m.getKey(), m.getValue());
+            }
+        }
+    }
+
+    private static String unreaped(CloseState cs) {
+        List<String> out = new ArrayList<>();
+        for (ChildHistory c : cs.children.values()) {
+            if (c.reaped == null) {
+                out.add(c.key() + " pid " + c.pid());
+            }
+        }
+        return out.isEmpty() ? "none" : String.join(", ", out);
+    }
+
+    private PoolState pool(String poolId) {
+        return pools.computeIfAbsent(poolId, PoolState::new);
+    }
+
+    private void spawned(ChildSpawned e) {
+        PoolState p = pool(e.poolId());
+        ChildKey k = new ChildKey(e.group(), e.index());
+        p.children.put(k, new TrackedChild(e.pid(), e.kind()));
+        if (e.mailboxOffset() >= 0) {
+            MailboxState old = p.mailboxes.put(k, new MailboxState());
+            if (old != null) {
+                reportGaps(p.poolId, k, old);
+            }
+        }
+    }
+
+    private void transition(long index, MailboxTransition t) {
+        PoolState p = pool(t.poolId());
+        ChildKey k = new ChildKey(t.group(), t.index());
+        MailboxState m = p.mailboxes.computeIfAbsent(k, x -> new MailboxState());
+        MailboxTransition prev = m.last;
+        String where = "mailbox " + t.poolId() + " " + k;
+        if (prev != null) {
+            if (t.fromState() != prev.toState()) {
+                violation(Violation.Rule.LOST_UPDATE, index, t, where, "seq " + t.seq() + " " + describe(t)
+                        + " read " + MailboxStates.name(t.fromState()) + ", but the previous transition (seq "
+                        + prev.seq() + " " + describe(prev) + ") had left " + MailboxStates.name(prev.toState())
+                        + (t.seq() == prev.seq() ? "; both writers computed seq " + t.seq() + " from the same read" : ""));
+            } else if (t.seq() <= prev.seq()) {
+                violation(Violation.Rule.SEQ_NOT_INCREASING, index, t, where, "seq " + t.seq() + " " + describe(t)
+                        + " follows seq " + prev.seq());
+            }
+            if (t.seq() > prev.seq() + 1) {
+                m.gaps.add(new long[] {prev.seq() + 1, t.seq() - 1, index, t.timeNanos()});
+                m.dropExplainedGaps();
+            }
+        }
+        boolean closer = WRITER_CLOSER.equals(t.writer());
+        if (closer && "sticky".equalsIgnoreCase(p.mode)) {
+            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where, "seq " + t.seq() + " " + describe(t)
+                    + " in a sticky-mode pool, where the closer never writes the state word");
+        }
+        if (m.stickyShutdown && !WRITER_CHILD.equals(t.writer()) && !closer) {
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "seq " + t.seq() + " " + describe(t)
+                    + " after the shutdown word was published");
+        }
+        CloseState cs = p.openClose;
+        ChildHistory ch = cs == null ? null : cs.children.get(k);
+        if (m.legacyShutdownInWord && t.toState() != MailboxStates.SHUTDOWN) {
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "SHUTDOWN overwritten by "
+                    + t.writer().toLowerCase() + " pid " + t.writerPid() + " " + MailboxStates.name(t.toState())
+                    + " at seq " + t.seq());
+            m.legacyShutdownInWord = false;
+            if (ch != null && ch.shutdownOverwrite == null) {
+                ch.shutdownOverwrite = t;
+            }
+        }
+        if (closer && t.toState() == MailboxStates.SHUTDOWN) {
+            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m, "legacy SHUTDOWN at seq " + t.seq());
+            m.legacyShutdownInWord = true;
+        }
+        m.last = t;
+        if (ch != null) {
+            ch.transition(t);
+        }
+    }
+
+    private static String describe(MailboxTransition t) {
+        return t.writer() + " pid " + t.writerPid() + " " + MailboxStates.name(t.fromState()) + "->"
+                + MailboxStates.name(t.toState());
+    }
+
+    private void shutdownWritten(long index, long time, String poolId, long closeId, String where, MailboxState m,
+            String what) {
+        m.shutdownWrites++;
+        if (m.shutdownWrites > 1) {
+            violation(Violation.Rule.SHUTDOWN_WRITTEN_TWICE, index, time, poolId, closeId, where,
+                    what + " is shutdown write number " + m.shutdownWrites + " to this mailbox");
+        }
+    }
+
+    private void overrun(RingOverrun e) {
+        MailboxState m = pool(e.poolId()).mailboxes.get(new ChildKey(e.group(), e.index()));
+        if (m != null) {
+            m.overruns.add(new long[] {e.firstLostSeq(), e.lastLostSeq()});
+            m.dropExplainedGaps();
+        }
+    }
+
+    private void reportGaps(String poolId, ChildKey k, MailboxState m) {
+        m.dropExplainedGaps();
+        for (long[] g : m.gaps) {
+            violation(Violation.Rule.SEQ_GAP, g[2], g[3], poolId, 0, "mailbox " + poolId + " " + k,
+                    "seq " + g[0] + ".." + g[1] + " missing and no ring overrun journaled for them");
+        }
+        m.gaps.clear();
+    }
+
+    private void closeStarted(long index, CloseStarted e) {
+        PoolState p = pool(e.poolId());
+        boolean detail = e.closeId() == detailCloseId;
+        CloseState cs = new CloseState(e, index, p.mode);
+        for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
+            MailboxState m = p.mailboxes.get(c.getKey());
+            cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
+                    m == null ? null : m.last, detail));
+        }
+        p.openClose = cs;
+        openCloses.put(e.closeId(), cs);
+        listener.closeStarted(e, index);
+    }
+
+    /** The child of a close an event names; children the journal never showed spawned are added as met. */
+    private ChildHistory closeChild(long closeId, String poolId, String group, int index, int pid) {
+        CloseState cs = closeId != 0 ? openCloses.get(closeId) : pool(poolId).openClose;
+        if (cs == null || !cs.started.poolId().equals(poolId)) {
+            return null;
+        }
+        ChildKey k = new ChildKey(group, index);
+        ChildHistory ch = cs.children.get(k);
+        if (ch == null) {
+            PoolState p = pool(poolId);
+            TrackedChild t = p.children.get(k);
+            MailboxState m = p.mailboxes.get(k);
+            ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind, m == null ? null : m.last,
+                    cs.started.closeId() == detailCloseId);
+            cs.children.put(k, ch);
+        }
+        ch.learnPid(pid);
+        return ch;
+    }
+
+    private void published(long index, ShutdownPublished e) {
+        ChildHistory ch = closeChild(e.closeId(), e.poolId(), e.group(), e.index(), e.pid());
+        if (ch != null && ch.published == null) {
+            ch.published = e;
+        }
+        if (CHANNEL_SHUTDOWN_WORD.equals(e.channel()) && e.casWon()) {
+            ChildKey k = new ChildKey(e.group(), e.index());
+            MailboxState m = pool(e.poolId()).mailboxes.computeIfAbsent(k, x -> new MailboxState());
+            shutdownWritten(index, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k, m,
+                    "shutdown word CAS (epoch " + e.epoch() + ")");
+            m.stickyShutdown = true;
+        }
+    }
+
+    private void acked(ChildAcked e) {
+        ChildHistory ch = closeChild(e.closeId(), e.poolId(), e.group(), e.index(), e.pid());
+        if (ch != null && ch.acked == null) {
+            ch.acked = e;
+        }
+    }
+
+    private void reaped(ChildReaped e) {
+        PoolState p = pool(e.poolId());
+        ChildKey k = new ChildKey(e.group(), e.index());
+        p.children.remove(k);
+        boolean inClose = e.closeId() != 0 || (p.openClose != null && p.openClose.children.containsKey(k));
+        ChildHistory ch = inClose ? closeChild(e.closeId(), e.poolId(), e.group(), e.index(), e.pid()) : null;
+        if (ch != null && ch.reaped == null) {
+            ch.reaped = e;
+        }
+        forgetIfIdle(p);
+    }
+
+    private void diagnosed(SurvivorDiagnosed e) {
+        ChildHistory ch = closeChild(e.closeId(), e.poolId(), e.group(), e.index(), e.pid());
+        if (ch != null) {
+            ch.diagnosed = e;
+        }
+    }
+
+    private void escalated(EscalationSent e) {
+        ChildHistory ch = closeChild(e.closeId(), e.poolId(), e.group(), e.index(), e.pid());
+        if (ch != null && ch.reaped == null) {
+            ch.escalatedBeforeReap = true;
+            if (ch.escalation == null) {
+                ch.escalation = e;
+            }
+        }
+    }
+
+    private void released(long index, MailboxReleased e) {
+        PoolState p = pool(e.poolId());
+        ChildKey k = new ChildKey(e.group(), e.index());
+        TrackedChild live = p.children.get(k);
+        if (live != null) {
+            violation(Violation.Rule.RELEASED_BEFORE_REAP, index, e.timeNanos(), e.poolId(), e.closeId(),
+                    "mailbox " + e.poolId() + " " + k, "released while child pid " + live.pid + " was not reaped");
+        }
+        ChildHistory ch = closeChild(e.closeId(), e.poolId(), e.group(), e.index(), 0);
+        if (ch != null) {
+            ch.released = e;
+        }
+        MailboxState m = p.mailboxes.remove(k);
+        if (m != null) {
+            reportGaps(p.poolId, k, m);
+        }
+        forgetIfIdle(p);
+    }
+
+    private void closeCompleted(long index, CloseCompleted e) {
+        CloseState cs = openCloses.remove(e.closeId());
+        if (cs == null) {
+            return; // the journal begins inside this close: nothing to rebuild it from
+        }
+        PoolState p = pool(cs.started.poolId());
+        if (p.openClose == cs) {
+            p.openClose = null;
+        }
+        RebuiltClose rc = cs.rebuild(e, index);
+        checkAgainstLiveReport(index, rc);
+        listener.closeRebuilt(rc);
+        forgetIfIdle(p);
+    }
+
+    private void checkAgainstLiveReport(long index, RebuiltClose rc) {
+        CloseCompleted e = rc.completed();
+        String where = "close " + e.closeId();
+        CloseOutcome live;
+        try {
+            live = rc.liveReport();
+        } catch (ReplayInputException bad) {
+            violation(Violation.Rule.REPORT_MISMATCH, index, e.timeNanos(), e.poolId(), e.closeId(), where,
+                    bad.getMessage());
+            return;
+        }
+        Set<ChildKey> reportedSurvivors = new java.util.HashSet<>();
+        for (ChildOutcome c : live.children()) {
+            if (ChildOutcome.SURVIVOR.equals(c.outcome())) {
+                reportedSurvivors.add(c.key());
+            }
+        }
+        for (ChildHistory c : rc.children()) {
+            if (c.reaped() == null && !reportedSurvivors.contains(c.key())) {
+                violation(Violation.Rule.CHILD_UNACCOUNTED, index, e.timeNanos(), e.poolId(), e.closeId(), where,
+                        "child " + c.key() + " pid " + c.pid() + " was neither reaped nor reported as a survivor");
+            }
+        }
+        for (String d : rc.outcome().differencesFrom(live)) {
+            violation(Violation.Rule.REPORT_MISMATCH, index, e.timeNanos(), e.poolId(), e.closeId(), where, d);
+        }
+    }
+
+    private void forgetIfIdle(PoolState p) {
+        if (p.children.isEmpty() && p.mailboxes.isEmpty() && p.openClose == null) {
+            pools.remove(p.poolId);
+        }
+    }
+
+    /** A transition's violation, attributed to the close of its pool in progress when it carries none. */
+    private void violation(Violation.Rule rule, long index, MailboxTransition t, String where, String evidence) {
+        CloseState open = t.closeId() != 0 ? null : pools.get(t.poolId()) == null ? null : pools.get(t.poolId()).openClose;
+        violation(rule, index, t.timeNanos(), t.poolId(), open == null ? t.closeId() : open.started.closeId(), where,
+                evidence);
+    }
+
+    private void violation(Violation.Rule rule, long index, long time, String poolId, long closeId, String where,
+            String evidence) {
+        listener.violation(new Violation(rule, index, time, poolId, closeId, where, evidence));
+    }
+
+    /** Index of the last event folded in. */
+    public long lastIndex() {
+        return lastIndex;
+    }
+
+    /** Time of the last event folded in. */
+    public long lastTimeNanos() {
+        return lastTime;
+    }
+
+    private static final class PoolState {
+        final String poolId;
+        String mode = "unknown";
+        final Map<ChildKey, TrackedChild> children = new HashMap<>();
+        final Map<ChildKey, MailboxState> mailboxes = new HashMap<>();
+        CloseState openClose;
+
+        PoolState(String poolId) {
+            this.poolId = poolId;
+        }
+    }
+
+    private record TrackedChild(int pid, String kind) {
+    }
+
+    /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
+    private static final class MailboxState {
+        MailboxTransition last;
+        boolean stickyShutdown;
+        boolean legacyShutdownInWord;
+        int shutdownWrites;
+        /** {firstMissingSeq, lastMissingSeq, index, timeNanos} not yet explained by an overrun. */
+        final List<long[]> gaps = new ArrayList<>(0);
+        /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
+        final List<long[]> overruns = new ArrayList<>(0);
+
+        void dropExplainedGaps() {
+            for (Iterator<long[]> it = gaps.iterator(); it.hasNext();) {
+                long[] g = it.next();
+                for (long[] o : overruns) {
+                    if (o[0] <= g[0] && o[1] >= g[1]) {
+                        it.remove();
+                        break;
+                    }
+                }
+            }
+            long lastSeq = last == null ? Long.MIN_VALUE : last.seq();
+            overruns.removeIf(o -> o[1] < lastSeq && gaps.isEmpty());
+        }
+    }
+
+    private static final class CloseState {
+        final CloseStarted started;
+        final long startIndex;
+        final String mode;
+        final Map<ChildKey, ChildHistory> children = new TreeMap<>();
+
+        CloseState(CloseStarted started, long startIndex, String mode) {
+            this.started = started;
+            this.startIndex = startIndex;
+            this.mode = mode;
+        }
+
+        RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
+            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), completed, endIndex);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.vigil.replay;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.ShutdownPublished;
+
+/**
+ * The one-line verdict on a close that names the cause of its failure, e.g.
+ * {@code SHUTDOWN overwritten by child pid 4711 CONTROL_DONE at seq 17} or
+ * {@code pid 4712 acked at +0.200 s, still finalizing at +60.000 s}. Times are relative to the
+ * close's start.
+ */
+public final class CloseVerdict {
+    private CloseVerdict() {
+    }
+
+    public static String of(RebuiltClose rc) {
+        long t0 = rc.started().timeNanos();
+        List<String> causes = new ArrayList<>();
+        for (ChildHistory c : rc.children()) {
+            if (c.outcome().failsTheClose()) {
+                causes.add(cause(c, t0));
+            }
+        }
+        String prefix = rc.isComplete() ? "" : "INCOMPLETE (the journal ends before the close completed): ";
+        if (!causes.isEmpty()) {
+            return prefix + "FAILED: " + String.join("; ", causes);
+        }
+        if (rc.children().isEmpty()) {
+            return prefix + "clean: no children to close";
+        }
+        long lastReap = Long.MIN_VALUE;
+        List<String> signaled = new ArrayList<>();
+        for (ChildHistory c : rc.children()) {
+            lastReap = Math.max(lastReap, c.reaped().timeNanos());
+            if (c.reaped().signal() > 0) {
+                signaled.add("pid " + c.pid() + " ended by signal " + c.reaped().signal());
+            }
+        }
+        return prefix + "clean: all " + rc.children().size() + " children reaped, the last at " + at(lastReap, t0)
+                + (signaled.isEmpty() ? "" : "; " + String.join(", ", signaled));
+    }
+
+    /** Why one child failed the close, in one phrase. */
+    public static String cause(ChildHistory c, long t0) {
+        String base;
+        String pid = "pid " + c.pid();
+        MailboxTransition overwrite = c.shutdownOverwrite();
+        String diagnosis = c.diagnosed() == null ? null : c.diagnosed().diagnosis();
+        String diagnosedAt = c.diagnosed() == null ? "" : at(c.diagnosed().timeNanos(), t0);
+        Map<String, String> ev = evidence(c.diagnosed() == null ? null : c.diagnosed().evidence());
+        ShutdownPublished pub = c.published();
+        if (overwrite != null) {
+            base = "SHUTDOWN overwritten by " + overwrite.writer().toLowerCase(Locale.ROOT) + " pid "
+                    + overwrite.writerPid() + " " + MailboxStates.name(overwrite.toState()) + " at seq " + overwrite.seq();
+        } else if (diagnosis == null) {
+            base = pub == null ? pid + " was never sent shutdown and was not reaped"
+                    : pid + " not reaped and not diagnosed by the close's end";
+        } else {
+            switch (diagnosis) {
+                case "NOT_DELIVERED":
+                    base = pub == null ? "shutdown never published to " + pid
+                            : !pub.casWon() ? pid + ": shutdown CAS found word=" + pub.observedWord() + " at "
+                                    + at(pub.timeNanos(), t0)
+                            : pid + ": shutdown published at " + at(pub.timeNanos(), t0) + " is not in its mailbox";
+                    break;
+                case "NOT_OBSERVED":
+                    MailboxTransition last = c.lastTransition();
+                    base = pid + " never acknowledged the shutdown"
+                            + (pub == null ? "" : " published at " + at(pub.timeNanos(), t0)) + ": "
+                            + (last == null ? "state unknown" : MailboxStates.whereTheChildIs(last.toState())
+                                    + " (" + MailboxStates.name(last.toState()) + " since " + at(last.timeNanos(), t0)
+                                    + ", seq " + last.seq() + ")")
+                            + (ev.containsKey("heartbeat_age") ? ", last beat " + ev.get("heartbeat_age") + " before "
+                                    + diagnosedAt : "");
+                    break;
+                case "WEDGED":
+                    base = pid + acked(c, t0) + ", then stopped beating: wedged at " + diagnosedAt + proc(ev);
+                    break;
+                case "FINALIZING":
+                    base = pid + acked(c, t0) + ", still finalizing at " + diagnosedAt;
+                    break;
+                case "STOPPED":
+                    base = pid + " stopped (proc state T) at " + diagnosedAt;
+                    break;
+                default:
+                    base = pid + " diagnosed " + diagnosis + " at " + diagnosedAt;
+            }
+        }
+        if (ChildOutcome.KILLED_BY_ESCALATION.equals(c.outcome().outcome())) {
+            base += ", killed by escalation (signal " + c.escalation().signal() + " at "
+                    + at(c.escalation().timeNanos(), t0) + ")";
+        }
+        return base;
+    }
+
+    private static String acked(ChildHistory c, long t0) {
+        ChildAcked a = c.acked();
+        return a == null ? " (no ack journaled)" : " acked at " + at(ackTime(a), t0);
+    }
+
+    /** The child's own stamp of first seeing shutdown, or the journal time when it has none. */
+    static long ackTime(ChildAcked a) {
+        return a.ackNanos() > 0 ? a.ackNanos() : a.timeNanos();
+    }
+
+    private static String proc(Map<String, String> ev) {
+        return ev.containsKey("proc") ? " (proc=" + ev.get("proc")
+                + (ev.containsKey("wchan") ? " wchan=" + ev.get("wchan") : "") + ")" : "";
+    }
+
+    /** key=value pairs of a diagnosis evidence text. */
+    static Map<String, String> evidence(String text) {
+        Map<String, String> m = new HashMap<>();
+        if (text != null) {
+            for (String token : text.split("\\s+")) {
+                int eq = token.indexOf('=');
+                if (eq > 0) {
+                    m.put(token.substring(0, eq), token.substring(eq + 1));
+                }
+            }
+        }
+        return m;
+    }
+
+    /** A time relative to {@code t0} as {@code +1.234 s}. */
+    public static String at(long timeNanos, long t0) {
+        long d = timeNanos - t0;
+        return String.format(Locale.ROOT, "%+.3f s", Math.abs(d) < 500_000 ? 0.0 : d / 1e9);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.vigil.replay;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EventType;
+import dev.vigil.journal.JsonEvents;
+import dev.vigil.replay.internal.JournalScan;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code closes DIR}: every close with its pool, start, duration, outcome and survivor count. */
+@Command(name = "closes", mixinStandardHelpOptions = true,
+        description = {"List every close in the journal: pool, start (relative to the journal's first event),",
+            "duration, outcome and survivors, as the orchestrator reported them. A close the journal ends",
+            "inside is listed as INCOMPLETE. Closes are listed as they complete."})
+public final class ClosesCommand implements Callable<Integer> {
+    @ParentCommand
+    ReplayCli cli;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    Path dir;
+
+    @Option(names = "--json", description = "one JSON object per close, per line")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        return run(dir, json, cli.out);
+    }
+
+    public static int run(Path dir, boolean json, PrintStream out) {
+        Map<Long, CloseStarted> open = new HashMap<>();
+        long origin = JournalScan.firstEventTime(dir);
+        if (!json) {
+            out.printf(Locale.ROOT, "%8s  %-16s  %12s  %10s  %-10s  %9s%n", "close", "pool", "started", "duration",
+                    "outcome", "survivors");
+        }
+        JournalScan.readAll(dir, EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED), (i, e) -> {
+            if (e instanceof CloseStarted s) {
+                open.put(s.closeId(), s);
+            } else if (e instanceof CloseCompleted c) {
+                CloseStarted s = open.remove(c.closeId());
+                row(out, json, s, c, origin);
+            }
+            return true;
+        });
+        for (CloseStarted s : open.values()) {
+            row(out, json, s, null, origin);
+        }
+        return 0;
+    }
+
+    private static void row(PrintStream out, boolean json, CloseStarted s, CloseCompleted c, long origin) {
+        long closeId = s != null ? s.closeId() : c.closeId();
+        String pool = s != null ? s.poolId() : c.poolId();
+        String outcome = c == null ? "INCOMPLETE" : c.outcome();
+        if (json) {
+            ObjectNode n = JsonEvents.mapper().createObjectNode();
+            n.put("closeId", closeId).put("poolId", pool);
+            if (s != null) {
+                n.put("startNanos", s.timeNanos()).put("startOffsetNanos", s.timeNanos() - origin)
+                        .put("children", s.children()).put("overlappingCloses", s.overlappingCloses());
+            }
+            n.put("outcome", outcome);
+            if (c != null) {
+                n.put("durationNanos", c.durationNanos()).put("reaped", c.reaped()).put("survivors", c.survivors());
+            }
+            out.println(n);
+        } else {
+            out.printf(Locale.ROOT, "%8d  %-16s  %12s  %10s  %-10s  %9s%n", closeId, pool,
+                    s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
+                    c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
+                    outcome, c == null ? "-" : Integer.toString(c.survivors()));
+        }
+    }
+}

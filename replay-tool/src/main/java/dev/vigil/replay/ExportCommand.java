@@ -1,0 +1,38 @@
+package dev.vigil.replay;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import dev.vigil.journal.JsonEvents;
+import dev.vigil.replay.internal.JournalScan;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code export DIR}: every event as one JSON object per line, for jq. */
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = {"Every event as JSON lines (for jq): the journal's JSON form (event kind in \"event\")",
+            "with the Chronicle index of the event added as \"index\"."})
+public final class ExportCommand implements Callable<Integer> {
+    @ParentCommand
+    ReplayCli cli;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    Path dir;
+
+    @Override
+    public Integer call() {
+        return run(dir, cli.out);
+    }
+
+    public static int run(Path dir, PrintStream out) {
+        JournalScan.readAll(dir, null, (i, e) -> {
+            String json = JsonEvents.toJson(e);
+            out.append("{\"index\":").append(Long.toString(i)).append(',').append(json, 1, json.length()).append('\n');
+            return !out.checkError();
+        });
+        return 0;
+    }
+}

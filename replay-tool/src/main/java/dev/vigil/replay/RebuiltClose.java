@@ -1,0 +1,90 @@
+package dev.vigil.replay;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+
+/**
+ * One close as the journal tells it: its start, the history of every child it covered, and its
+ * completion (null when the journal ends first). {@link #outcome()} is the report rebuilt from
+ * the events; {@link #liveReport()} the one the orchestrator journaled.
+ */
+public final class RebuiltClose {
+    private final CloseStarted started;
+    private final long startIndex;
+    private final String protocolMode;
+    private final List<ChildHistory> children;
+    private final CloseCompleted completed;
+    private final long endIndex;
+
+    RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
+            CloseCompleted completed, long endIndex) {
+        this.started = started;
+        this.startIndex = startIndex;
+        this.protocolMode = protocolMode;
+        this.children = List.copyOf(children);
+        this.completed = completed;
+        this.endIndex = endIndex;
+    }
+
+    public CloseStarted started() {
+        return started;
+    }
+
+    public long closeId() {
+        return started.closeId();
+    }
+
+    public String poolId() {
+        return started.poolId();
+    }
+
+    public long startIndex() {
+        return startIndex;
+    }
+
+    /** "sticky", "legacy", or "unknown" when the journal holds no PoolStarted for the pool. */
+    public String protocolMode() {
+        return protocolMode;
+    }
+
+    /** Every child the close covered, ordered by group and index. */
+    public List<ChildHistory> children() {
+        return children;
+    }
+
+    /** The completion, or null when the journal ends before it. */
+    public CloseCompleted completed() {
+        return completed;
+    }
+
+    public boolean isComplete() {
+        return completed != null;
+    }
+
+    /** Index of the CloseCompleted, or of the last event read when incomplete. */
+    public long endIndex() {
+        return endIndex;
+    }
+
+    /** The report rebuilt from the journal's events (children not reaped count as survivors). */
+    public CloseOutcome outcome() {
+        List<ChildOutcome> out = new ArrayList<>(children.size());
+        boolean failed = false;
+        for (ChildHistory c : children) {
+            ChildOutcome o = c.outcome();
+            failed |= o.failsTheClose();
+            out.add(o);
+        }
+        long duration = completed == null ? -1 : completed.timeNanos() - started.timeNanos();
+        return new CloseOutcome(started.poolId(), started.closeId(), failed ? CloseOutcome.FAILED : CloseOutcome.CLEAN,
+                duration, out);
+    }
+
+    /** The live report journaled in CloseCompleted, or null when incomplete; throws if unreadable. */
+    public CloseOutcome liveReport() {
+        return completed == null ? null : CloseOutcome.fromJson(completed.reportJson(), completed.closeId());
+    }
+}

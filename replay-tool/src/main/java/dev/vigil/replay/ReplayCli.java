@@ -1,0 +1,94 @@
+package dev.vigil.replay;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+
+import dev.vigil.journal.JournalException;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code vigil-replay}: rebuilds closes from a journal, audits it, measures it and draws it. Each
+ * subcommand's work is a method that writes to a {@link PrintStream}; {@link #execute} runs a
+ * command line and maps every failure to one {@code ERR:} line on stderr and exit code 2.
+ */
+@Command(name = "vigil-replay", mixinStandardHelpOptions = true, version = "vigil-replay 0.1",
+        description = "Rebuild, audit, measure and draw the closes recorded in a Vigil journal (no live orchestrator needed).",
+        subcommands = {ClosesCommand.class, ShowCommand.class, AuditCommand.class, StatsCommand.class,
+            ExportCommand.class, TimelineCommand.class, TailCommand.class, CommandLine.HelpCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success (audit: no violations)", "1:audit found violations",
+            "2:unusable input (missing or damaged journal, unknown close id, bad arguments)"})
+public final class ReplayCli implements Runnable {
+    /** Exit code for input the tool cannot use. */
+    public static final int EXIT_BAD_INPUT = 2;
+
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required");
+    }
+
+    public static void main(String[] args) {
+        // Chronicle logs an INFO line at start-up; stderr is kept for progress and the ERR: line.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+                StandardCharsets.UTF_8);
+        int code = execute(out, System.err, args);
+        out.flush();
+        System.exit(code);
+    }
+
+    /** Runs one command line; never throws, never exits the JVM. Returns the exit code. */
+    public static int execute(PrintStream out, PrintStream err, String... args) {
+        ReplayCli cli = new ReplayCli();
+        cli.out = out;
+        cli.err = err;
+        CommandLine cl = new CommandLine(cli);
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        cl.setParameterExceptionHandler((ex, a) -> {
+            String name = ex.getCommandLine().getCommandSpec().qualifiedName();
+            err.println("ERR: " + oneLine(ex.getMessage()) + " (see: " + name + " --help)");
+            return EXIT_BAD_INPUT;
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            out.flush();
+            err.println("ERR: " + describe(ex));
+            return EXIT_BAD_INPUT;
+        });
+        try {
+            return cl.execute(args);
+        } catch (RuntimeException | Error unexpected) {
+            out.flush();
+            err.println("ERR: " + describe(unexpected));
+            return EXIT_BAD_INPUT;
+        } finally {
+            out.flush();
+        }
+    }
+
+    /** The one-line reason for a failure: domain messages as they are, anything else with its type. */
+    static String describe(Throwable t) {
+        if (t instanceof JournalException || t instanceof ReplayInputException) {
+            return oneLine(t.getMessage());
+        }
+        if (t instanceof java.io.UncheckedIOException u) {
+            return oneLine(u.getCause().toString());
+        }
+        return "unexpected " + oneLine(String.valueOf(t)) + (t.getCause() == null ? "" : " caused by " + oneLine(String.valueOf(t.getCause())));
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.replace('\n', ' ').replace('\r', ' ').strip();
+    }
+}

@@ -1,0 +1,189 @@
+package dev.vigil.replay;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JsonEvents;
+import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.ShutdownPublished;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code show DIR CLOSE}: the reconstruction of one close, child by child, and its verdict. */
+@Command(name = "show", mixinStandardHelpOptions = true,
+        description = {"Rebuild one close from the journal: per child the state-word history (seq, from, to,",
+            "writer, time), shutdown published / acked / reaped times, exit status, diagnosis and evidence,",
+            "and a one-line verdict naming the cause. Times are relative to the close's start. The rebuilt",
+            "outcome is compared with the report the orchestrator journaled."})
+public final class ShowCommand implements Callable<Integer> {
+    @ParentCommand
+    ReplayCli cli;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    Path dir;
+
+    @Parameters(index = "1", paramLabel = "CLOSE", description = "close id (see: vigil-replay closes)")
+    long closeId;
+
+    @Option(names = "--json", description = "one JSON object")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        return run(dir, closeId, json, cli.out);
+    }
+
+    public static int run(Path dir, long closeId, boolean json, PrintStream out) {
+        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId);
+        if (json) {
+            out.println(toJson(r.close()));
+        } else {
+            print(r.close(), out);
+        }
+        if (r.damage() != null) {
+            out.flush();
+            throw r.damage();
+        }
+        return 0;
+    }
+
+    static void print(RebuiltClose rc, PrintStream out) {
+        CloseStarted s = rc.started();
+        CloseCompleted c = rc.completed();
+        long t0 = s.timeNanos();
+        CloseOutcome rebuilt = rc.outcome();
+        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  overlapping closes %d%n",
+                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), s.overlappingCloses());
+        if (c == null) {
+            out.printf(Locale.ROOT, "started +0.000 s, not completed in the journal, rebuilt outcome %s, survivors %d%n",
+                    rebuilt.outcome(), rebuilt.survivors());
+        } else {
+            out.printf(Locale.ROOT, "started +0.000 s, completed %s (duration %s), outcome %s, survivors %d%n",
+                    CloseVerdict.at(c.timeNanos(), t0), seconds(c.durationNanos()), rebuilt.outcome(), rebuilt.survivors());
+            out.println("live report: " + liveAgreement(rc, rebuilt));
+        }
+        out.println("verdict: " + CloseVerdict.of(rc));
+        for (ChildHistory ch : rc.children()) {
+            out.println();
+            printChild(ch, t0, out);
+        }
+    }
+
+    private static String liveAgreement(RebuiltClose rc, CloseOutcome rebuilt) {
+        CloseOutcome live;
+        try {
+            live = rc.liveReport();
+        } catch (ReplayInputException unreadable) {
+            return "UNREADABLE: " + unreadable.getMessage();
+        }
+        List<String> diffs = rebuilt.differencesFrom(live);
+        return diffs.isEmpty() ? live.outcome() + ", agrees with the journal"
+                : live.outcome() + ", DIFFERS from the journal: " + String.join("; ", diffs);
+    }
+
+    private static void printChild(ChildHistory ch, long t0, PrintStream out) {
+        ChildOutcome o = ch.outcome();
+        out.printf(Locale.ROOT, "child %s  pid %d  kind %s  outcome %s  exit %d  signal %d%n", ch.key(), ch.pid(),
+                ch.kind(), o.outcome(), o.exitCode(), o.signal());
+        MailboxTransition start = ch.stateAtStart();
+        out.println("  state at close start: " + (start == null ? "unknown (no transition journaled)"
+                : MailboxStates.name(start.toState()) + " (seq " + start.seq() + ", " + start.writer() + " pid "
+                        + start.writerPid() + " at " + CloseVerdict.at(start.timeNanos(), t0) + ")"));
+        ShutdownPublished p = ch.published();
+        out.println("  shutdown published: " + (p == null ? "never" : CloseVerdict.at(p.timeNanos(), t0) + " ("
+                + p.channel() + " epoch " + p.epoch() + ", " + (p.casWon() ? "CAS won" : "CAS lost, word was " + p.observedWord())
+                + ")"));
+        out.println("  acked: " + (ch.acked() == null ? "never" : CloseVerdict.at(CloseVerdict.ackTime(ch.acked()), t0)));
+        ChildReaped r = ch.reaped();
+        out.println("  reaped: " + (r == null ? "never" : CloseVerdict.at(r.timeNanos(), t0)
+                + (r.sinceBroadcastNanos() >= 0 ? " (" + seconds(r.sinceBroadcastNanos()) + " after broadcast)" : "")
+                + (r.signal() > 0 ? " by signal " + r.signal() : " exit " + r.exitCode())));
+        if (ch.escalation() != null) {
+            out.println("  escalation: signal " + ch.escalation().signal() + " to " + ch.escalation().target() + " at "
+                    + CloseVerdict.at(ch.escalation().timeNanos(), t0));
+        }
+        out.println("  mailbox released: " + (ch.released() == null ? "no" : CloseVerdict.at(ch.released().timeNanos(), t0)));
+        out.println("  diagnosis: " + (ch.diagnosed() == null ? "none" : ch.diagnosed().diagnosis() + " at "
+                + CloseVerdict.at(ch.diagnosed().timeNanos(), t0) + ": " + ch.diagnosed().evidence()));
+        if (o.failsTheClose()) {
+            out.println("  cause: " + CloseVerdict.cause(ch, t0));
+        }
+        if (ch.transitions().isEmpty()) {
+            out.println("  state word during the close: no transitions");
+            return;
+        }
+        out.println("  state word during the close:");
+        out.printf(Locale.ROOT, "    %6s  %10s  %-15s  %-15s  %-6s  %7s%n", "seq", "time", "from", "to", "writer", "pid");
+        for (MailboxTransition t : ch.transitions()) {
+            out.printf(Locale.ROOT, "    %6d  %10s  %-15s  %-15s  %-6s  %7d%s%n", t.seq(), CloseVerdict.at(t.timeNanos(), t0),
+                    MailboxStates.name(t.fromState()), MailboxStates.name(t.toState()), t.writer(), t.writerPid(),
+                    t == ch.shutdownOverwrite() ? "  <- SHUTDOWN overwritten" : "");
+        }
+    }
+
+    private static String seconds(long nanos) {
+        return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
+    }
+
+    static ObjectNode toJson(RebuiltClose rc) {
+        ObjectNode n = JsonEvents.mapper().createObjectNode();
+        n.put("closeId", rc.closeId()).put("poolId", rc.poolId()).put("protocolMode", rc.protocolMode())
+                .put("complete", rc.isComplete()).put("verdict", CloseVerdict.of(rc));
+        CloseOutcome rebuilt = rc.outcome();
+        n.set("rebuilt", JsonEvents.mapper().valueToTree(rebuilt));
+        if (rc.isComplete()) {
+            try {
+                CloseOutcome live = rc.liveReport();
+                n.set("live", JsonEvents.mapper().valueToTree(live));
+                ArrayNode diffs = n.putArray("differences");
+                rebuilt.differencesFrom(live).forEach(diffs::add);
+            } catch (ReplayInputException unreadable) {
+                n.put("liveUnreadable", unreadable.getMessage());
+            }
+        }
+        n.set("closeStarted", event(rc.started()));
+        ArrayNode children = n.putArray("children");
+        for (ChildHistory ch : rc.children()) {
+            ObjectNode cn = children.addObject();
+            cn.put("group", ch.key().group()).put("index", ch.key().index()).put("pid", ch.pid()).put("kind", ch.kind());
+            cn.set("outcome", JsonEvents.mapper().valueToTree(ch.outcome()));
+            cn.set("stateAtStart", event(ch.stateAtStart()));
+            cn.set("published", event(ch.published()));
+            cn.set("acked", event(ch.acked()));
+            cn.set("reaped", event(ch.reaped()));
+            cn.set("escalation", event(ch.escalation()));
+            cn.set("diagnosed", event(ch.diagnosed()));
+            cn.set("released", event(ch.released()));
+            cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
+            ArrayNode ts = cn.putArray("transitions");
+            ch.transitions().forEach(t -> ts.add(event(t)));
+        }
+        n.set("closeCompleted", event(rc.completed()));
+        return n;
+    }
+
+    private static JsonNode event(JournalEvent e) {
+        if (e == null) {
+            return JsonEvents.mapper().nullNode();
+        }
+        try {
+            return JsonEvents.mapper().readTree(JsonEvents.toJson(e));
+        } catch (java.io.IOException impossible) {
+            throw new IllegalStateException("event=" + e.type() + " JSON unreadable", impossible);
+        }
+    }
+}

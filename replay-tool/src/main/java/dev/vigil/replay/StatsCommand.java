@@ -1,0 +1,203 @@
+package dev.vigil.replay;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.HdrHistogram.Histogram;
+
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EventType;
+import dev.vigil.journal.JsonEvents;
+import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.replay.internal.JournalScan;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code stats DIR}: reap latency per close and overall, by group size and by overlapping closes. */
+@Command(name = "stats", mixinStandardHelpOptions = true,
+        description = {"Reap latency (time from the shutdown broadcast to the reap) min / median / p90 / max / mean,",
+            "per close and over all closes, split by group size (children of the reaped child's group in that",
+            "close) and by how many other closes were running when the close started. HdrHistogram, 3",
+            "significant digits. Reads only close events, so it is fast on long journals."})
+public final class StatsCommand implements Callable<Integer> {
+    @ParentCommand
+    ReplayCli cli;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    Path dir;
+
+    @Option(names = "--json", description = "JSON lines: one per close, then overall and each split")
+    boolean json;
+
+    @Option(names = "--summary", description = "leave out the per-close lines")
+    boolean summary;
+
+    @Override
+    public Integer call() {
+        return run(dir, json, summary, cli.out);
+    }
+
+    /** The kinds stats decodes; all others are skipped by header. */
+    static final EnumSet<EventType> KINDS = EnumSet.of(EventType.CLOSE_STARTED, EventType.SHUTDOWN_PUBLISHED,
+            EventType.CHILD_REAPED, EventType.CLOSE_COMPLETED);
+
+    public static int run(Path dir, boolean json, boolean summary, PrintStream out) {
+        Aggregate agg = new Aggregate(json, summary, out);
+        if (!json && !summary) {
+            out.printf(Locale.ROOT, "reap latency per close (seconds)%n%8s  %-16s  %8s  %7s  %6s  %9s  %s%n", "close",
+                    "pool", "children", "overlap", "reaped", "survivors", LatencySummary.header());
+        }
+        JournalScan.readAll(dir, KINDS, (i, e) -> {
+            switch (e.type()) {
+                case CLOSE_STARTED -> agg.started((CloseStarted) e);
+                case SHUTDOWN_PUBLISHED -> agg.published((ShutdownPublished) e);
+                case CHILD_REAPED -> agg.reaped((ChildReaped) e);
+                case CLOSE_COMPLETED -> agg.completed((CloseCompleted) e);
+                default -> {
+                }
+            }
+            return true;
+        });
+        agg.printTotals();
+        return 0;
+    }
+
+    /** Per close in progress: its reaps so far and how many children each group has in it. */
+    private static final class OpenClose {
+        final CloseStarted started;
+        final Map<String, Integer> groupSizes = new HashMap<>();
+        final List<ChildReaped> reaps = new ArrayList<>();
+
+        OpenClose(CloseStarted started) {
+            this.started = started;
+        }
+    }
+
+    private static final class Aggregate {
+        final boolean json;
+        final boolean summary;
+        final PrintStream out;
+        final Map<Long, OpenClose> open = new HashMap<>();
+        final Histogram perClose = LatencySummary.newHistogram();
+        final Histogram overall = LatencySummary.newHistogram();
+        final Map<Integer, Histogram> byGroupSize = new TreeMap<>();
+        final Map<Integer, Histogram> byOverlap = new TreeMap<>();
+        final Map<Integer, Integer> closesByOverlap = new TreeMap<>();
+        long closes;
+        long survivors;
+
+        Aggregate(boolean json, boolean summary, PrintStream out) {
+            this.json = json;
+            this.summary = summary;
+            this.out = out;
+        }
+
+        void started(CloseStarted e) {
+            open.put(e.closeId(), new OpenClose(e));
+        }
+
+        void published(ShutdownPublished e) {
+            OpenClose c = open.get(e.closeId());
+            if (c != null) {
+                c.groupSizes.merge(e.group(), 1, Integer::sum);
+            }
+        }
+
+        void reaped(ChildReaped e) {
+            OpenClose c = open.get(e.closeId());
+            if (c != null && e.sinceBroadcastNanos() >= 0) {
+                c.reaps.add(e);
+            }
+        }
+
+        void completed(CloseCompleted e) {
+            OpenClose c = open.remove(e.closeId());
+            if (c == null) {
+                return;
+            }
+            closes++;
+            survivors += e.survivors();
+            int overlap = c.started.overlappingCloses();
+            closesByOverlap.merge(overlap, 1, Integer::sum);
+            perClose.reset();
+            Histogram overlapHist = byOverlap.computeIfAbsent(overlap, k -> LatencySummary.newHistogram());
+            for (ChildReaped r : c.reaps) {
+                long v = r.sinceBroadcastNanos();
+                perClose.recordValue(v);
+                overall.recordValue(v);
+                overlapHist.recordValue(v);
+                int size = c.groupSizes.getOrDefault(r.group(), 0);
+                byGroupSize.computeIfAbsent(size, k -> LatencySummary.newHistogram()).recordValue(v);
+            }
+            if (summary) {
+                return;
+            }
+            LatencySummary s = LatencySummary.of(perClose);
+            if (json) {
+                ObjectNode n = JsonEvents.mapper().createObjectNode();
+                n.put("type", "close").put("closeId", e.closeId()).put("poolId", e.poolId())
+                        .put("children", c.started.children()).put("overlappingCloses", overlap)
+                        .put("survivors", e.survivors());
+                s.putInto(n);
+                out.println(n);
+            } else {
+                out.printf(Locale.ROOT, "%8d  %-16s  %8d  %7d  %6d  %9d  %s%n", e.closeId(), e.poolId(),
+                        c.started.children(), overlap, s.count(), e.survivors(), s.columns());
+            }
+        }
+
+        void printTotals() {
+            LatencySummary all = LatencySummary.of(overall);
+            if (json) {
+                ObjectNode n = JsonEvents.mapper().createObjectNode();
+                n.put("type", "overall").put("closes", closes).put("survivors", survivors)
+                        .put("closesInProgress", open.size());
+                all.putInto(n);
+                out.println(n);
+                byGroupSize.forEach((size, h) -> {
+                    ObjectNode g = JsonEvents.mapper().createObjectNode();
+                    g.put("type", "groupSize").put("groupSize", size);
+                    LatencySummary.of(h).putInto(g);
+                    out.println(g);
+                });
+                byOverlap.forEach((overlap, h) -> {
+                    ObjectNode g = JsonEvents.mapper().createObjectNode();
+                    g.put("type", "overlap").put("overlappingCloses", overlap).put("closes", closesByOverlap.get(overlap));
+                    LatencySummary.of(h).putInto(g);
+                    out.println(g);
+                });
+                return;
+            }
+            if (!summary) {
+                out.println();
+            }
+            out.printf(Locale.ROOT, "over all closes: %d closes, %d reaps, %d survivors, %d closes not completed%n",
+                    closes, all.count(), survivors, open.size());
+            out.printf(Locale.ROOT, "%-24s  %8s  %s%n", "reap latency (seconds)", "reaps", LatencySummary.header());
+            out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "all", all.count(), all.columns());
+            byGroupSize.forEach((size, h) -> {
+                LatencySummary s = LatencySummary.of(h);
+                out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "group size " + size, s.count(), s.columns());
+            });
+            byOverlap.forEach((overlap, h) -> {
+                LatencySummary s = LatencySummary.of(h);
+                out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "overlapping closes " + overlap, s.count(), s.columns());
+            });
+        }
+    }
+}

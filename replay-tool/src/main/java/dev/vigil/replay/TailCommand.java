@@ -1,0 +1,60 @@
+package dev.vigil.replay;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import dev.vigil.journal.JournalReader;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code tail DIR}: follows a live journal, one readable line per event. */
+@Command(name = "tail", mixinStandardHelpOptions = true,
+        description = {"Follow a live journal and print one readable line per event as it is appended",
+            "(time is CLOCK_MONOTONIC seconds). Runs until interrupted unless --idle-exit or --limit says otherwise."})
+public final class TailCommand implements Callable<Integer> {
+    @ParentCommand
+    ReplayCli cli;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    Path dir;
+
+    @Option(names = "--from-start", description = "print the events already in the journal first (default: only new ones)")
+    boolean fromStart;
+
+    @Option(names = "--idle-exit", paramLabel = "SECONDS",
+            description = "stop after this many seconds without a new event (default: never)")
+    double idleExitSeconds = -1;
+
+    @Option(names = "--limit", paramLabel = "N", description = "stop after N events (default: no limit)")
+    long limit = -1;
+
+    @Override
+    public Integer call() {
+        return run(dir, fromStart, idleExitSeconds, limit, cli.out);
+    }
+
+    public static int run(Path dir, boolean fromStart, double idleExitSeconds, long limit, PrintStream out) {
+        try (JournalReader reader = JournalReader.open(dir)) {
+            reader.fromStart();
+            if (!fromStart) {
+                reader.read(type -> false, (i, e) -> true);
+            }
+            long idleNanos = idleExitSeconds < 0 ? Long.MAX_VALUE : (long) (idleExitSeconds * 1e9);
+            long[] lastEventAt = {System.nanoTime()};
+            long[] printed = {0};
+            reader.follow((i, e) -> {
+                out.println(EventLines.format(e));
+                lastEventAt[0] = System.nanoTime();
+                return ++printed[0] != limit && !out.checkError();
+            }, () -> {
+                out.flush();
+                return System.nanoTime() - lastEventAt[0] < idleNanos && !Thread.currentThread().isInterrupted();
+            });
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.vigil.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.journal.MailboxReleased;
+
+/** audit finds each kind of broken invariant, and passes journals that keep them all. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class AuditTest {
+    @TempDir
+    Path tmp;
+
+    private CliRun audit() {
+        return CliRun.of("audit", tmp.toString());
+    }
+
+    @Test
+    void findsTheLostUpdateInALegacyJournalOfTheRace() {
+        Scenarios.legacyRace(tmp);
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        assertTrue(run.out().contains("VIOLATION LOST_UPDATE"), run::toString);
+        assertTrue(run.out().contains("both writers computed seq 16 from the same read"), run::toString);
+        assertTrue(run.out().contains("SHUTDOWN overwritten by child pid 4711 CONTROL_DONE at seq 16"), run::toString);
+    }
+
+    @Test
+    void passesTheStickyJournalOfTheSameWorkload() {
+        Scenarios.stickyNoRace(tmp);
+        CliRun run = audit();
+        assertEquals(0, run.exit(), run::toString);
+        assertTrue(run.out().endsWith("result: CLEAN\n"), run::toString);
+    }
+
+    @Test
+    void passesJournalsWithSurvivorsEscalationsRetriesAndOverlaps() {
+        Scenarios.survivors(tmp.resolve("a"));
+        Scenarios.retried(tmp.resolve("b"));
+        Scenarios.overlapping(tmp.resolve("c"));
+        Scenarios.clean(tmp.resolve("d"));
+        for (String d : new String[] {"a", "b", "c", "d"}) {
+            CliRun run = CliRun.of("audit", tmp.resolve(d).toString());
+            assertEquals(0, run.exit(), run::toString);
+        }
+    }
+
+    @Test
+    void aSeqGapIsAViolationUnlessARingOverrunExplainsIt() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
+            p.child(0).overrun(5);
+            p.task(p.child(0), 1);
+            p.child(1).seq += 3; // lost without an overrun record
+            p.task(p.child(1), 1);
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        List<String> violations = violationLines(run);
+        assertEquals(1, violations.size(), run::toString);
+        assertTrue(violations.get(0).contains("SEQ_GAP") && violations.get(0).contains("chips/1")
+                && violations.get(0).contains("seq 3..5 missing"), run::toString);
+    }
+
+    @Test
+    void aMailboxReleasedBeforeItsReapIsAViolation() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
+            ScenarioJournal.Close c = p.close(Scenarios.LEAK, 0).broadcast();
+            j.append(new MailboxReleased(j.now(), ScenarioJournal.ORCHESTRATOR_PID, "p", c.closeId, "chips", 1, 4096));
+            c.exits(p.child(0), 10, 0);
+            c.exits(p.child(1), 10, 0);
+            c.appendCompleted(c.report());
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        List<String> violations = violationLines(run);
+        assertEquals(1, violations.size(), run::toString);
+        assertTrue(violations.get(0).contains("RELEASED_BEFORE_REAP") && violations.get(0).contains("pid 4701"),
+                run::toString);
+    }
+
+    @Test
+    void aLiveReportThatDisagreesWithTheJournalIsAViolation() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
+            ScenarioJournal.Close c = p.close(Scenarios.LEAK, 0).broadcast();
+            c.exits(p.child(0), 10, 0);
+            c.exits(p.child(1), 10, 0);
+            CloseOutcome honest = c.report();
+            ChildOutcome reaped = honest.children().get(1);
+            ChildOutcome claimedSurvivor = new ChildOutcome(reaped.group(), reaped.index(), reaped.pid(), reaped.kind(),
+                    ChildOutcome.SURVIVOR, -1, 0, -1, "WEDGED", "pid=4701");
+            c.appendCompleted(new CloseOutcome("p", c.closeId, CloseOutcome.FAILED, honest.durationNanos(),
+                    List.of(honest.children().get(0), claimedSurvivor)));
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        assertTrue(run.out().contains("REPORT_MISMATCH") && run.out().contains("outcome rebuilt=CLEAN live=FAILED"),
+                run::toString);
+        CliRun show = CliRun.of("show", tmp.toString(), "1");
+        assertTrue(show.out().contains("live report: FAILED, DIFFERS from the journal"), show::toString);
+    }
+
+    @Test
+    void aCloseTheJournalEndsInsideIsReported() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
+            ScenarioJournal.Close c = p.close(Scenarios.LEAK, 0).broadcast();
+            c.exits(p.child(0), 10, 0);
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        assertTrue(run.out().contains("CLOSE_NOT_COMPLETED") && run.out().contains("chips/1 pid 4701"), run::toString);
+        CliRun show = CliRun.of("show", tmp.toString(), "1");
+        assertEquals(0, show.exit(), show::toString);
+        assertTrue(show.out().contains("verdict: INCOMPLETE"), show::toString);
+    }
+
+    private static List<String> violationLines(CliRun run) {
+        List<String> out = new ArrayList<>();
+        run.out().lines().filter(l -> l.startsWith("VIOLATION")).forEach(out::add);
+        return out;
+    }
+}

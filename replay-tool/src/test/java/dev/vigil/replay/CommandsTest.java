@@ -1,0 +1,101 @@
+package dev.vigil.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** closes, stats, export and tail, called as work methods and through the CLI. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void closesListsEveryCloseWithItsOutcome() throws Exception {
+        Scenarios.retried(tmp);
+        CliRun run = CliRun.of("closes", "--json", tmp.toString());
+        assertEquals(0, run.exit(), run::toString);
+        List<String> lines = run.out().lines().toList();
+        assertEquals(2, lines.size());
+        JsonNode first = JSON.readTree(lines.get(0));
+        assertEquals("FAILED", first.get("outcome").asText());
+        assertEquals(1, first.get("survivors").asInt());
+        assertEquals("CLEAN", JSON.readTree(lines.get(1)).get("outcome").asText());
+    }
+
+    @Test
+    void statsGivesReapLatencyPerCloseOverallAndBySplit() throws Exception {
+        Scenarios.clean(tmp);
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        assertEquals(0, StatsCommand.run(tmp, true, false, new PrintStream(buf, true, StandardCharsets.UTF_8)));
+        List<JsonNode> lines = buf.toString(StandardCharsets.UTF_8).lines().map(l -> {
+            try {
+                return JSON.readTree(l);
+            } catch (Exception e) {
+                throw new AssertionError(l, e);
+            }
+        }).toList();
+        JsonNode overall = lines.stream().filter(n -> n.get("type").asText().equals("overall")).findFirst().orElseThrow();
+        assertEquals(4, overall.get("reaps").asLong());
+        // the clean scenario reaps at about 0.198, 1.41, 1.60 and 1.62 s after the broadcast
+        assertEquals(0.198, overall.get("minNanos").asLong() / 1e9, 0.01);
+        assertTrue(overall.get("maxNanos").asLong() / 1e9 > 1.5);
+        assertTrue(lines.stream().anyMatch(n -> n.get("type").asText().equals("groupSize") && n.get("groupSize").asInt() == 3));
+        assertTrue(lines.stream().anyMatch(n -> n.get("type").asText().equals("overlap")));
+        CliRun text = CliRun.of("stats", tmp.toString());
+        assertTrue(text.out().contains("group size 3") && text.out().contains("overlapping closes 0"), text::toString);
+    }
+
+    @Test
+    void exportWritesEveryEventAsAJsonLineWithItsIndex() throws Exception {
+        Scenarios.legacyRace(tmp);
+        CliRun run = CliRun.of("export", tmp.toString());
+        assertEquals(0, run.exit(), run::toString);
+        List<String> lines = run.out().lines().toList();
+        assertEquals(61, lines.size());
+        JsonNode last = JSON.readTree(lines.get(lines.size() - 1));
+        assertEquals("CloseCompleted", last.get("event").asText());
+        assertTrue(last.get("index").asLong() > 0);
+    }
+
+    @Test
+    void tailPrintsOneReadableLinePerEventAndFollowsAppends() throws Exception {
+        Scenarios.legacyRace(tmp);
+        CliRun run = CliRun.of("tail", tmp.toString(), "--from-start", "--idle-exit", "0.3");
+        assertEquals(0, run.exit(), run::toString);
+        List<String> lines = run.out().lines().toList();
+        assertEquals(61, lines.size());
+        assertTrue(lines.stream().anyMatch(l -> l.contains("MailboxTransition pool=p-legacy close=0 group=chips index=2 seq=16 "
+                + "fromState=CONTROL_REQUEST toState=CONTROL_DONE writer=CHILD writerPid=4711")), run::toString);
+        CliRun limited = CliRun.of("tail", tmp.toString(), "--from-start", "--limit", "5");
+        assertEquals(5, limited.out().lines().count(), limited::toString);
+        CliRun onlyNew = CliRun.of("tail", tmp.toString(), "--idle-exit", "0.2");
+        assertEquals("", onlyNew.out(), "without --from-start only new events are printed");
+    }
+
+    @Test
+    void showAsJsonCarriesTheRebuiltAndLiveReportsAndTheHistory() throws Exception {
+        Scenarios.legacyRace(tmp);
+        CliRun run = CliRun.of("show", "--json", tmp.toString(), "1");
+        JsonNode n = JSON.readTree(run.out());
+        assertEquals("FAILED", n.get("rebuilt").get("outcome").asText());
+        assertEquals(0, n.get("differences").size());
+        assertEquals(2, n.get("children").get(2).get("transitions").size());
+        assertTrue(n.get("verdict").asText().contains("SHUTDOWN overwritten"));
+    }
+}
