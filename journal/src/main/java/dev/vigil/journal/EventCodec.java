@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -74,16 +75,33 @@ public final class EventCodec {
         }
     }
 
+    /** A string and, when it is all ASCII, its bytes (= its UTF-8 form); null bytes otherwise. */
+    private static final class EncodedString {
+        final String string;
+        final byte[] ascii;
+
+        EncodedString(String string) {
+            this.string = string;
+            byte[] utf8 = string.getBytes(StandardCharsets.UTF_8);
+            this.ascii = utf8.length == string.length() ? utf8 : null;
+        }
+    }
+
     /** Field accessors and the canonical constructor of one record type. */
     private static final class RecordLayout {
+        /** Longer strings (report JSON, command lines) are rarely repeated: written directly. */
+        private static final int MAX_CACHED_CHARS = 128;
+
         private final Class<?>[] fieldTypes;
         private final MethodHandle[] getters;
         private final MethodHandle constructor;
+        private final EncodedString[] lastStrings;
 
         private RecordLayout(Class<?>[] fieldTypes, MethodHandle[] getters, MethodHandle constructor) {
             this.fieldTypes = fieldTypes;
             this.getters = getters;
             this.constructor = constructor;
+            this.lastStrings = new EncodedString[fieldTypes.length];
         }
 
         static RecordLayout of(Class<?> recordClass) {
@@ -121,14 +139,38 @@ public final class EventCodec {
                     } else if (t == boolean.class) {
                         out.writeBoolean((boolean) getters[i].invokeExact(event));
                     } else {
-                        String s = (String) getters[i].invokeExact(event);
-                        out.writeUtf8(s == null ? "" : s);
+                        writeString(i, (String) getters[i].invokeExact(event), out);
                     }
                 }
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable t) {
                 throw new IllegalStateException(t);
+            }
+        }
+
+        /**
+         * Same bytes as {@code out.writeUtf8(s)} (stop-bit length, then UTF-8), but an ASCII string
+         * is copied in one go, and the bytes of the last string seen in each field are kept for
+         * the next event that passes the same instance (pool ids, group names): Chronicle's
+         * writeUtf8 appends one char at a time, which made strings most of the cost of an event.
+         */
+        private void writeString(int field, String value, BytesOut<?> out) {
+            String s = value == null ? "" : value;
+            if (s.length() > MAX_CACHED_CHARS) {
+                out.writeUtf8(s);
+                return;
+            }
+            EncodedString last = lastStrings[field];
+            if (last == null || last.string != s) {
+                last = new EncodedString(s);
+                lastStrings[field] = last; // racy by design: an EncodedString is immutable
+            }
+            if (last.ascii == null) {
+                out.writeUtf8(s);
+            } else {
+                out.writeStopBit(last.ascii.length);
+                out.write(last.ascii);
             }
         }
 

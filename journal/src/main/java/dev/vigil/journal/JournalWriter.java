@@ -14,6 +14,8 @@ import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.io.SingleThreadedChecked;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -189,8 +191,10 @@ public final class JournalWriter implements AutoCloseable {
         private final SingleChronicleQueue closeIndex;
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
+        private final Bytes<?> scratch = Bytes.allocateElasticDirect(512);
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
+        private long lastIndexInBatch = -1;
         volatile Throwable failure;
 
         AppendHandler(SingleChronicleQueue queue, SingleChronicleQueue closeIndex) {
@@ -209,22 +213,43 @@ public final class JournalWriter implements AutoCloseable {
                     failure = t;
                 }
             }
-            writtenSequence = sequence;
+            // Volatile stores cost a fence each on x86: publish progress once per batch (a batch
+            // ends whenever the handler has caught up, so flush still sees every sequence).
+            if (endOfBatch) {
+                lastIndex = lastIndexInBatch;
+                writtenSequence = sequence;
+            }
         }
 
         private void write(JournalEvent event) {
             if (appender == null) {
                 appender = queue.createAppender();
                 indexAppender = closeIndex.createAppender();
+                // All three stay on this thread for life; Chronicle's per-call thread check (a
+                // ThreadLocal lookup) was a tenth of the appender thread's time.
+                confineToThisThread(appender);
+                confineToThisThread(indexAppender);
+                confineToThisThread(scratch);
             }
+            // Encode into a small hot buffer, then copy once: each small write straight into the
+            // memory-mapped excerpt pays Chronicle's chunk and bounds checks, which doubled the
+            // cost of an event (see docs/BENCHMARKS.md).
+            scratch.clear();
+            EventCodec.write(event, scratch);
             long index;
             try (DocumentContext dc = appender.writingDocument()) {
-                EventCodec.write(event, dc.wire().bytes());
+                dc.wire().bytes().write(scratch, scratch.readPosition(), scratch.readRemaining());
                 index = dc.index();
             }
-            lastIndex = index;
+            lastIndexInBatch = index;
             if (event instanceof CloseStarted || event instanceof CloseCompleted) {
                 CloseIndex.append(indexAppender, event, index);
+            }
+        }
+
+        private static void confineToThisThread(Object chronicleResource) {
+            if (chronicleResource instanceof SingleThreadedChecked checked) {
+                checked.singleThreadedCheckDisabled(true);
             }
         }
 
@@ -234,6 +259,7 @@ public final class JournalWriter implements AutoCloseable {
                 appender.close();
                 indexAppender.close();
             }
+            scratch.releaseLast();
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.vigil.close;
 
+import dev.vigil.mailbox.MailboxState;
+
 /**
  * One read of a child's mailbox protocol words, as close sees them (each word read with acquire
  * semantics; the set is not atomic as a whole, which diagnosis tolerates: every rule reads words
@@ -16,11 +18,8 @@ package dev.vigil.close;
  */
 public record MailboxWords(int state, String stateName, String writerName, long seq, boolean legacy,
         long shutdownWord, long ackNanos, long heartbeat) {
-    /** The legacy protocol's in-band shutdown state (DESIGN section 3 numbering). */
-    public static final int LEGACY_SHUTDOWN_STATE = 3;
-
     /** True when the shutdown request is visible to the child in this mailbox. */
     public boolean shutdownVisible() {
-        return legacy ? state == LEGACY_SHUTDOWN_STATE : shutdownWord != 0;
+        return legacy ? state == MailboxState.SHUTDOWN : shutdownWord != 0;
     }
 }

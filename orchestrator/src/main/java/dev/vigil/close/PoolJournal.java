@@ -20,6 +20,7 @@ import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.mailbox.MailboxState;
 
 /**
  * The orchestrator's way into its journal: appends to the {@link JournalWriter} and remembers each
@@ -121,14 +122,14 @@ public final class PoolJournal {
 
     private static String describe(JournalEvent e) {
         if (e instanceof MailboxTransition t) {
-            return "transition " + StateNames.of(t.fromState()) + "->" + StateNames.of(t.toState()) + " by " + t.writer()
+            return "transition " + MailboxState.name(t.fromState()) + "->" + MailboxState.name(t.toState()) + " by " + t.writer()
                     + " seq=" + t.seq();
         } else if (e instanceof CommandIssued c) {
             return "command issued opcode=" + c.opcode() + " id=" + c.commandId();
         } else if (e instanceof CommandCompleted c) {
             return "command completed id=" + c.commandId() + " error=" + c.errorCode();
         } else if (e instanceof CommandTimedOut c) {
-            return "command timed out id=" + c.commandId() + " state=" + StateNames.of(c.lastState());
+            return "command timed out id=" + c.commandId() + " state=" + MailboxState.name(c.lastState());
         } else if (e instanceof ShutdownPublished s) {
             return "shutdown published channel=" + s.channel() + " cas=" + (s.casWon() ? "won" : "lost");
         } else if (e instanceof InFlightSettled s) {
@@ -137,18 +138,5 @@ public final class PoolJournal {
             return "ring overrun seq=" + r.firstLostSeq() + ".." + r.lastLostSeq();
         }
         return e.type().name().toLowerCase(java.util.Locale.ROOT);
-    }
-
-    /** State names of the DESIGN section 3 numbering, for evidence text. */
-    static final class StateNames {
-        private static final String[] NAMES = {"IDLE", "TASK_READY", "TASK_DONE", "SHUTDOWN", "CONTROL_REQUEST",
-            "CONTROL_DONE", "INIT_READY", "INIT_FAILED"};
-
-        private StateNames() {
-        }
-
-        static String of(int state) {
-            return state >= 0 && state < NAMES.length ? NAMES[state] : "STATE_" + state;
-        }
     }
 }

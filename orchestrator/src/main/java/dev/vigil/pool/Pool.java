@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 
 import dev.vigil.close.CloseFailedException;
 import dev.vigil.close.CloseReport;
@@ -60,6 +61,8 @@ public final class Pool implements AutoCloseable {
     public static final String OP_CONTROL = "control";
     public static final String OP_TASK = "task";
     public static final String OP_SPAWN = "spawn";
+    /** How long a close's report stage waits for operations caught by the fence to return before abandoning them. */
+    public static final Duration IN_FLIGHT_SETTLE = Duration.ofMillis(500);
 
     private final Orchestrator orchestrator;
     private final PoolJournal journal;
@@ -143,12 +146,7 @@ public final class Pool implements AutoCloseable {
     /** Runs a control command on one child and waits for its result. */
     public CommandResult control(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index);
-        try {
-            return c.mailbox().control(opcode, argument, timeout);
-        } finally {
-            t.leave();
-        }
+        return admitted(OP_CONTROL, group, index, () -> c.mailbox().control(opcode, argument, timeout));
     }
 
     /** Places a control command without waiting; it stays in flight until {@link #awaitControl}. */
@@ -181,12 +179,7 @@ public final class Pool implements AutoCloseable {
     /** Runs a task on one child and waits for its result. */
     public CommandResult runTask(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        AdmissionGate.Ticket t = gate.enter(OP_TASK, group, index);
-        try {
-            return c.mailbox().runTask(opcode, argument, timeout);
-        } finally {
-            t.leave();
-        }
+        return admitted(OP_TASK, group, index, () -> c.mailbox().runTask(opcode, argument, timeout));
     }
 
     /** Starts one more child in {@code group} (same spec) and waits until it is ready. */
@@ -199,14 +192,21 @@ public final class Pool implements AutoCloseable {
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
-        AdmissionGate.Ticket t = gate.enter(OP_SPAWN, group, index);
-        try {
+        return admitted(OP_SPAWN, group, index, () -> {
             PoolChild c = spawn(group, index, spec);
             String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
             if (failure != null) {
                 throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
             }
             return c;
+        });
+    }
+
+    /** Runs {@code operation} inside the admission fence. */
+    private <T> T admitted(String operation, String group, int index, Supplier<T> body) {
+        AdmissionGate.Ticket t = gate.enter(operation, group, index);
+        try {
+            return body.get();
         } finally {
             t.leave();
         }
@@ -424,8 +424,8 @@ public final class Pool implements AutoCloseable {
         }
 
         @Override
-        public void abandonInFlight(long closeId) {
-            gate.abandon(closeId);
+        public void abandonInFlight(long closeId) throws InterruptedException {
+            gate.abandon(closeId, IN_FLIGHT_SETTLE.toNanos());
         }
 
         @Override

@@ -111,21 +111,18 @@ public final class PoolChild implements ClosingChild {
 
     @Override
     public boolean signal(int signal) {
-        try {
-            process.signal(signal);
-            return true;
-        } catch (SignalException e) {
-            if (process.isReaped()) {
-                return false;
-            }
-            throw e;
-        }
+        return sendUnlessReaped(() -> process.signal(signal));
     }
 
     @Override
     public boolean signalProcessGroup(int signal) {
+        return sendUnlessReaped(() -> process.signalProcessGroup(signal));
+    }
+
+    /** Sends; false when the child was reaped first (an expected race at close), otherwise failures propagate. */
+    private boolean sendUnlessReaped(Runnable send) {
         try {
-            process.signalProcessGroup(signal);
+            send.run();
             return true;
         } catch (SignalException e) {
             if (process.isReaped()) {

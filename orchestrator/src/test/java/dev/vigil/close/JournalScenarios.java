@@ -105,7 +105,7 @@ public final class JournalScenarios {
                 .group("chips", 1, ChildSpec.cDemo()).start();
         PoolChild stuck = p.child("gated", 0);
         p.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
-        Thread.sleep(200); // let it enter the handler
+        awaitInsideHandler(stuck);
         CloseReport failed = closeExpectingFailure(p);
         check(ProcessTree.running(stuck.pid()), "leaked survivor pid=" + stuck.pid() + " should still run");
         check(o.mailboxes().lookup(stuck.mailbox().id()).isPresent(), "leaked survivor lost its mailbox");
@@ -120,7 +120,7 @@ public final class JournalScenarios {
         Pool p = pool(o, id, termThenKill(Duration.ofSeconds(1)))
                 .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
         p.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
-        Thread.sleep(100);
+        awaitInsideHandler(p.child("gated", 0));
         return closeExpectingFailure(p);
     }
 
@@ -141,7 +141,7 @@ public final class JournalScenarios {
                 .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
         PoolChild c = p.child("gated", 0);
         p.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
-        Thread.sleep(100);
+        awaitInsideHandler(c);
         CompletableFuture<CloseReport> close = CompletableFuture.supplyAsync(() -> closeExpectingFailure(p));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (c.mailbox().state() != MailboxState.SHUTDOWN) {
@@ -193,6 +193,23 @@ public final class JournalScenarios {
             throw new IllegalStateException("pool=" + p.poolId() + " closed cleanly, a failure was expected: " + r.toJson());
         } catch (CloseFailedException e) {
             return e.report();
+        }
+    }
+
+    /**
+     * Waits until {@code c} is inside a command handler that does not beat (a gated one): its serve loop
+     * beats at least every millisecond while idle, so a heartbeat that stands still for 100 ms means the
+     * loop is not running. Closing earlier could let the loop see shutdown before the command.
+     */
+    public static void awaitInsideHandler(PoolChild c) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            long beat = c.mailbox().heartbeat();
+            Thread.sleep(100);
+            if (c.mailbox().heartbeat() == beat) {
+                return;
+            }
+            check(System.nanoTime() < deadline, "pid=" + c.pid() + " never entered its command handler");
         }
     }
 

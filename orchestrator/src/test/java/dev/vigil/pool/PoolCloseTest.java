@@ -55,8 +55,18 @@ class PoolCloseTest {
             List<ProcessTree.Proc> left = ProcessTree.awaitNoChildren(2000);
             assertTrue(left.isEmpty(), "children of the test JVM left (zombies or live): " + left);
             orchestrator.journal().writer().flush();
-            List<String> violations = JournalChecks.mailboxesReleasedOnlyAfterReap(JournalChecks.readAll(journalDir));
+            List<JournalEvent> events = JournalChecks.readAll(journalDir);
+            List<String> violations = JournalChecks.mailboxesReleasedOnlyAfterReap(events);
             assertTrue(violations.isEmpty(), violations.toString());
+            for (JournalEvent e : events) {
+                if (e instanceof CloseCompleted done) {
+                    CloseReport r = CloseReport.fromJson(done.reportJson());
+                    assertEquals(done.closeId(), r.closeId());
+                    assertEquals(done.outcome(), r.outcome().name());
+                    assertEquals(done.survivors(), r.survivors().size(), done.reportJson());
+                    assertEquals(done.reaped() + done.survivors(), r.children().size(), done.reportJson());
+                }
+            }
         } finally {
             orchestrator.close();
         }
@@ -232,12 +242,29 @@ class PoolCloseTest {
     }
 
     @Test
+    void aControlCommandInFlightAtTheFenceFinishesAndIsJournaledFinished() throws Exception {
+        Pool p = Pool.builder(orchestrator, "inflight").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(2)).build())
+                .group("slow", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.DELAY_MICROS, "600000")).start();
+        CompletableFuture<Long> control = CompletableFuture.supplyAsync(
+                () -> p.control("slow", 0, DemoHandler.OP_ECHO, 5, Duration.ofSeconds(10)).value());
+        JournalScenarios.awaitInsideHandler(p.child("slow", 0));
+        CloseReport r = p.closeWithReport();
+        assertEquals(5L, control.get(10, TimeUnit.SECONDS));
+        assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+        List<JournalEvent> events = journal();
+        assertTrue(events.stream().anyMatch(e -> e instanceof dev.vigil.journal.AdmissionFenced f && f.inFlight() == 1));
+        assertTrue(events.stream().anyMatch(e -> e instanceof InFlightSettled s && s.outcome().equals("FINISHED")
+                && s.closeId() == r.closeId()), "in-flight control settled FINISHED");
+    }
+
+    @Test
     void closeFailedExceptionCarriesTheReportAndDiagnosesInItsMessage() throws Exception {
         Pool p = Pool.builder(orchestrator, "msg").childOutput(Redirect.DISCARD)
                 .closeSettings(CloseSettings.builder().window(Duration.ofMillis(500)).build())
                 .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
         p.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
-        Thread.sleep(100);
+        JournalScenarios.awaitInsideHandler(p.child("gated", 0));
         CloseFailedException e = assertThrows(CloseFailedException.class, p::close);
         int pid = p.child("gated", 0).pid();
         assertTrue(e.getMessage().contains("pid=" + pid + " group=gated child=0 class=NOT_OBSERVED state=CONTROL_REQUEST"),

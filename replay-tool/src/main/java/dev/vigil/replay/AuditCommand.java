@@ -36,12 +36,21 @@ public final class AuditCommand implements Callable<Integer> {
     @Option(names = "--json", description = "one JSON object per violation, per line, then a summary object")
     boolean json;
 
+    @Option(names = "--map", paramLabel = "FILE", description = {"the orchestrator's mailbox map file: also check the "
+        + "ring records", "it never drained into the journal (post-mortem)"})
+    Path map;
+
     @Override
     public Integer call() {
-        return run(dir, json, cli.out);
+        return run(dir, json, map, cli.out);
     }
 
     public static int run(Path dir, boolean json, PrintStream out) {
+        return run(dir, json, null, out);
+    }
+
+    public static int run(Path dir, boolean json, Path mapFile, PrintStream out) {
+        MailboxMapFile map = mapFile == null ? null : MailboxMapFile.open(mapFile);
         long origin = JournalScan.firstEventTime(dir);
         long[] counts = new long[4]; // violations, clean, failed, incomplete
         CloseReconstruction fold = new CloseReconstruction(new CloseReconstruction.Listener() {
@@ -56,10 +65,16 @@ public final class AuditCommand implements Callable<Integer> {
                 print(v, origin, json, out);
             }
         }, 0);
-        long events = JournalScan.readAll(dir, CloseReconstruction.KINDS, (i, e) -> {
-            fold.accept(i, e);
-            return true;
-        });
+        long events;
+        try (map) {
+            events = JournalScan.readAll(dir, CloseReconstruction.KINDS, (i, e) -> {
+                fold.accept(i, e);
+                return true;
+            });
+            if (map != null) {
+                fold.finishFromMap(map);
+            }
+        }
         fold.finish();
         long closes = counts[1] + counts[2] + counts[3];
         if (json) {
@@ -83,8 +98,9 @@ public final class AuditCommand implements Callable<Integer> {
                     .put("where", v.where()).put("evidence", v.evidence());
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "VIOLATION %s at %s index 0x%x pool %s close %d, %s: %s%n", v.rule(),
-                    CloseVerdict.at(v.timeNanos(), origin), v.index(), v.poolId(), v.closeId(), v.where(), v.evidence());
+            out.printf(Locale.ROOT, "VIOLATION %s at %s %s pool %s close %d, %s: %s%n", v.rule(),
+                    CloseVerdict.at(v.timeNanos(), origin), v.index() < 0 ? "in the map file's ring"
+                            : "index 0x" + Long.toHexString(v.index()), v.poolId(), v.closeId(), v.where(), v.evidence());
         }
     }
 }

@@ -21,6 +21,8 @@ public final class ChildHistory {
     private final ChildKey key;
     private int pid;
     private final String kind;
+    private final long mailboxOffset;
+    MailboxMapFile.Mailbox finalWords;
     private final MailboxTransition stateAtStart;
     private final List<MailboxTransition> transitions;
     MailboxTransition lastTransition;
@@ -33,10 +35,12 @@ public final class ChildHistory {
     MailboxReleased released;
     MailboxTransition shutdownOverwrite;
 
-    ChildHistory(ChildKey key, int pid, String kind, MailboxTransition stateAtStart, boolean keepTransitions) {
+    ChildHistory(ChildKey key, int pid, String kind, long mailboxOffset, MailboxTransition stateAtStart,
+            boolean keepTransitions) {
         this.key = key;
         this.pid = pid;
         this.kind = kind;
+        this.mailboxOffset = mailboxOffset;
         this.stateAtStart = stateAtStart;
         this.lastTransition = stateAtStart;
         this.transitions = keepTransitions ? new ArrayList<>() : null;
@@ -65,6 +69,16 @@ public final class ChildHistory {
 
     public String kind() {
         return kind;
+    }
+
+    /** Offset of its mailbox in the mailbox map file, or -1 (no mailbox, or not journaled). */
+    public long mailboxOffset() {
+        return mailboxOffset;
+    }
+
+    /** The mailbox as the map file holds it (post-mortem, {@code --map}), or null when not read. */
+    public MailboxMapFile.Mailbox finalWords() {
+        return finalWords;
     }
 
     /** The last transition of its mailbox before the close started, or null if none was journaled. */

@@ -28,6 +28,15 @@ public final class CloseLookup {
 
     /** Throws {@link ReplayInputException} when the journal holds no close with this id. */
     public static Result rebuild(Path dir, long closeId) {
+        return rebuild(dir, closeId, null);
+    }
+
+    /**
+     * Like {@link #rebuild(Path, long)}; with a mailbox map file, also the final words of every
+     * child's mailbox, and for a close the journal ends inside (the orchestrator died), the ring
+     * records it never drained.
+     */
+    public static Result rebuild(Path dir, long closeId, Path mapFile) {
         JournalDirectory.validate(dir);
         Map<Long, CloseIndex.Span> spans = CloseIndex.load(dir);
         CloseIndex.Span span = spans.get(closeId);
@@ -58,8 +67,20 @@ public final class CloseLookup {
         } catch (JournalException e) {
             damage = e;
         }
-        if (found[0] == null) {
-            fold.finish();
+        try (MailboxMapFile map = mapFile == null ? null : MailboxMapFile.open(mapFile)) {
+            if (found[0] == null) {
+                if (map != null && damage == null) {
+                    fold.finishFromMap(map);
+                }
+                fold.finish();
+            }
+            if (map != null && found[0] != null) {
+                for (ChildHistory c : found[0].children()) {
+                    if (c.finalWords == null && c.mailboxOffset() >= 0) {
+                        c.finalWords = map.read(c.mailboxOffset());
+                    }
+                }
+            }
         }
         if (found[0] == null) {
             if (damage != null) {

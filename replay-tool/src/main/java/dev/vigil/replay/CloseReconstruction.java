@@ -84,8 +84,11 @@ public final class CloseReconstruction {
         return pools.size();
     }
 
+    /** Folds in one event; index -1 for a transition recovered from the mailbox map file. */
     public void accept(long index, JournalEvent e) {
-        lastIndex = index;
+        if (index >= 0) {
+            lastIndex = index;
+        }
         lastTime = e.timeNanos();
         switch (e.type()) {
             case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
@@ -125,6 +128,37 @@ public final class CloseReconstruction {
         }
     }
 
+    /**
+     * Post-mortem (the orchestrator died before journaling everything): reads every mailbox still
+     * tracked out of the mailbox map file, keeps its final words for the closes in progress, and
+     * folds in the ring records the journal does not hold yet, as if they had been drained. Call
+     * before {@link #finish}. Mailboxes no longer in the file are skipped.
+     */
+    public void finishFromMap(MailboxMapFile map) {
+        for (PoolState p : new ArrayList<>(pools.values())) {
+            for (Map.Entry<ChildKey, MailboxState> e : new ArrayList<>(p.mailboxes.entrySet())) {
+                MailboxState m = e.getValue();
+                MailboxMapFile.Mailbox mailbox = m.offset < 0 ? null : map.read(m.offset);
+                if (mailbox == null) {
+                    continue;
+                }
+                ChildHistory ch = p.openClose == null ? null : p.openClose.children.get(e.getKey());
+                if (ch != null) {
+                    ch.finalWords = mailbox;
+                }
+                for (MailboxMapFile.RingRecord r : mailbox.ring()) {
+                    MailboxTransition last = m.last;
+                    if (last != null && (r.seq() < last.seq() || (r.seq() == last.seq() && r.from() == last.fromState()
+                            && r.to() == last.toState() && r.writer().equals(last.writer())))) {
+                        continue; // already journaled
+                    }
+                    accept(-1, new MailboxTransition(r.timeNanos(), 0, p.poolId, 0, e.getKey().group(),
+                            e.getKey().index(), r.seq(), r.from(), r.to(), r.writer(), r.writerPid()));
+                }
+            }
+        }
+    }
+
     private static String unreaped(CloseState cs) {
         List<String> out = new ArrayList<>();
         for (ChildHistory c : cs.children.values()) {
@@ -142,9 +176,11 @@ public final class CloseReconstruction {
     private void spawned(ChildSpawned e) {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
-        p.children.put(k, new TrackedChild(e.pid(), e.kind()));
+        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset()));
         if (e.mailboxOffset() >= 0) {
-            MailboxState old = p.mailboxes.put(k, new MailboxState());
+            MailboxState fresh = new MailboxState();
+            fresh.offset = e.mailboxOffset();
+            MailboxState old = p.mailboxes.put(k, fresh);
             if (old != null) {
                 reportGaps(p.poolId, k, old);
             }
@@ -177,7 +213,8 @@ public final class CloseReconstruction {
             violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where, "seq " + t.seq() + " " + describe(t)
                     + " in a sticky-mode pool, where the closer never writes the state word");
         }
-        if (m.stickyShutdown && !WRITER_CHILD.equals(t.writer()) && !closer) {
+        // Transitions are drained from rings, so one made before the publication may be journaled after it: judge by time.
+        if (m.shutdownWordAt != 0 && t.timeNanos() > m.shutdownWordAt && !WRITER_CHILD.equals(t.writer()) && !closer) {
             violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "seq " + t.seq() + " " + describe(t)
                     + " after the shutdown word was published");
         }
@@ -193,7 +230,9 @@ public final class CloseReconstruction {
             }
         }
         if (closer && t.toState() == MailboxStates.SHUTDOWN) {
-            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m, "legacy SHUTDOWN at seq " + t.seq());
+            m.legacyShutdownWrites++;
+            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m.legacyShutdownWrites,
+                    "legacy SHUTDOWN at seq " + t.seq());
             m.legacyShutdownInWord = true;
         }
         m.last = t;
@@ -207,12 +246,11 @@ public final class CloseReconstruction {
                 + MailboxStates.name(t.toState());
     }
 
-    private void shutdownWritten(long index, long time, String poolId, long closeId, String where, MailboxState m,
+    private void shutdownWritten(long index, long time, String poolId, long closeId, String where, int writes,
             String what) {
-        m.shutdownWrites++;
-        if (m.shutdownWrites > 1) {
+        if (writes > 1) {
             violation(Violation.Rule.SHUTDOWN_WRITTEN_TWICE, index, time, poolId, closeId, where,
-                    what + " is shutdown write number " + m.shutdownWrites + " to this mailbox");
+                    what + " is shutdown write number " + writes + " to this mailbox");
         }
     }
 
@@ -240,7 +278,7 @@ public final class CloseReconstruction {
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    m == null ? null : m.last, detail));
+                    c.getValue().mailboxOffset, m == null ? null : m.last, detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -259,8 +297,8 @@ public final class CloseReconstruction {
             PoolState p = pool(poolId);
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
-            ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind, m == null ? null : m.last,
-                    cs.started.closeId() == detailCloseId);
+            ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
+                    t == null ? -1 : t.mailboxOffset, m == null ? null : m.last, cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
         ch.learnPid(pid);
@@ -275,9 +313,12 @@ public final class CloseReconstruction {
         if (CHANNEL_SHUTDOWN_WORD.equals(e.channel()) && e.casWon()) {
             ChildKey k = new ChildKey(e.group(), e.index());
             MailboxState m = pool(e.poolId()).mailboxes.computeIfAbsent(k, x -> new MailboxState());
-            shutdownWritten(index, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k, m,
-                    "shutdown word CAS (epoch " + e.epoch() + ")");
-            m.stickyShutdown = true;
+            m.shutdownWordWrites++;
+            shutdownWritten(index, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k,
+                    m.shutdownWordWrites, "shutdown word CAS (epoch " + e.epoch() + ")");
+            if (m.shutdownWordAt == 0) {
+                m.shutdownWordAt = e.timeNanos();
+            }
         }
     }
 
@@ -419,15 +460,18 @@ public final class CloseReconstruction {
         }
     }
 
-    private record TrackedChild(int pid, String kind) {
+    private record TrackedChild(int pid, String kind, long mailboxOffset) {
     }
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
     private static final class MailboxState {
+        long offset = -1;
         MailboxTransition last;
-        boolean stickyShutdown;
+        /** When the shutdown word was published (0: not yet). */
+        long shutdownWordAt;
         boolean legacyShutdownInWord;
-        int shutdownWrites;
+        int shutdownWordWrites;
+        int legacyShutdownWrites;
         /** {firstMissingSeq, lastMissingSeq, index, timeNanos} not yet explained by an overrun. */
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */

@@ -45,7 +45,7 @@ public final class ClosesCommand implements Callable<Integer> {
         Map<Long, CloseStarted> open = new HashMap<>();
         long origin = JournalScan.firstEventTime(dir);
         if (!json) {
-            out.printf(Locale.ROOT, "%8s  %-16s  %12s  %10s  %-10s  %9s%n", "close", "pool", "started", "duration",
+            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %9s%n", "close", "pool", "started", "duration",
                     "outcome", "survivors");
         }
         JournalScan.readAll(dir, EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED), (i, e) -> {
@@ -80,7 +80,7 @@ public final class ClosesCommand implements Callable<Integer> {
             }
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "%8d  %-16s  %12s  %10s  %-10s  %9s%n", closeId, pool,
+            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %9s%n", closeId, pool,
                     s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
                     c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
                     outcome, c == null ? "-" : Integer.toString(c.survivors()));

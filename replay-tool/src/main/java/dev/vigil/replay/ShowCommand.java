@@ -42,13 +42,21 @@ public final class ShowCommand implements Callable<Integer> {
     @Option(names = "--json", description = "one JSON object")
     boolean json;
 
+    @Option(names = "--map", paramLabel = "FILE", description = {"the orchestrator's mailbox map file: show each child's "
+        + "final mailbox words, and", "finish a close the journal ends inside with the ring records never drained"})
+    Path map;
+
     @Override
     public Integer call() {
-        return run(dir, closeId, json, cli.out);
+        return run(dir, closeId, json, map, cli.out);
     }
 
     public static int run(Path dir, long closeId, boolean json, PrintStream out) {
-        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId);
+        return run(dir, closeId, json, null, out);
+    }
+
+    public static int run(Path dir, long closeId, boolean json, Path mapFile, PrintStream out) {
+        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId, mapFile);
         if (json) {
             out.println(toJson(r.close()));
         } else {
@@ -117,6 +125,9 @@ public final class ShowCommand implements Callable<Integer> {
                     + CloseVerdict.at(ch.escalation().timeNanos(), t0));
         }
         out.println("  mailbox released: " + (ch.released() == null ? "no" : CloseVerdict.at(ch.released().timeNanos(), t0)));
+        if (ch.finalWords() != null) {
+            out.println("  map file: " + ch.finalWords().describe());
+        }
         out.println("  diagnosis: " + (ch.diagnosed() == null ? "none" : ch.diagnosed().diagnosis() + " at "
                 + CloseVerdict.at(ch.diagnosed().timeNanos(), t0) + ": " + ch.diagnosed().evidence()));
         if (o.failsTheClose()) {
@@ -129,8 +140,9 @@ public final class ShowCommand implements Callable<Integer> {
         out.println("  state word during the close:");
         out.printf(Locale.ROOT, "    %6s  %10s  %-15s  %-15s  %-6s  %7s%n", "seq", "time", "from", "to", "writer", "pid");
         for (MailboxTransition t : ch.transitions()) {
-            out.printf(Locale.ROOT, "    %6d  %10s  %-15s  %-15s  %-6s  %7d%s%n", t.seq(), CloseVerdict.at(t.timeNanos(), t0),
-                    MailboxStates.name(t.fromState()), MailboxStates.name(t.toState()), t.writer(), t.writerPid(),
+            out.printf(Locale.ROOT, "    %6d  %10s  %-15s  %-15s  %-6s  %7d%s%s%n", t.seq(),
+                    CloseVerdict.at(t.timeNanos(), t0), MailboxStates.name(t.fromState()), MailboxStates.name(t.toState()),
+                    t.writer(), t.writerPid(), t.orchestratorPid() == 0 ? "  (from the map file's ring)" : "",
                     t == ch.shutdownOverwrite() ? "  <- SHUTDOWN overwritten" : "");
         }
     }
@@ -169,6 +181,7 @@ public final class ShowCommand implements Callable<Integer> {
             cn.set("diagnosed", event(ch.diagnosed()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
+            cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }

@@ -59,7 +59,7 @@ public final class StatsCommand implements Callable<Integer> {
     public static int run(Path dir, boolean json, boolean summary, PrintStream out) {
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
-            out.printf(Locale.ROOT, "reap latency per close (seconds)%n%8s  %-16s  %8s  %7s  %6s  %9s  %s%n", "close",
+            out.printf(Locale.ROOT, "reap latency per close (seconds)%n%15s  %-16s  %8s  %7s  %6s  %9s  %s%n", "close",
                     "pool", "children", "overlap", "reaped", "survivors", LatencySummary.header());
         }
         JournalScan.readAll(dir, KINDS, (i, e) -> {
@@ -156,7 +156,7 @@ public final class StatsCommand implements Callable<Integer> {
                 s.putInto(n);
                 out.println(n);
             } else {
-                out.printf(Locale.ROOT, "%8d  %-16s  %8d  %7d  %6d  %9d  %s%n", e.closeId(), e.poolId(),
+                out.printf(Locale.ROOT, "%15d  %-16s  %8d  %7d  %6d  %9d  %s%n", e.closeId(), e.poolId(),
                         c.started.children(), overlap, s.count(), e.survivors(), s.columns());
             }
         }

@@ -1,0 +1,147 @@
+package dev.vigil.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.mailbox.MailboxDescriptor;
+
+/**
+ * Post-mortem with --map: the orchestrator died inside a legacy-mode close, after the closer wrote
+ * SHUTDOWN and before it drained the child's CONTROL_DONE out of the ring. The journal alone
+ * cannot say why pid 4711 was never reaped; the mailbox map file can.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MapPostMortemTest {
+    @TempDir
+    Path tmp;
+
+    Path journal;
+    Path map;
+    long racerOffset;
+    long racerSeq;
+
+    @BeforeEach
+    void anOrchestratorDiedInsideALegacyClose() throws IOException {
+        journal = tmp.resolve("journal");
+        try (ScenarioJournal j = new ScenarioJournal(journal, 4709)) {
+            ScenarioJournal.Pool p = j.pool("p-died", "legacy", "chips", 3);
+            for (ScenarioJournal.Child c : p.children) {
+                p.control(c);
+            }
+            p.enterControlHandler(p.child(2));
+            ScenarioJournal.Close close = p.close(Scenarios.LEAK, 0).broadcast();
+            close.exits(p.child(0), 100, 0);
+            close.exits(p.child(1), 120, 0);
+            racerSeq = p.child(2).seq;
+            racerOffset = 4096L * 3;
+            // ...and here the orchestrator was killed: no diagnosis, no report, no drain of the child's write
+        }
+        map = tmp.resolve("mailboxes.dat");
+        writeMap(map, racerOffset, MailboxDescriptor.LAYOUT_VERSION, racerSeq);
+    }
+
+    /** A map file holding one live mailbox (the racer's); the released ones are gone (zeros). */
+    static void writeMap(Path file, long offset, int layoutVersion, long seq) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate((int) offset + MailboxDescriptor.MAILBOX_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        int at = (int) offset;
+        b.putLong(at + MailboxDescriptor.MAGIC_OFFSET, MailboxDescriptor.MAGIC);
+        b.putInt(at + MailboxDescriptor.LAYOUT_VERSION_OFFSET, layoutVersion);
+        b.putInt(at + MailboxDescriptor.PROTOCOL_MODE_OFFSET, 1);
+        b.putInt(at + MailboxDescriptor.MAILBOX_LENGTH_OFFSET, MailboxDescriptor.MAILBOX_LENGTH);
+        b.putInt(at + MailboxDescriptor.RING_CAPACITY_OFFSET, MailboxDescriptor.RING_CAPACITY);
+        b.putInt(at + MailboxDescriptor.CHILD_PID_OFFSET, 4711);
+        b.putLong(at + MailboxDescriptor.STATE_WORD_OFFSET, MailboxStates.CONTROL_DONE | 2L << 8 | seq << 16);
+        b.putLong(at + MailboxDescriptor.HEARTBEAT_OFFSET, 98_765);
+        long t = 5_000_010_000_000L;
+        ring(b, at, 4, seq - 1, t, MailboxStates.IDLE, MailboxStates.CONTROL_REQUEST, 1, 900);
+        ring(b, at, 5, seq, t + 1_000, MailboxStates.CONTROL_REQUEST, MailboxStates.SHUTDOWN, 3, 900);
+        ring(b, at, 6, seq, t + 2_000, MailboxStates.CONTROL_REQUEST, MailboxStates.CONTROL_DONE, 2, 4711);
+        Files.write(file, b.array());
+    }
+
+    private static void ring(ByteBuffer b, int mailbox, long ticket, long seq, long time, int from, int to, int role, int pid) {
+        int at = mailbox + MailboxDescriptor.RING_OFFSET + (int) (ticket % MailboxDescriptor.RING_CAPACITY)
+                * MailboxDescriptor.RING_RECORD_LENGTH;
+        b.putLong(at + MailboxDescriptor.RECORD_TICKET_OFFSET, ticket + 1);
+        b.putLong(at + MailboxDescriptor.RECORD_SEQ_OFFSET, seq);
+        b.putLong(at + MailboxDescriptor.RECORD_TIME_OFFSET, time);
+        b.putLong(at + MailboxDescriptor.RECORD_ORIGIN_OFFSET, from | (long) to << 8 | (long) role << 16 | (long) pid << 32);
+    }
+
+    @Test
+    void theReplaysCopyOfTheLayoutAgreesWithTheOrchestratorsDescriptor() {
+        assertEquals(MailboxDescriptor.MAGIC, MailboxMapFile.MAGIC);
+        assertEquals(MailboxDescriptor.LAYOUT_VERSION, MailboxMapFile.LAYOUT_VERSION);
+        assertEquals(MailboxDescriptor.LAYOUT_VERSION_OFFSET, MailboxMapFile.LAYOUT_VERSION_OFFSET);
+        assertEquals(MailboxDescriptor.PROTOCOL_MODE_OFFSET, MailboxMapFile.PROTOCOL_MODE_OFFSET);
+        assertEquals(MailboxDescriptor.MAILBOX_LENGTH_OFFSET, MailboxMapFile.MAILBOX_LENGTH_OFFSET);
+        assertEquals(MailboxDescriptor.RING_CAPACITY_OFFSET, MailboxMapFile.RING_CAPACITY_OFFSET);
+        assertEquals(MailboxDescriptor.CHILD_PID_OFFSET, MailboxMapFile.CHILD_PID_OFFSET);
+        assertEquals(MailboxDescriptor.STATE_WORD_OFFSET, MailboxMapFile.STATE_WORD_OFFSET);
+        assertEquals(MailboxDescriptor.SHUTDOWN_WORD_OFFSET, MailboxMapFile.SHUTDOWN_WORD_OFFSET);
+        assertEquals(MailboxDescriptor.SHUTDOWN_ACK_OFFSET, MailboxMapFile.SHUTDOWN_ACK_OFFSET);
+        assertEquals(MailboxDescriptor.HEARTBEAT_OFFSET, MailboxMapFile.HEARTBEAT_OFFSET);
+        assertEquals(MailboxDescriptor.RING_OFFSET, MailboxMapFile.RING_OFFSET);
+        assertEquals(MailboxDescriptor.RING_RECORD_LENGTH, MailboxMapFile.RING_RECORD_LENGTH);
+        assertEquals(MailboxDescriptor.MAILBOX_LENGTH, MailboxMapFile.MAILBOX_LENGTH);
+        assertEquals(8, MailboxDescriptor.RECORD_SEQ_OFFSET);
+        assertEquals(16, MailboxDescriptor.RECORD_TIME_OFFSET);
+        assertEquals(24, MailboxDescriptor.RECORD_ORIGIN_OFFSET);
+        assertEquals(16, MailboxDescriptor.SEQ_SHIFT);
+        assertEquals(8, MailboxDescriptor.WRITER_SHIFT);
+    }
+
+    @Test
+    void withoutTheMapTheJournalCannotSayWhyTheChildSurvived() {
+        CliRun show = CliRun.of("show", journal.toString(), "1");
+        assertEquals(0, show.exit(), show::toString);
+        assertTrue(show.out().contains("verdict: INCOMPLETE"), show::toString);
+        assertFalse(show.out().contains("SHUTDOWN overwritten"), show::toString);
+        CliRun audit = CliRun.of("audit", journal.toString());
+        assertTrue(audit.out().contains("CLOSE_NOT_COMPLETED") && !audit.out().contains("LOST_UPDATE"), audit::toString);
+    }
+
+    @Test
+    void theMapFinishesThePictureForShowAndAudit() {
+        CliRun show = CliRun.of("show", journal.toString(), "1", "--map", map.toString());
+        assertEquals(0, show.exit(), show::toString);
+        assertTrue(show.out().contains("FAILED: SHUTDOWN overwritten by child pid 4711 CONTROL_DONE at seq " + racerSeq),
+                show::toString);
+        assertTrue(show.out().contains("map file: state word CONTROL_DONE (CHILD, seq " + racerSeq + "), shutdown word unset"),
+                show::toString);
+        assertTrue(show.out().contains("(from the map file's ring)"), show::toString);
+        CliRun audit = CliRun.of("audit", journal.toString(), "--map", map.toString());
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, audit.exit(), audit::toString);
+        assertTrue(audit.out().contains("VIOLATION LOST_UPDATE") && audit.out().contains("in the map file's ring"),
+                audit::toString);
+    }
+
+    @Test
+    void aMapFileOfAnotherLayoutVersionOrNoneAtAllIsOneErrLine() throws IOException {
+        Path wrong = tmp.resolve("wrong-version.dat");
+        writeMap(wrong, racerOffset, MailboxDescriptor.LAYOUT_VERSION + 1, racerSeq);
+        for (String cmd : new String[] {"show", "audit"}) {
+            String[] args = cmd.equals("show") ? new String[] {cmd, journal.toString(), "1", "--map", wrong.toString()}
+                    : new String[] {cmd, journal.toString(), "--map", wrong.toString()};
+            CliRun run = CliRun.of(args);
+            assertTrue(run.isOneErrLine() && run.err().contains("layout version=2"), run::toString);
+            String nope = tmp.resolve("nope.dat").toString();
+            CliRun missing = cmd.equals("show") ? CliRun.of(cmd, journal.toString(), "1", "--map", nope)
+                    : CliRun.of(cmd, journal.toString(), "--map", nope);
+            assertTrue(missing.isOneErrLine() && missing.err().contains("does not exist"), missing::toString);
+        }
+    }
+}
