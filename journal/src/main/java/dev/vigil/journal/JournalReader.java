@@ -201,7 +201,8 @@ public final class JournalReader implements AutoCloseable {
             try {
                 cycleFileLength = Files.size(dir.resolve(fileOfCycle(cycle)));
             } catch (IOException e) {
-                throw new JournalException("journal dir=" + dir + " cannot stat file=" + fileOfCycle(cycle) + ": " + e, e);
+                // Not where the roll cycle's name says: the checks that need the file stand down.
+                cycleFileLength = Long.MAX_VALUE;
             }
             cycleFileLengthCycle = cycle;
         }
@@ -214,8 +215,8 @@ public final class JournalReader implements AutoCloseable {
      * meanwhile, or damage if it lasts: the caller retries for a while), null at a clean end.
      */
     private String dataBeyondEnd() {
-        if (lastEndCycle != Integer.MIN_VALUE) {
-            Path file = dir.resolve(fileOfCycle(lastEndCycle));
+        Path file = lastEndCycle == Integer.MIN_VALUE ? null : dir.resolve(fileOfCycle(lastEndCycle));
+        if (file != null && Files.isRegularFile(file)) {
             CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
             switch (f.kind()) {
                 case DAMAGED:
@@ -299,7 +300,7 @@ public final class JournalReader implements AutoCloseable {
         try {
             RollCycle rc = queue.rollCycle();
             String pattern = rc.format();
-            Instant start = Instant.ofEpochMilli((long) cycle * rc.lengthInMillis());
+            Instant start = Instant.ofEpochMilli(queue.epoch() + (long) cycle * rc.lengthInMillis());
             return DateTimeFormatter.ofPattern(pattern).withZone(ZoneOffset.UTC).format(start) + ".cq4";
         } catch (RuntimeException e) {
             return "?";
