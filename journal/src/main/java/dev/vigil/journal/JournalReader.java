@@ -46,6 +46,8 @@ public final class JournalReader implements AutoCloseable {
     private int cycleFileLengthCycle = Integer.MIN_VALUE;
     private long cycleFileLength;
     private long suspectSince;
+    /** Reading to the end (not following): the queue's last index when the end was first reached. */
+    private long endClaim;
 
     private JournalReader(Path dir) {
         this.dir = dir;
@@ -123,6 +125,7 @@ public final class JournalReader implements AutoCloseable {
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         long delivered = 0;
         int endChecks = 0;
+        endClaim = Long.MAX_VALUE;
         while (true) {
             long index = -1;
             EventType type;
@@ -159,7 +162,7 @@ public final class JournalReader implements AutoCloseable {
                 boolean waiting = keepWaiting.getAsBoolean();
                 // Following a live journal, look for damage now and then rather than at every poll.
                 if (!waiting || (++endChecks & 63) == 0) {
-                    String suspicion = dataBeyondEnd();
+                    String suspicion = dataBeyondEnd(waiting);
                     if (suspicion != null) {
                         long now = System.nanoTime();
                         if (suspectSince == 0) {
@@ -214,7 +217,7 @@ public final class JournalReader implements AutoCloseable {
      * damaged there; returns what was seen when data seems to exist past this point (written
      * meanwhile, or damage if it lasts: the caller retries for a while), null at a clean end.
      */
-    private String dataBeyondEnd() {
+    private String dataBeyondEnd(boolean following) {
         Path file = lastEndCycle == Integer.MIN_VALUE ? null : dir.resolve(fileOfCycle(lastEndCycle));
         if (file != null && Files.isRegularFile(file)) {
             CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
@@ -236,6 +239,15 @@ public final class JournalReader implements AutoCloseable {
             throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
         } catch (RuntimeException unknown) {
             return null;
+        }
+        if (!following) {
+            // Reading to the end: the end is where the queue's index stood when it was first
+            // reached, so that a busy writer cannot keep this read going for ever.
+            if (endClaim == Long.MAX_VALUE) {
+                endClaim = last;
+            } else {
+                last = Math.min(last, endClaim);
+            }
         }
         if (last != -1 && last >= tailer.index()) {
             return "the queue's own index says events up to index=" + hex(last)

@@ -95,15 +95,22 @@ public final class RingDrainer implements AutoCloseable {
         }
     }
 
-    /** Drains every registered mailbox every {@code period} on a daemon thread until {@link #close()}. */
+    /** Drains every registered mailbox every {@code period} on a daemon thread until {@link #stop()}. */
     public synchronized void start(Duration period, LongSupplier closeId) {
         if (background != null) {
             throw new MailboxException("ring drainer already started");
         }
         long periodNanos = period.toNanos();
         Thread thread = new Thread(() -> {
+            long failures = 0;
             while (!Thread.currentThread().isInterrupted()) {
-                drainAll(closeId.getAsLong());
+                try {
+                    drainAll(closeId.getAsLong());
+                } catch (RuntimeException e) { // e.g. the journal refused an event: keep draining, say so (rarely)
+                    if (Long.bitCount(++failures) == 1) {
+                        System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error=" + e);
+                    }
+                }
                 java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
             }
         }, "vigil-ring-drainer");
@@ -112,9 +119,14 @@ public final class RingDrainer implements AutoCloseable {
         thread.start();
     }
 
-    /** Stops the background thread, if any (does not drain). */
+    /** {@link #stop()}. */
     @Override
-    public synchronized void close() {
+    public void close() {
+        stop();
+    }
+
+    /** Stops the background thread, if any (does not drain; call {@link #drainFinal} per mailbox afterwards). */
+    public synchronized void stop() {
         Thread thread = background;
         background = null;
         if (thread != null) {

@@ -183,6 +183,53 @@ class PoolCloseTest {
     }
 
     @Test
+    void mailboxExecutablesPlainStopSignalsAndAddedChildrenCloseCleanly() {
+        Path demo = orchestrator.nativeDir().resolve(ChildSpec.DEMO_CHILD);
+        Pool p = Pool.builder(orchestrator, "kinds").childOutput(Redirect.DISCARD)
+                .group("speaker", 1, ChildSpec.mailboxExec(demo.toString()))
+                .group("plain", 1, ChildSpec.exec("sleep", "60").withStopSignal(2))
+                .start();
+        assertEquals(11, p.control("speaker", 0, DemoHandler.OP_ECHO, 11, Duration.ofSeconds(5)).value());
+        PoolChild added = p.addChild("speaker");
+        assertEquals(1, added.index());
+        assertEquals(12, p.runTask("speaker", 1, DemoHandler.OP_ECHO, 12, Duration.ofSeconds(5)).value());
+        assertThrows(IllegalArgumentException.class, () -> p.control("plain", 0, DemoHandler.OP_ECHO, 1, Duration.ofSeconds(1)));
+        CloseReport r = p.closeWithReport();
+        assertEquals("MAILBOX_EXEC", r.child("speaker", 1).kind());
+        assertEquals(ChildOutcome.EXITED, r.child("speaker", 1).outcome());
+        assertEquals(ChildOutcome.SIGNALED, r.child("plain", 0).outcome());
+        assertEquals(2, r.child("plain", 0).signal());
+        assertTrue(added.mailboxReleased());
+        assertTrue(journal().stream().anyMatch(e -> e instanceof dev.vigil.journal.ShutdownPublished s
+                && s.group().equals("plain") && s.channel().equals("SIGNAL:2")));
+    }
+
+    @Test
+    void closingTheOrchestratorClosesPoolsLeftOpenThroughTheJournaledPipeline() throws Exception {
+        Path dir = tmp.resolve("other-journal");
+        Orchestrator other = Orchestrator.builder().journalDir(dir).closeSettings(CloseSettings.defaults()).open();
+        Pool forgotten = Pool.builder(other, "forgotten").childOutput(Redirect.DISCARD)
+                .group("chips", 2, ChildSpec.cDemo()).group("plain", 1, ChildSpec.exec("sleep", "60")).start();
+        Pool leaked = Pool.builder(other, "leaked").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofMillis(300)).build())
+                .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
+        leaked.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
+        JournalScenarios.awaitInsideHandler(leaked.child("gated", 0));
+        assertThrows(CloseFailedException.class, leaked::close);
+        other.close();
+        other.close(); // idempotent
+        assertTrue(forgotten.children().stream().allMatch(c -> c.exit().isDone() && c.mailboxReleased() == c.hasMailbox()));
+        List<JournalEvent> events = JournalChecks.readAll(dir);
+        List<CloseReport> reports = events.stream().filter(e -> e instanceof CloseCompleted).map(e -> CloseReport.fromJson(
+                ((CloseCompleted) e).reportJson())).toList();
+        assertEquals(3, reports.size(), reports.toString());
+        assertEquals(CloseReport.Outcome.CLEAN, reports.stream().filter(r -> r.poolId().equals("forgotten")).findFirst()
+                .orElseThrow().outcome());
+        CloseReport last = reports.stream().filter(r -> r.poolId().equals("leaked")).reduce((a, b) -> b).orElseThrow();
+        assertEquals(ChildOutcome.KILLED_BY_ESCALATION, last.child("gated", 0).outcome(), last.toJson());
+    }
+
+    @Test
     void spawnOfAMissingBinaryFailsClearlyAndLeavesNothing() {
         PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "missing")
                 .childOutput(Redirect.DISCARD)
