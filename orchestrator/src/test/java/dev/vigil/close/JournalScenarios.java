@@ -1,5 +1,6 @@
 package dev.vigil.close;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,16 +66,28 @@ public final class JournalScenarios {
     }
 
     /** A Java child, C children (one exiting 42), a plain executable ended by its stop signal and a script exiting 3. */
-    public static CloseReport clean(Orchestrator o, String id) {
+    public static CloseReport clean(Orchestrator o, String id) throws Exception {
+        // A plain executable has no readiness handshake: the script says when its TERM trap is armed,
+        // otherwise a quick close could deliver SIGTERM before the trap exists (exit by signal, not 3).
+        Path trapArmed = Files.createTempFile("vigil-trap-armed", ".flag");
+        Files.delete(trapArmed);
         Pool p = pool(o, id, settings(Duration.ofSeconds(3)))
                 .group("java", 1, ChildSpec.java(DemoHandler.class.getName()))
                 .group("chips", 2, ChildSpec.cDemo())
                 .group("exit42", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.EXIT_CODE, "42"))
                 .group("plain", 1, ChildSpec.exec("sleep", "60"))
-                .group("script", 1, ChildSpec.exec("sh", "-c", "trap 'exit 3' TERM; while :; do sleep 0.05; done"))
+                .group("script", 1, ChildSpec.exec("sh", "-c",
+                        "trap 'exit 3' TERM; : > \"$TRAP_ARMED\"; while :; do sleep 0.05; done")
+                        .withEnv("TRAP_ARMED", trapArmed.toString()))
                 .start();
         p.control("java", 0, DemoHandler.OP_ECHO, 7, WAIT);
         p.runTask("chips", 1, DemoHandler.OP_ECHO, 8, WAIT);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.exists(trapArmed)) {
+            check(System.nanoTime() < deadline, "script child never armed its TERM trap");
+            Thread.sleep(5);
+        }
+        Files.delete(trapArmed);
         return p.closeWithReport();
     }
 

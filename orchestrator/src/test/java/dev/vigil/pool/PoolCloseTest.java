@@ -78,7 +78,7 @@ class PoolCloseTest {
     }
 
     @Test
-    void cleanCloseOfJavaCAndPlainChildrenReportsExactExitCodesAndSignals() {
+    void cleanCloseOfJavaCAndPlainChildrenReportsExactExitCodesAndSignals() throws Exception {
         CloseReport r = JournalScenarios.clean(orchestrator, "p1");
         assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
         assertEquals(6, r.children().size());
