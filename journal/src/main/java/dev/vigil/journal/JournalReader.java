@@ -46,6 +46,8 @@ public final class JournalReader implements AutoCloseable {
     private int cycleFileLengthCycle = Integer.MIN_VALUE;
     private long cycleFileLength;
     private long suspectSince;
+    /** Reading to the end (not following): the queue's last index when the end was first reached. */
+    private long endClaim;
 
     private JournalReader(Path dir) {
         this.dir = dir;
@@ -123,6 +125,7 @@ public final class JournalReader implements AutoCloseable {
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         long delivered = 0;
         int endChecks = 0;
+        endClaim = Long.MAX_VALUE;
         while (true) {
             long index = -1;
             EventType type;
@@ -159,7 +162,7 @@ public final class JournalReader implements AutoCloseable {
                 boolean waiting = keepWaiting.getAsBoolean();
                 // Following a live journal, look for damage now and then rather than at every poll.
                 if (!waiting || (++endChecks & 63) == 0) {
-                    String suspicion = dataBeyondEnd();
+                    String suspicion = dataBeyondEnd(waiting);
                     if (suspicion != null) {
                         long now = System.nanoTime();
                         if (suspectSince == 0) {
@@ -201,7 +204,8 @@ public final class JournalReader implements AutoCloseable {
             try {
                 cycleFileLength = Files.size(dir.resolve(fileOfCycle(cycle)));
             } catch (IOException e) {
-                throw new JournalException("journal dir=" + dir + " cannot stat file=" + fileOfCycle(cycle) + ": " + e, e);
+                // Not where the roll cycle's name says: the checks that need the file stand down.
+                cycleFileLength = Long.MAX_VALUE;
             }
             cycleFileLengthCycle = cycle;
         }
@@ -213,9 +217,9 @@ public final class JournalReader implements AutoCloseable {
      * damaged there; returns what was seen when data seems to exist past this point (written
      * meanwhile, or damage if it lasts: the caller retries for a while), null at a clean end.
      */
-    private String dataBeyondEnd() {
-        if (lastEndCycle != Integer.MIN_VALUE) {
-            Path file = dir.resolve(fileOfCycle(lastEndCycle));
+    private String dataBeyondEnd(boolean following) {
+        Path file = lastEndCycle == Integer.MIN_VALUE ? null : dir.resolve(fileOfCycle(lastEndCycle));
+        if (file != null && Files.isRegularFile(file)) {
             CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
             switch (f.kind()) {
                 case DAMAGED:
@@ -235,6 +239,15 @@ public final class JournalReader implements AutoCloseable {
             throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
         } catch (RuntimeException unknown) {
             return null;
+        }
+        if (!following) {
+            // Reading to the end: the end is where the queue's index stood when it was first
+            // reached, so that a busy writer cannot keep this read going for ever.
+            if (endClaim == Long.MAX_VALUE) {
+                endClaim = last;
+            } else {
+                last = Math.min(last, endClaim);
+            }
         }
         if (last != -1 && last >= tailer.index()) {
             return "the queue's own index says events up to index=" + hex(last)
@@ -299,7 +312,7 @@ public final class JournalReader implements AutoCloseable {
         try {
             RollCycle rc = queue.rollCycle();
             String pattern = rc.format();
-            Instant start = Instant.ofEpochMilli((long) cycle * rc.lengthInMillis());
+            Instant start = Instant.ofEpochMilli(queue.epoch() + (long) cycle * rc.lengthInMillis());
             return DateTimeFormatter.ofPattern(pattern).withZone(ZoneOffset.UTC).format(start) + ".cq4";
         } catch (RuntimeException e) {
             return "?";

@@ -70,6 +70,39 @@ class FollowAndDrainTest {
         }
     }
 
+    /** readAll reads to the end as it stands, and returns although a writer keeps appending. */
+    @Test
+    void readingToTheEndOfABusyJournalReturns() throws Exception {
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(JournalWriterProcess.event("B", 1, 0));
+            w.flush();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            long writerDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            CompletableFuture<Long> writer = CompletableFuture.supplyAsync(() -> {
+                long seq = 1;
+                while (!stop.get() && System.nanoTime() < writerDeadline) {
+                    w.append(JournalWriterProcess.event("B", 1, seq++));
+                    if ((seq & 255) == 0) {
+                        w.flush();
+                    }
+                }
+                return seq;
+            });
+            try {
+                for (int i = 0; i < 5; i++) {
+                    List<Long> seqs = readSeqs();
+                    assertTrue(!seqs.isEmpty());
+                    for (int k = 0; k < seqs.size(); k++) {
+                        assertEquals(k, seqs.get(k));
+                    }
+                }
+            } finally {
+                stop.set(true);
+                writer.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Test
     void closeDrainsTheRing() {
         int n = 200_000;

@@ -14,8 +14,11 @@ public interface CloseTarget {
      */
     int fenceAdmission(long closeId);
 
-    /** Journals InFlightSettled ABANDONED for every operation still in flight and stops waiting for them. */
-    void abandonInFlight(long closeId);
+    /**
+     * Lets the operations caught by the fence finish (bounded), then journals InFlightSettled ABANDONED
+     * for every one still running and stops waiting for them.
+     */
+    void abandonInFlight(long closeId) throws InterruptedException;
 
     /** Children still tracked (not reaped and released by an earlier close), in report order. */
     List<? extends ClosingChild> trackedChildren();

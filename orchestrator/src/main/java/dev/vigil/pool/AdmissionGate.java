@@ -82,10 +82,21 @@ final class AdmissionGate {
         return inFlight.size();
     }
 
-    /** Close stops waiting for the operations still in flight. */
-    void abandon(long id) {
+    /**
+     * Waits up to {@code settleNanos} for the operations caught by the fence to return (one on a child
+     * that has exited usually has its result already in the mailbox), then gives up on the rest.
+     */
+    void abandon(long id, long settleNanos) throws InterruptedException {
         Ticket[] left;
         synchronized (this) {
+            long deadline = System.nanoTime() + settleNanos;
+            while (inFlight.stream().anyMatch(t -> t.caughtByFence && !t.settled)) {
+                long wait = deadline - System.nanoTime();
+                if (wait <= 0) {
+                    break;
+                }
+                wait(Math.max(1, wait / 1_000_000), (int) (wait % 1_000_000));
+            }
             left = inFlight.stream().filter(t -> t.caughtByFence && !t.settled).toArray(Ticket[]::new);
             for (Ticket t : left) {
                 t.settled = true;
@@ -108,6 +119,7 @@ final class AdmissionGate {
             report = t.caughtByFence && !t.settled;
             t.settled = true;
             id = closeId;
+            notifyAll();
         }
         if (report) {
             journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,

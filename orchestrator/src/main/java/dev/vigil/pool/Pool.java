@@ -61,6 +61,8 @@ public final class Pool implements AutoCloseable {
     public static final String OP_CONTROL = "control";
     public static final String OP_TASK = "task";
     public static final String OP_SPAWN = "spawn";
+    /** How long a close's report stage waits for operations caught by the fence to return before abandoning them. */
+    public static final Duration IN_FLIGHT_SETTLE = Duration.ofMillis(500);
 
     private final Orchestrator orchestrator;
     private final PoolJournal journal;
@@ -422,8 +424,8 @@ public final class Pool implements AutoCloseable {
         }
 
         @Override
-        public void abandonInFlight(long closeId) {
-            gate.abandon(closeId);
+        public void abandonInFlight(long closeId) throws InterruptedException {
+            gate.abandon(closeId, IN_FLIGHT_SETTLE.toNanos());
         }
 
         @Override

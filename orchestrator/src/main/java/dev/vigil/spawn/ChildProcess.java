@@ -30,6 +30,8 @@ public final class ChildProcess {
     private int pidfd;
     /** Guarded by {@link #lock}; set once, by the reap. */
     private ExitStatus status;
+    /** Guarded by {@link #lock}; why our reap found no child (someone else collected it), else null. */
+    private String lost;
 
     ChildProcess(int pid, int pidfd, List<String> argv, long spawnedNanos) {
         this.pid = pid;
@@ -110,17 +112,26 @@ public final class ChildProcess {
         if (status != null) {
             throw new SignalException(pid, signal, "already reaped (" + status.describe() + "), its pid may name another process now");
         }
+        if (lost != null) {
+            throw new SignalException(pid, signal, lost + ", its pid may name another process now");
+        }
     }
 
     /**
      * Collects the status if the child has exited (waitpid(pid, WNOHANG) for this pid only, safe
      * because nothing else in the JVM reaps our children) and closes the pidfd. Null while it runs.
      * Called by the reaper thread only; completing {@link #onExit()} is the caller's job, outside the lock.
+     *
+     * @throws ChildLostException when waitpid says there is no such child: something else in the JVM
+     *                            collected it; the pidfd is closed and signals are refused from then on
      */
     ExitStatus tryReap() {
         synchronized (lock) {
             if (status != null) {
                 return status;
+            }
+            if (lost != null) {
+                throw new ChildLostException(lost);
             }
             int[] raw = new int[1];
             int rc = Linux.calls().waitpid(pid, raw, Linux.WNOHANG);
@@ -132,8 +143,10 @@ public final class ChildProcess {
                 if (errno == Linux.EINTR) {
                     return null;
                 }
-                throw new IllegalStateException("waitpid failed: pid=" + pid + " errno=" + Linux.describeErrno(errno)
-                        + " (someone else reaped our child: waitpid(-1) or SIGCHLD ignored elsewhere in the JVM?)");
+                lost = "exit status lost: pid=" + pid + " waitpid errno=" + Linux.describeErrno(errno)
+                        + " (something else reaped this child: a waitpid(-1) or an ignored SIGCHLD elsewhere in the JVM?)";
+                closePidfd();
+                throw new ChildLostException(lost);
             }
             long now = MonotonicClock.nanos();
             status = WaitStatus.signalled(raw[0])

@@ -111,29 +111,31 @@ final class PidfdPollReaper extends Reaper {
 
     /** Collects every ready child first (each status stamped as collected), then tells the world. */
     private void reapReady(int slots) {
-        List<ChildProcess> reaped = null;
+        List<ChildProcess> done = null;
         List<ExitStatus> statuses = null;
         for (int slot = 1; slot < slots; slot++) {
             if (revents(slot) == 0) {
                 continue;
             }
             ChildProcess child = watched.get(slot - 1);
-            ExitStatus status = child.tryReap();
-            if (status != null) {
-                if (reaped == null) {
-                    reaped = new ArrayList<>();
+            ExitStatus status = tryReapOrFail(child);
+            if (status != null || !isLive(child)) {
+                if (done == null) {
+                    done = new ArrayList<>();
                     statuses = new ArrayList<>();
                 }
-                reaped.add(child);
+                done.add(child);
                 statuses.add(status);
             }
         }
-        if (reaped == null) {
+        if (done == null) {
             return;
         }
-        watched.removeAll(reaped);
-        for (int i = 0; i < reaped.size(); i++) {
-            exited(reaped.get(i), statuses.get(i));
+        watched.removeAll(done);
+        for (int i = 0; i < done.size(); i++) {
+            if (statuses.get(i) != null) {
+                exited(done.get(i), statuses.get(i));
+            }
         }
     }
 }

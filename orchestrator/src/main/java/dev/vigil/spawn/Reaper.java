@@ -90,6 +90,27 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
 
     abstract void requestStop();
 
+    /**
+     * Reaper thread: {@link ChildProcess#tryReap()} of one child. A lost child (its status taken by
+     * someone else) gets its future failed and is reported (not swallowed); the caller stops watching
+     * it ({@link #isLive} turns false). Returns the status, or null while the child runs or when it was lost.
+     */
+    final ExitStatus tryReapOrFail(ChildProcess child) {
+        try {
+            return child.tryReap();
+        } catch (ChildLostException e) {
+            live.remove(child);
+            child.onExit().completeExceptionally(e);
+            thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+            return null;
+        }
+    }
+
+    /** Whether the child is still to be watched: spawned, neither reaped nor lost. */
+    final boolean isLive(ChildProcess child) {
+        return live.contains(child);
+    }
+
     /** Reaper thread: a child's status was collected; complete its future and tell the listeners. */
     final void exited(ChildProcess child, ExitStatus status) {
         live.remove(child);

@@ -43,7 +43,7 @@ public final class SpawnException extends RuntimeException {
         return errno;
     }
 
-    /** Which step failed: exec, chdir, setpgid, pdeathsig, close-fds, signals, usage, posix_spawn, pidfd_open, pipe2, spawner. */
+    /** Which step failed: exec, chdir, setpgid, pdeathsig, close-fds, signals, usage, posix_spawn, pidfd_open, pipe2, status-pipe. */
     public String stage() {
         return stage;
     }

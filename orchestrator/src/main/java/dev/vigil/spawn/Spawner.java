@@ -1,23 +1,18 @@
 package dev.vigil.spawn;
 
-import dev.vigil.journal.MonotonicClock;
 import dev.vigil.spawn.internal.Linux;
 import dev.vigil.spawn.internal.LinuxCalls;
 import dev.vigil.spawn.internal.ShimProtocol;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import jnr.posix.POSIX;
 import jnr.posix.POSIXFactory;
-import jnr.posix.SpawnFileAction;
 
 /**
  * Starts children and reaps them. Every child is started with jnr-posix posix_spawnp from the
@@ -32,22 +27,14 @@ import jnr.posix.SpawnFileAction;
 public final class Spawner implements AutoCloseable {
     private static final long CLOSE_REAP_BOUND_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final int SIGKILL = 9;
-    private static final int FILE_MODE = 0644;
 
-    private final Path shim;
-    private final POSIX posix;
-    private final LinuxCalls calls = Linux.calls();
-    private final boolean pidfds;
+    private final ShimLauncher launcher;
     private final Reaper reaper;
-    private final int ownPid;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Spawner(Path shim, POSIX posix, boolean pidfds, Reaper reaper) {
-        this.shim = shim;
-        this.posix = posix;
-        this.pidfds = pidfds;
+    private Spawner(ShimLauncher launcher, Reaper reaper) {
+        this.launcher = launcher;
         this.reaper = reaper;
-        this.ownPid = calls.getpid();
     }
 
     /** A spawner with {@link SpawnerOptions#defaults()}. */
@@ -76,7 +63,7 @@ public final class Spawner implements AutoCloseable {
         boolean pidfds = pidfdsAvailable();
         Reaper reaper = pidfds && options.reapMode() == ReapMode.PIDFD_POLL ? new PidfdPollReaper() : new WaitpidBackoffReaper();
         reaper.start();
-        return new Spawner(shim, posix, pidfds, reaper);
+        return new Spawner(new ShimLauncher(shim, posix, pidfds), reaper);
     }
 
     /** Opens a pidfd of our own process to see whether the kernel has pidfd_open (Linux 5.3+). */
@@ -100,12 +87,12 @@ public final class Spawner implements AutoCloseable {
 
     /** Whether children get pidfds (signals through pidfd_send_signal); false only on kernels without pidfd_open. */
     public boolean usesPidfds() {
-        return pidfds;
+        return launcher.usesPidfds();
     }
 
     /** The shim binary this spawner starts children through. */
     public Path shim() {
-        return shim;
+        return launcher.shim();
     }
 
     /**
@@ -118,161 +105,11 @@ public final class Spawner implements AutoCloseable {
         if (closed.get()) {
             throw new IllegalStateException("spawner closed: command=" + request.commandLine());
         }
-        return SpawnThread.call(() -> spawnOnSpawnerThread(request));
-    }
-
-    private ChildProcess spawnOnSpawnerThread(SpawnRequest request) {
-        String command = request.commandLine();
-        int[] pipe = new int[2];
-        if (calls.pipe2(pipe, Linux.O_CLOEXEC) != 0) {
-            throw new SpawnException(command, Linux.errno(), "pipe2", null);
-        }
-        int readFd = pipe[0];
-        int writeFd = pipe[1];
-        try {
-            if (writeFd == ShimProtocol.STATUS_FD) {
-                // dup2(3, 3) would keep close-on-exec and the shim would lose its status fd: move it up.
-                int moved = calls.fcntl(writeFd, Linux.F_DUPFD_CLOEXEC, ShimProtocol.STATUS_FD + 1);
-                calls.close(writeFd);
-                writeFd = moved;
-                if (writeFd < 0) {
-                    throw new SpawnException(command, Linux.errno(), "pipe2", "moving the status fd");
-                }
-            }
-            long pid = posix.posix_spawnp(shim.toString(), fileActions(request, writeFd), shimArgv(request), environment(request));
-            calls.close(writeFd);
-            writeFd = -1;
-            if (pid <= 0) {
-                throw new SpawnException(command, SpawnException.UNKNOWN_ERRNO, "posix_spawn", "shim=" + shim
-                        + " stdin=" + request.stdin() + " stdout=" + request.stdout() + " stderr=" + request.stderr()
-                        + " (jnr-posix drops posix_spawnp's error code; a redirect file that cannot be opened fails here)");
-            }
-            return started((int) pid, MonotonicClock.nanos(), readFd, request);
-        } finally {
-            calls.close(readFd);
-            if (writeFd >= 0) {
-                calls.close(writeFd);
-            }
-        }
-    }
-
-    /** The shim runs: open its pidfd, learn from the status pipe whether the exec worked. */
-    private ChildProcess started(int pid, long spawnedNanos, int readFd, SpawnRequest request) {
-        String command = request.commandLine();
-        int pidfd = -1;
-        if (pidfds) {
-            pidfd = (int) calls.syscall(Linux.SYS_PIDFD_OPEN, pid, 0);
-            if (pidfd < 0) {
-                int errno = Linux.errno();
-                calls.kill(pid, SIGKILL); // unreaped, so the pid is still ours
-                int shimStatus = waitForShim(pid);
-                throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid + " shim_status=" + shimStatus);
-            }
-        }
-        int[] report = readReport(readFd);
-        if (report != null) {
-            int shimStatus = waitForShim(pid);
-            if (pidfd >= 0) {
-                calls.close(pidfd);
-            }
-            String detail = "pid=" + pid + " shim_exit=" + (shimStatus >> 8 & 0xff);
-            if (report[0] == ShimProtocol.STAGE_CHDIR) {
-                detail += " dir=" + request.workDir();
-            }
-            throw new SpawnException(command, report[1], ShimProtocol.stageName(report[0]), detail);
-        }
-        ChildProcess child = new ChildProcess(pid, pidfd, request.argv(), spawnedNanos);
-        reaper.register(child);
-        return child;
-    }
-
-    /** {stage, errno} when the shim reported a failure; null at end of file (the exec succeeded). */
-    private int[] readReport(int readFd) {
-        byte[] buffer = new byte[ShimProtocol.REPORT_LENGTH];
-        byte[] chunk = new byte[ShimProtocol.REPORT_LENGTH];
-        int filled = 0;
-        while (filled < buffer.length) {
-            long n = calls.read(readFd, chunk, buffer.length - filled);
-            if (n < 0) {
-                if (Linux.errno() == Linux.EINTR) {
-                    continue;
-                }
-                return new int[] {ShimProtocol.STAGE_USAGE, Linux.errno()};
-            }
-            if (n == 0) {
-                break;
-            }
-            System.arraycopy(chunk, 0, buffer, filled, (int) n);
-            filled += (int) n;
-        }
-        if (filled == 0) {
-            return null;
-        }
-        ByteBuffer words = ByteBuffer.wrap(buffer).order(ByteOrder.nativeOrder());
-        return filled == buffer.length ? new int[] {words.getInt(0), words.getInt(4)} : new int[] {ShimProtocol.STAGE_USAGE, 0};
-    }
-
-    /** Reaps a shim that reported a failure (it exits right after). Blocking, for that pid only. */
-    private int waitForShim(int pid) {
-        int[] status = new int[1];
-        while (calls.waitpid(pid, status, 0) != pid) {
-            int errno = Linux.errno();
-            if (errno != Linux.EINTR) {
-                throw new IllegalStateException("waitpid of a failed shim failed: pid=" + pid + " errno=" + Linux.describeErrno(errno));
-            }
-        }
-        return status[0];
-    }
-
-    private List<SpawnFileAction> fileActions(SpawnRequest request, int statusWriteFd) {
-        List<SpawnFileAction> actions = new ArrayList<>(4);
-        redirect(actions, 0, request.stdin());
-        redirect(actions, 1, request.stdout());
-        redirect(actions, 2, request.stderr());
-        actions.add(SpawnFileAction.dup(statusWriteFd, ShimProtocol.STATUS_FD));
-        return actions;
-    }
-
-    private static void redirect(List<SpawnFileAction> actions, int fd, Redirect redirect) {
-        switch (redirect.kind()) {
-            case INHERIT:
-                return;
-            case DISCARD:
-                actions.add(SpawnFileAction.open("/dev/null", fd, fd == 0 ? Linux.O_RDONLY : Linux.O_WRONLY, 0));
-                return;
-            case READ:
-                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_RDONLY, 0));
-                return;
-            case WRITE:
-                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_WRONLY | Linux.O_CREAT | Linux.O_TRUNC, FILE_MODE));
-                return;
-            case APPEND:
-                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_WRONLY | Linux.O_CREAT | Linux.O_APPEND, FILE_MODE));
-                return;
-            default:
-                throw new IllegalArgumentException("redirect kind=" + redirect.kind());
-        }
-    }
-
-    private List<String> shimArgv(SpawnRequest request) {
-        List<String> argv = new ArrayList<>(request.argv().size() + 6);
-        argv.add(shim.toString());
-        argv.add(Integer.toString(ownPid));
-        argv.add(Integer.toString(ShimProtocol.STATUS_FD));
-        if (request.workDir() != null) {
-            argv.add("--cwd");
-            argv.add(request.workDir().toString());
-        }
-        argv.add("--");
-        argv.addAll(request.argv());
-        return argv;
-    }
-
-    private static List<String> environment(SpawnRequest request) {
-        Map<String, String> env = request.environment() == null ? System.getenv() : request.environment();
-        List<String> entries = new ArrayList<>(env.size());
-        env.forEach((name, value) -> entries.add(name + "=" + value));
-        return entries;
+        return SpawnThread.call(() -> {
+            ChildProcess child = launcher.launch(request);
+            reaper.register(child);
+            return child;
+        });
     }
 
     /**
@@ -292,15 +129,9 @@ public final class Spawner implements AutoCloseable {
             return;
         }
         List<ChildProcess> left = reaper.liveChildren();
+        List<SignalException> refused = new ArrayList<>();
         for (ChildProcess child : left) {
-            try {
-                child.signalProcessGroup(SIGKILL);
-            } catch (SignalException alreadyReaped) {
-                // Expected race: it exited and was reaped between liveChildren() and here.
-                if (!child.isReaped()) {
-                    throw alreadyReaped;
-                }
-            }
+            killForClose(child, refused);
         }
         long deadline = System.nanoTime() + CLOSE_REAP_BOUND_NANOS;
         List<ChildProcess> unreaped = new ArrayList<>();
@@ -320,7 +151,30 @@ public final class Spawner implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (!unreaped.isEmpty()) {
-            throw new IllegalStateException("spawner closed with children it could not reap after SIGKILL: " + unreaped);
+            IllegalStateException failure = new IllegalStateException(
+                    "spawner closed with children it could not reap after SIGKILL: " + unreaped);
+            refused.forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    /**
+     * SIGKILL to the child's process group (its own children too) and to the child itself through
+     * its pidfd (it may have left its group). A refusal because it was reaped meanwhile is the
+     * expected race; any other refusal is kept for the close failure it will cause.
+     */
+    private static void killForClose(ChildProcess child, List<SignalException> refused) {
+        try {
+            child.signalProcessGroup(SIGKILL);
+        } catch (SignalException e) {
+            refused.add(e); // the group may be empty if the child left it; the pidfd kill below still counts
+        }
+        try {
+            child.signal(SIGKILL);
+        } catch (SignalException e) {
+            if (!child.isReaped()) {
+                refused.add(e);
+            }
         }
     }
 }

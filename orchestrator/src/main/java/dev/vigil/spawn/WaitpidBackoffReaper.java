@@ -58,11 +58,13 @@ final class WaitpidBackoffReaper extends Reaper {
             }
             for (Iterator<ChildProcess> it = watched.iterator(); it.hasNext(); ) {
                 ChildProcess child = it.next();
-                ExitStatus status = child.tryReap();
+                ExitStatus status = tryReapOrFail(child);
                 if (status != null) {
                     it.remove();
                     exited(child, status);
                     changed = true;
+                } else if (!isLive(child)) {
+                    it.remove();
                 }
             }
             if (watched.isEmpty()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.vigil.spawn.internal.Linux;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -203,6 +205,27 @@ class SpawnerTest {
         spawner.spawn(SpawnRequest.of("/bin/true"));
         RuntimeException refused = outcome.get();
         assertTrue(refused instanceof IllegalStateException && refused.getMessage().contains("reaper thread"), String.valueOf(refused));
+    }
+
+    @Test
+    void aChildWhoseStatusSomeoneElseTookFailsLoudlyAndIsNeverSignalledAgain() throws Exception {
+        try (Spawner fallback = SpawnFixture.spawner(ReapMode.WAITPID_BACKOFF)) {
+            ChildProcess child = fallback.spawn(SpawnRequest.of("sleep", "600"));
+            // A thief blocked in waitpid(pid) wins the exit against a reaper pausing up to 50 ms between looks.
+            CompletableFuture<Integer> thief = CompletableFuture.supplyAsync(
+                    () -> Linux.calls().waitpid(child.pid(), new int[1], 0));
+            Thread.sleep(300);
+            child.signal(9);
+            assertEquals(child.pid(), thief.get());
+            ExecutionException lost = assertThrows(ExecutionException.class, () -> child.onExit().get());
+            assertTrue(lost.getCause() instanceof ChildLostException && lost.getCause().getMessage().contains("pid=" + child.pid()),
+                    String.valueOf(lost.getCause()));
+            SignalException refused = assertThrows(SignalException.class, () -> child.signal(15));
+            assertTrue(refused.getMessage().contains("exit status lost"), refused.getMessage());
+            assertTrue(fallback.reaper().liveChildren().isEmpty());
+            // The reaper goes on with the others.
+            assertEquals(5, fallback.spawn(SpawnRequest.of("/bin/sh", "-c", "exit 5")).onExit().get().exitCode());
+        }
     }
 
     private static int awaitPid(Path file) throws Exception {

@@ -3,6 +3,8 @@ package dev.vigil.journal.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -103,7 +105,7 @@ public final class JournalBench {
                 + "mean event %d bytes, %d cpus, java %s%n", events, rounds, pacedRate, bytes / DISTINCT_EVENTS,
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
         out.println("load average at start: " + loadAverage());
-        out.println("variant         round  events/s      p50 ns  p90 ns  p99 ns  p99.9 ns  max us");
+        out.println("variant         round  events/s      p50 ns  p90 ns  p99 ns  p99.9 ns  max us  writer-cpu ns/ev  producer-cpu ns/ev");
         java.util.Map<String, java.util.List<Result>> all = new java.util.TreeMap<>();
         for (int round = 0; round <= rounds; round++) {
             String r = round == 0 ? "warm" : Integer.toString(round);
@@ -129,24 +131,58 @@ public final class JournalBench {
         }
         out.println("load average at end: " + loadAverage());
         out.println("median over measured rounds:");
-        java.util.Map<String, Double> medians = new java.util.TreeMap<>();
         all.forEach((variant, list) -> {
             double[] rates = list.stream().mapToDouble(Result::eventsPerSecond).sorted().toArray();
             long[] p50 = list.stream().mapToLong(x -> x.latency().getValueAtPercentile(50)).sorted().toArray();
             long[] p99 = list.stream().mapToLong(x -> x.latency().getValueAtPercentile(99)).sorted().toArray();
             double median = rates[rates.length / 2];
-            medians.put(variant, median);
-            out.printf(Locale.ROOT, "  %-15s %,12.0f events/s  p50 %d ns  p99 %d ns%n", variant, median,
-                    p50[p50.length / 2], p99[p99.length / 2]);
+            double[] cpu = list.stream().mapToDouble(Result::writerCpu).sorted().toArray();
+            out.printf(Locale.ROOT, "  %-15s %,12.0f events/s  p50 %d ns  p99 %d ns  writer cpu %.0f ns/event (%,.0f events/s on a core of its own)%n",
+                    variant, median, p50[p50.length / 2], p99[p99.length / 2], cpu[cpu.length / 2], 1e9 / cpu[cpu.length / 2]);
         });
-        if (medians.containsKey("journal") && medians.containsKey("raw-bytes")) {
-            out.printf(Locale.ROOT, "raw-bytes / journal events/s = %.2f (target <= 2)%n",
-                    medians.get("raw-bytes") / medians.get("journal"));
+        printRatio(all, "raw-bytes", "journal", " (target <= 2)");
+        printRatio(all, "raw-scratch", "journal", "");
+        printRatio(all, "raw-bytes", "raw-scratch", "");
+        printCpuRatio(all, "journal", "raw-bytes", " (target <= 2)");
+        printCpuRatio(all, "journal", "raw-scratch", "");
+    }
+
+    /** Writer-thread CPU per event of {@code variant} over that of {@code baseline}, per round, then the median. */
+    private void printCpuRatio(java.util.Map<String, java.util.List<Result>> all, String variant, String baseline, String note) {
+        java.util.List<Result> b = all.get(baseline);
+        java.util.List<Result> v = all.get(variant);
+        if (b == null || v == null) {
+            return;
         }
-        if (medians.containsKey("journal") && medians.containsKey("raw-scratch")) {
-            out.printf(Locale.ROOT, "raw-scratch / journal events/s = %.2f%n",
-                    medians.get("raw-scratch") / medians.get("journal"));
+        double[] ratios = new double[b.size()];
+        StringBuilder rounds = new StringBuilder();
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = v.get(i).writerCpu() / b.get(i).writerCpu();
+            rounds.append(String.format(Locale.ROOT, " %.2f", ratios[i]));
         }
+        double[] sorted = ratios.clone();
+        java.util.Arrays.sort(sorted);
+        out.printf(Locale.ROOT, "writer cpu/event %s / %s per round:%s; median %.2f%s%n", variant, baseline, rounds,
+                sorted[sorted.length / 2], note);
+    }
+
+    /** Per round (the two ran back to back, so share the machine's load of the moment), then the median. */
+    private void printRatio(java.util.Map<String, java.util.List<Result>> all, String baseline, String variant, String note) {
+        java.util.List<Result> b = all.get(baseline);
+        java.util.List<Result> v = all.get(variant);
+        if (b == null || v == null) {
+            return;
+        }
+        double[] ratios = new double[b.size()];
+        StringBuilder rounds = new StringBuilder();
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = b.get(i).eventsPerSecond() / v.get(i).eventsPerSecond();
+            rounds.append(String.format(Locale.ROOT, " %.2f", ratios[i]));
+        }
+        double[] sorted = ratios.clone();
+        java.util.Arrays.sort(sorted);
+        out.printf(Locale.ROOT, "%s / %s events/s per round:%s; median %.2f%s%n", baseline, variant, rounds,
+                sorted[sorted.length / 2], note);
     }
 
     private static String loadAverage() {
@@ -158,7 +194,28 @@ public final class JournalBench {
     }
 
     /** Events/s and the per-call latency histogram of one variant's run. */
-    record Result(double eventsPerSecond, Histogram latency) {
+    /**
+     * @param writerCpu CPU time per event of the thread that writes the file (the raw loop's
+     *     thread, or the journal's appender thread): what bounds events/s when it has a core to
+     *     itself, and unlike wall time barely moved by other processes on the machine
+     * @param producerCpu CPU time per event of the journal's producer thread (with its clock reads
+     *     and histogram updates), -1 for the raw variants
+     */
+    record Result(double eventsPerSecond, Histogram latency, double writerCpu, double producerCpu) {
+    }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private static long cpuNanos(long threadId) {
+        return THREADS.getThreadCpuTime(threadId);
+    }
+
+    /** The newest journal appender thread: the one the writer just opened started. */
+    private static long appenderThreadId() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("vigil-journal-appender-") && t.isAlive())
+                .mapToLong(Thread::getId).max()
+                .orElseThrow(() -> new IllegalStateException("no vigil-journal-appender thread"));
     }
 
     /** How a raw variant gets an event's bytes into its excerpt. */
@@ -175,9 +232,12 @@ public final class JournalBench {
         Histogram h = histogram();
         long start;
         long end;
+        long cpu0;
+        long cpu1;
         Bytes<?> scratch = Bytes.allocateElasticDirect(512);
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).build();
              ExcerptAppender a = q.createAppender()) {
+            cpu0 = cpuNanos(Thread.currentThread().getId());
             start = System.nanoTime();
             for (int i = 0; i < events; i++) {
                 int k = i & (DISTINCT_EVENTS - 1);
@@ -209,11 +269,12 @@ public final class JournalBench {
                 }
             }
             end = System.nanoTime();
+            cpu1 = cpuNanos(Thread.currentThread().getId());
         } finally {
             scratch.releaseLast();
         }
         delete(dir);
-        return new Result(events * 1e9 / (end - start), h);
+        return new Result(events * 1e9 / (end - start), h, (cpu1 - cpu0) / (double) events, -1);
     }
 
     private Result journal(int round) {
@@ -221,7 +282,12 @@ public final class JournalBench {
         Histogram h = histogram();
         long start;
         long end;
+        long appender;
+        long[] cpu = new long[4];
         try (JournalWriter w = JournalWriter.open(dir)) {
+            appender = appenderThreadId();
+            cpu[0] = cpuNanos(appender);
+            cpu[1] = cpuNanos(Thread.currentThread().getId());
             start = System.nanoTime();
             for (int i = 0; i < events; i++) {
                 JournalEvent e = sample[i & (DISTINCT_EVENTS - 1)];
@@ -231,9 +297,12 @@ public final class JournalBench {
             }
             w.flush();
             end = System.nanoTime();
+            cpu[2] = cpuNanos(appender);
+            cpu[3] = cpuNanos(Thread.currentThread().getId());
         }
         delete(dir);
-        return new Result(events * 1e9 / (end - start), h);
+        return new Result(events * 1e9 / (end - start), h, (cpu[2] - cpu[0]) / (double) events,
+                (cpu[3] - cpu[1]) / (double) events);
     }
 
     /** Offers events at {@code pacedRate} (batches every 100 us); the rate achieved is what the journal kept up with. */
@@ -244,7 +313,12 @@ public final class JournalBench {
         int perBatch = (int) Math.max(1, pacedRate * intervalNanos / 1_000_000_000L);
         long start;
         long end;
+        long appender;
+        long[] cpu = new long[4];
         try (JournalWriter w = JournalWriter.open(dir)) {
+            appender = appenderThreadId();
+            cpu[0] = cpuNanos(appender);
+            cpu[1] = cpuNanos(Thread.currentThread().getId());
             start = System.nanoTime();
             long next = start;
             int i = 0;
@@ -262,9 +336,12 @@ public final class JournalBench {
             }
             w.flush();
             end = System.nanoTime();
+            cpu[2] = cpuNanos(appender);
+            cpu[3] = cpuNanos(Thread.currentThread().getId());
         }
         delete(dir);
-        return new Result(events * 1e9 / (end - start), h);
+        return new Result(events * 1e9 / (end - start), h, (cpu[2] - cpu[0]) / (double) events,
+                (cpu[3] - cpu[1]) / (double) events);
     }
 
     private final java.util.Map<String, Result> results = new java.util.LinkedHashMap<>();
@@ -272,9 +349,10 @@ public final class JournalBench {
     private void report(String variant, String round, Result r) {
         results.put(variant, r);
         Histogram h = r.latency();
-        out.printf(Locale.ROOT, "%-15s %-5s  %,12.0f  %6d  %6d  %6d  %8d  %6d%n", variant, round, r.eventsPerSecond(),
-                h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
-                h.getValueAtPercentile(99.9), TimeUnit.NANOSECONDS.toMicros(h.getMaxValue()));
+        out.printf(Locale.ROOT, "%-15s %-5s  %,12.0f  %6d  %6d  %6d  %8d  %6d  %16.0f  %18s%n", variant, round,
+                r.eventsPerSecond(), h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
+                h.getValueAtPercentile(99.9), TimeUnit.NANOSECONDS.toMicros(h.getMaxValue()), r.writerCpu(),
+                r.producerCpu() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.producerCpu()));
     }
 
     private static Histogram histogram() {

@@ -1,0 +1,175 @@
+package dev.vigil.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.JournalReader;
+
+/** bin/vigil as a user runs it: the demo, a spec run, bad specs, Ctrl-C; its journals read by bin/vigil-replay. */
+@Timeout(180)
+class VigilCliEndToEndTest {
+    @TempDir
+    Path work;
+
+    @Test
+    void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
+        Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");
+        assertEquals(0, demo.exitCode(), demo.toString());
+        assertTrue(demo.out().contains("closes: 6 (0 failed), children reaped: 24"), demo.out());
+        assertTrue(demo.out().contains("median"), demo.out());
+        assertTrue(Files.isDirectory(work.resolve("journal")), "journal dir missing");
+
+        Launchers.Result audit = Launchers.replay(work, 60, "audit", "journal");
+        assertEquals(0, audit.exitCode(), audit.toString());
+    }
+
+    @Test
+    void theLegacyDemoFailsAndItsReplayNamesTheOverwrittenShutdown() throws Exception {
+        Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--protocol", "legacy", "--cycles", "1",
+                "--journal", "legacy");
+        assertEquals(1, demo.exitCode(), demo.toString());
+        assertTrue(demo.out().contains("class=NOT_DELIVERED state=CONTROL_DONE"), demo.out());
+        Matcher show = Pattern.compile("vigil-replay show (\\S+) (\\d+)\\s+# explains").matcher(demo.out());
+        assertTrue(show.find(), "no replay line for the failed close in:\n" + demo.out());
+
+        Launchers.Result replay = Launchers.replay(work, 60, "show", show.group(1), show.group(2));
+        assertEquals(0, replay.exitCode(), replay.toString());
+        assertTrue(replay.out().contains("SHUTDOWN overwritten by child pid"), replay.out());
+        assertTrue(replay.out().contains("CONTROL_DONE"), replay.out());
+
+        Launchers.Result audit = Launchers.replay(work, 60, "audit", "legacy");
+        assertEquals(1, audit.exitCode(), "audit must find the lost update:\n" + audit);
+    }
+
+    @Test
+    void aSpecRunClosesEveryPoolAndJournalsEveryReap() throws Exception {
+        Path spec = Files.writeString(work.resolve("pools.json"), """
+                {"journalDir": "spec-journal", "cycles": 2,
+                 "close": {"windowMs": 1000, "escalation": "term-then-kill", "parallelCloses": 2},
+                 "pools": [
+                   {"id": "p1", "workload": {"controls": 5},
+                    "groups": [{"name": "c", "kind": "c", "children": 2},
+                               {"name": "plain", "kind": "exec", "command": ["/bin/sleep", "600"], "children": 2}]},
+                   {"id": "p2", "groups": [{"name": "java", "kind": "java", "children": 1}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 150, "run", spec.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        JournalFacts facts = JournalFacts.read(work.resolve("spec-journal"));
+        assertEquals(10, facts.spawned.size(), "children spawned over 2 cycles");
+        assertEquals(facts.spawned, facts.reaped, "every spawned child reaped");
+        assertEquals(4, facts.closes, "closes completed");
+    }
+
+    @Test
+    void badSpecsExitTwoListEveryErrorAndStartNothing() throws Exception {
+        Path spec = Files.writeString(work.resolve("bad.json"), """
+                {"journalDir": "never", "cycles": 0,
+                 "pools": [{"id": "p1", "groups": [
+                     {"name": "g", "kind": "teapot", "children": -1},
+                     {"name": "h", "kind": "exec", "command": ["/no/such/program"], "children": "x"}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 60, "run", spec.toString());
+        assertEquals(2, run.exitCode(), run.toString());
+        for (String expected : List.of("cycles: must be >= 1", "pools[0].groups[0].kind: unknown value 'teapot'",
+                "pools[0].groups[0].children: must be >= 1", "pools[0].groups[1].command[0]: command '/no/such/program' does not exist",
+                "pools[0].groups[1].children: must be an integer")) {
+            assertTrue(run.err().contains(expected), "missing '" + expected + "' in:\n" + run.err());
+        }
+        assertTrue(run.err().startsWith("ERR: "), run.err());
+        assertFalse(run.err().contains("Exception"), "no stack trace to a user:\n" + run.err());
+        assertFalse(Files.exists(work.resolve("never")), "nothing may start for a bad spec");
+
+        Launchers.Result wrongType = Launchers.vigil(work, 60, "run", Files.writeString(work.resolve("t.json"),
+                "{\"pools\": {\"id\": 3}, \"close\": []}").toString());
+        assertEquals(2, wrongType.exitCode(), wrongType.toString());
+        assertTrue(wrongType.err().contains("pools: must be an array of pools"), wrongType.err());
+        assertTrue(wrongType.err().contains("close: must be an object"), wrongType.err());
+
+        Launchers.Result usage = Launchers.vigil(work, 60, "demo", "--time-scale", "-1");
+        assertEquals(2, usage.exitCode(), usage.toString());
+        assertTrue(usage.err().startsWith("ERR: --time-scale=-1.0"), usage.err());
+    }
+
+    @Test
+    void ctrlCDuringARunClosesThePoolsAndJournalsIt() throws Exception {
+        Path spec = Files.writeString(work.resolve("long.json"), """
+                {"journalDir": "int-journal", "cycles": 1000,
+                 "pools": [{"id": "p1", "workload": {"controls": 100000},
+                   "groups": [{"name": "c", "kind": "c", "children": 2, "env": {"VIGIL_DEMO_DELAY_MICROS": "2000"}},
+                              {"name": "plain", "kind": "exec", "command": ["/bin/sleep", "600"], "children": 1}]}]}
+                """);
+        Process p = Launchers.start(work, "vigil", "run", spec.toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readString(work.resolve("vigil.out")).contains("ready in")) {
+            assertTrue(p.isAlive(), "vigil exited early:\n" + Launchers.collect(work, "vigil", -1));
+            assertTrue(System.nanoTime() < deadline, "pools never became ready");
+            Thread.sleep(50);
+        }
+        Thread.sleep(300);
+        new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "vigil did not stop after SIGINT");
+        Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+        assertEquals(130, r.exitCode(), r.toString());
+        assertTrue(r.out().contains("stopped: every open pool was closed and journaled"), r.toString());
+
+        JournalFacts facts = JournalFacts.read(work.resolve("int-journal"));
+        assertEquals(3, facts.spawned.size());
+        assertEquals(facts.spawned, facts.reaped, "every child reaped and journaled before exit");
+        assertEquals(1, facts.closes);
+        for (long pid : facts.spawned) {
+            assertFalse(Files.exists(Path.of("/proc/" + pid)) && isChildOfInit(pid), "child " + pid + " left behind");
+        }
+    }
+
+    private static boolean isChildOfInit(long pid) throws IOException {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return !f[0].equals("Z");
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+
+    /** What a journal says about spawns, reaps and closes. */
+    static final class JournalFacts {
+        final Set<Long> spawned = new HashSet<>();
+        final Set<Long> reaped = new HashSet<>();
+        int closes;
+
+        static JournalFacts read(Path dir) {
+            JournalFacts f = new JournalFacts();
+            try (JournalReader r = JournalReader.open(dir)) {
+                r.fromStart().readAll((i, e) -> {
+                    if (e instanceof ChildSpawned s) {
+                        f.spawned.add((long) s.pid());
+                    } else if (e instanceof ChildReaped c) {
+                        f.reaped.add((long) c.pid());
+                    } else if (e instanceof CloseCompleted) {
+                        f.closes++;
+                    }
+                    return true;
+                });
+            }
+            return f;
+        }
+    }
+}

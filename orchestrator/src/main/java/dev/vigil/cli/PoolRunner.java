@@ -1,0 +1,275 @@
+package dev.vigil.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.CloseFailedException;
+import dev.vigil.close.CloseReport;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.EscalationPolicy;
+import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.pool.ChildSpec;
+import dev.vigil.pool.Orchestrator;
+import dev.vigil.pool.Pool;
+import dev.vigil.pool.PoolChild;
+import dev.vigil.spawn.Redirect;
+
+/**
+ * Runs a {@link RunSpec}: per cycle, start every pool, drive its control workload, close all pools at
+ * once, print what each close did; at the end the reap-latency table and the replay commands.
+ * A stop request (Ctrl-C) closes whatever is open, journaled, before returning.
+ */
+public final class PoolRunner {
+    /** Exit code: every close clean. */
+    public static final int CLEAN = 0;
+    /** Exit code: some close failed (its report was printed). */
+    public static final int CLOSE_FAILED = 1;
+    /** Exit code when stopped by Ctrl-C: 128 + SIGINT (another signal gives 128 + its number). */
+    public static final int INTERRUPTED = 130;
+
+    private final RunSpec spec;
+    private final RunHooks hooks;
+    private final PrintStream out;
+    private final List<Pool> open = new ArrayList<>();
+    private final List<CloseReport> reports = new ArrayList<>();
+    private volatile boolean stopRequested;
+    private volatile int stopSignal = 2;
+
+    public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
+        this.spec = spec;
+        this.hooks = hooks;
+        this.out = out;
+    }
+
+    /** Asks a running {@link #run} to close what is open and return 128 + {@code signal}; safe from any thread. */
+    public void requestStop(int signal) {
+        stopSignal = signal;
+        stopRequested = true;
+    }
+
+    /** Every close report of this run, in the order the closes completed. */
+    public synchronized List<CloseReport> reports() {
+        return List.copyOf(reports);
+    }
+
+    /** Runs every cycle; returns {@link #CLEAN}, {@link #CLOSE_FAILED} or 128 + the stop signal. */
+    public int run() {
+        Path journal = Path.of(spec.journalDir()).toAbsolutePath().normalize();
+        ProtocolMode mode = spec.protocol().equals("legacy") ? ProtocolMode.LEGACY : ProtocolMode.STICKY;
+        if (mode == ProtocolMode.LEGACY) {
+            out.println("protocol=legacy: REPRODUCTION MODE, the pre-Vigil protocol whose shutdown request can be lost");
+        }
+        boolean failed = false;
+        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+            for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
+                failed |= runCycle(orchestrator, mode, cycle);
+            }
+            failed |= closeOpenPools();
+        }
+        LatencyTable.print(reports(), out);
+        printReplayHints(journal);
+        if (stopRequested) {
+            out.println("stopped: every open pool was closed and journaled");
+            return 128 + stopSignal;
+        }
+        return failed ? CLOSE_FAILED : CLEAN;
+    }
+
+    private boolean runCycle(Orchestrator orchestrator, ProtocolMode mode, int cycle) {
+        int children = spec.pools().stream().flatMap(p -> p.groups().stream()).mapToInt(RunSpec.Group::children).sum();
+        out.printf(Locale.ROOT, "cycle %d/%d: starting %d pool(s), %d children%n", cycle, spec.cycles(), spec.pools().size(),
+                children);
+        long t0 = System.nanoTime();
+        List<CompletableFuture<Pool>> starts = new ArrayList<>();
+        for (RunSpec.PoolEntry entry : spec.pools()) {
+            starts.add(CompletableFuture.supplyAsync(() -> startPool(orchestrator, mode, entry, cycle)));
+        }
+        boolean failed = false;
+        for (CompletableFuture<Pool> f : starts) {
+            try {
+                Pool p = f.get(120, TimeUnit.SECONDS);
+                synchronized (this) {
+                    open.add(p);
+                }
+            } catch (ExecutionException | TimeoutException | InterruptedException e) {
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                out.println("  start failed: " + cause.getMessage());
+                failed = true;
+            }
+        }
+        out.printf(Locale.ROOT, "  ready in %.2f s%n", seconds(System.nanoTime() - t0));
+        if (!stopRequested && !failed) {
+            failed |= driveWorkload();
+        }
+        out.printf(Locale.ROOT, "  closing %d pool(s) at once%n", openCount());
+        failed |= closeOpenPools();
+        return failed;
+    }
+
+    private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
+        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT);
+        for (RunSpec.Group g : entry.groups()) {
+            b.group(g.name(), g.children(), hooks.childSpec(cycle, entry.id(), g.name(), childSpec(g)));
+        }
+        return b.start();
+    }
+
+    /** Each pool's workload: sequential controls per mailbox child, children in parallel, then one left in flight. */
+    private boolean driveWorkload() {
+        List<CompletableFuture<String>> runs = new ArrayList<>();
+        for (Pool p : openPools()) {
+            RunSpec.Workload w = spec.pools().stream().filter(e -> e.id().equals(p.poolId())).findFirst().orElseThrow().workload();
+            for (PoolChild c : p.children()) {
+                if (c.hasMailbox() && (w.controls() > 0 || w.inFlightAtClose())) {
+                    runs.add(CompletableFuture.supplyAsync(() -> controls(p, c, w)));
+                }
+            }
+        }
+        int ok = 0;
+        boolean failed = false;
+        for (CompletableFuture<String> r : runs) {
+            String error = r.join();
+            if (error == null) {
+                ok++;
+            } else {
+                out.println("  workload: " + error);
+                failed = true;
+            }
+        }
+        if (!runs.isEmpty()) {
+            out.printf(Locale.ROOT, "  workload: %d/%d children answered every control%n", ok, runs.size());
+        }
+        return failed;
+    }
+
+    private String controls(Pool p, PoolChild c, RunSpec.Workload w) {
+        Duration timeout = Duration.ofMillis(w.controlTimeoutMs());
+        try {
+            for (int i = 0; i < w.controls() && !stopRequested; i++) {
+                var result = p.control(c.group(), c.index(), DemoHandler.OP_ECHO, i, timeout);
+                if (!result.succeeded()) {
+                    return "pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " control failed: "
+                            + result.errorText();
+                }
+            }
+            if (w.inFlightAtClose()) {
+                p.sendControl(c.group(), c.index(), DemoHandler.OP_ECHO, -1);
+            }
+            return null;
+        } catch (RuntimeException e) {
+            return "pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + ": " + e.getMessage();
+        }
+    }
+
+    /** Closes every open pool concurrently; prints one line per close and the diagnosis of failures. */
+    private boolean closeOpenPools() {
+        List<Pool> pools = openPools();
+        List<CompletableFuture<CloseReport>> closes = new ArrayList<>();
+        for (Pool p : pools) {
+            closes.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.closeWithReport();
+                } catch (CloseFailedException e) {
+                    return e.report();
+                }
+            }));
+        }
+        boolean failed = false;
+        for (int i = 0; i < pools.size(); i++) {
+            CloseReport r;
+            try {
+                r = closes.get(i).get(10, TimeUnit.MINUTES);
+            } catch (ExecutionException | TimeoutException | InterruptedException e) {
+                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + e);
+                failed = true;
+                continue;
+            }
+            synchronized (this) {
+                reports.add(r);
+                if (pools.get(i).trackedChildren().isEmpty()) {
+                    open.remove(pools.get(i));
+                }
+            }
+            failed |= !r.isClean();
+            out.println("  " + summary(r));
+            if (!r.isClean()) {
+                out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
+            }
+        }
+        return failed;
+    }
+
+    static String summary(CloseReport r) {
+        long reaped = r.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count();
+        double slowest = r.children().stream().mapToLong(CloseReport.Child::sinceBroadcastNanos).max().orElse(0) / 1e9;
+        return String.format(Locale.ROOT, "pool=%s close=%d %s reaped=%d/%d in %.2f s (slowest reap %.2f s)", r.poolId(),
+                r.closeId(), r.outcome(), reaped, r.children().size(), seconds(r.durationNanos()), Math.max(0, slowest));
+    }
+
+    private void printReplayHints(Path journal) {
+        String replay = "bin/vigil-replay";
+        out.println();
+        out.println("journal: " + journal);
+        out.println("look closer:");
+        out.println("  " + replay + " closes " + journal);
+        out.println("  " + replay + " stats " + journal);
+        out.println("  " + replay + " audit " + journal);
+        List<CloseReport> all = reports();
+        CloseReport pick = all.stream().filter(r -> !r.isClean()).findFirst().orElse(all.isEmpty() ? null : all.get(0));
+        if (pick != null) {
+            out.println("  " + replay + " timeline " + journal + " " + pick.closeId() + " -o close-" + pick.closeId() + ".svg");
+            String why = pick.isClean() ? "" : "   # explains the failed close";
+            out.println("  " + replay + " show " + journal + " " + pick.closeId() + why);
+        }
+    }
+
+    private CloseSettings closeSettings() {
+        RunSpec.Close c = spec.close();
+        CloseSettings.Builder b = CloseSettings.builder()
+                .window(Duration.ofMillis(c.windowMs()))
+                .escalation(EscalationPolicy.parse(c.escalation()))
+                .grace(Duration.ofMillis(c.graceMs()))
+                .maxParallelCloses(c.parallelCloses());
+        if (c.hardCapMs() > 0) {
+            b.hardCap(Duration.ofMillis(c.hardCapMs()));
+        }
+        if (c.fixedBudgetMs() > 0) {
+            b.fixedBudget(Duration.ofMillis(c.fixedBudgetMs()));
+        }
+        return b.build();
+    }
+
+    static ChildSpec childSpec(RunSpec.Group g) {
+        List<String> cmd = g.command();
+        String[] args = cmd.size() > 1 ? cmd.subList(1, cmd.size()).toArray(String[]::new) : new String[0];
+        ChildSpec s = switch (g.kind()) {
+            case "java" -> ChildSpec.java(g.handler() != null ? g.handler() : DemoHandler.class.getName());
+            case "c" -> cmd.isEmpty() ? ChildSpec.cDemo() : ChildSpec.c(Path.of(cmd.get(0)), args);
+            case "mailbox-exec" -> ChildSpec.mailboxExec(cmd.get(0), args);
+            case "exec" -> ChildSpec.exec(cmd.get(0), args);
+            default -> throw new IllegalArgumentException("group=" + g.name() + " kind=" + g.kind() + " is unknown");
+        };
+        return s.withEnv(g.env()).withStopSignal(SignalNames.number(g.stopSignal()));
+    }
+
+    private synchronized List<Pool> openPools() {
+        return List.copyOf(open);
+    }
+
+    private synchronized int openCount() {
+        return open.size();
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.vigil.cli;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A validated pool-runner spec ({@code vigil run SPEC}): what to start, how to drive it, how to close
+ * it, how many times. Built only by {@link SpecReader}, which reports every mistake at once.
+ */
+public record RunSpec(String journalDir, String protocol, int cycles, Close close, List<PoolEntry> pools) {
+
+    /** One pool: its id, its groups, and the control workload driven between start and close. */
+    public record PoolEntry(String id, List<Group> groups, Workload workload) {
+    }
+
+    /**
+     * A group of identical children. {@code kind}: java (the Java child runtime with {@code handler}),
+     * c (a C program linked with the C runtime, default the demo child), mailbox-exec (any executable
+     * that speaks the mailbox protocol), exec (a plain executable, signals only).
+     */
+    public record Group(String name, String kind, List<String> command, int children, String handler,
+            Map<String, String> env, String stopSignal) {
+    }
+
+    /**
+     * Control commands sent to every mailbox child per cycle, each waited for at most timeoutMs;
+     * with inFlightAtClose one more is left running when the close begins (the moment of the
+     * lost-shutdown race).
+     */
+    public record Workload(int controls, long controlTimeoutMs, boolean inFlightAtClose) {
+    }
+
+    /** Close settings: the no-progress window, an optional hard cap (0 = none), escalation, parallelism. */
+    public record Close(long windowMs, long hardCapMs, long fixedBudgetMs, String escalation, long graceMs,
+            int parallelCloses) {
+    }
+}

@@ -1,0 +1,357 @@
+package dev.vigil.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import dev.vigil.cli.RunSpec.Close;
+import dev.vigil.cli.RunSpec.Group;
+import dev.vigil.cli.RunSpec.Workload;
+
+/**
+ * Reads a pool-runner spec (JSON, or YAML for {@code .yaml}/{@code .yml}) and validates it up front:
+ * every mistake is collected with its path ({@code pools[0].groups[1].children: must be >= 1}) and
+ * reported at once, before anything is started.
+ */
+public final class SpecReader {
+    /** Child kinds a group may have. */
+    public static final Set<String> KINDS = Set.of("java", "c", "mailbox-exec", "exec");
+    public static final Set<String> PROTOCOLS = Set.of("sticky", "legacy");
+    public static final Set<String> ESCALATIONS = Set.of("leak", "term-then-kill");
+    public static final String DEFAULT_JOURNAL_DIR = "./vigil-journal";
+
+    private final List<SpecProblem> problems = new ArrayList<>();
+
+    private SpecReader() {
+    }
+
+    /** Parses and validates {@code file}; throws {@link SpecInvalidException} listing every mistake. */
+    public static RunSpec read(Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "no such file")));
+        }
+        String name = file.getFileName().toString();
+        ObjectMapper mapper = name.endsWith(".yaml") || name.endsWith(".yml")
+                ? new ObjectMapper(new YAMLFactory()) : new ObjectMapper();
+        JsonNode root;
+        try {
+            root = mapper.readTree(file.toFile());
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? "$"
+                    : "line " + e.getLocation().getLineNr() + " column " + e.getLocation().getColumnNr();
+            throw new SpecInvalidException(file.toString(), List.of(new SpecProblem(where,
+                    "not valid " + (mapper.getFactory() instanceof YAMLFactory ? "YAML" : "JSON") + ": "
+                            + e.getOriginalMessage())));
+        } catch (IOException e) {
+            throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "unreadable: " + e.getMessage())));
+        }
+        return validate(file.toString(), root);
+    }
+
+    /** Validates an already parsed spec tree. */
+    public static RunSpec validate(String source, JsonNode root) {
+        SpecReader r = new SpecReader();
+        RunSpec spec = r.runSpec(root == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : root);
+        if (!r.problems.isEmpty()) {
+            throw new SpecInvalidException(source, r.problems);
+        }
+        return spec;
+    }
+
+    private RunSpec runSpec(JsonNode root) {
+        Obj o = object(root, "$");
+        if (o == null) {
+            return null;
+        }
+        String journalDir = o.string("journalDir", DEFAULT_JOURNAL_DIR);
+        String protocol = o.oneOf("protocol", PROTOCOLS, "sticky");
+        int cycles = o.intAtLeast("cycles", 1, 1);
+        Close close = close(o.node("close"), o.path("close"));
+        List<RunSpec.PoolEntry> pools = new ArrayList<>();
+        JsonNode poolsNode = o.required("pools");
+        if (poolsNode != null) {
+            if (!poolsNode.isArray()) {
+                problem(o.path("pools"), "must be an array of pools");
+            } else if (poolsNode.isEmpty()) {
+                problem(o.path("pools"), "must hold at least one pool");
+            } else {
+                Set<String> ids = new HashSet<>();
+                for (int i = 0; i < poolsNode.size(); i++) {
+                    RunSpec.PoolEntry p = pool(poolsNode.get(i), o.path("pools") + "[" + i + "]", i);
+                    if (p != null && !ids.add(p.id())) {
+                        problem(o.path("pools") + "[" + i + "].id", "duplicate pool id '" + p.id() + "'");
+                    }
+                    pools.add(p);
+                }
+            }
+        }
+        o.rejectUnknown();
+        return new RunSpec(journalDir, protocol, cycles, close, pools);
+    }
+
+    private Close close(JsonNode node, String path) {
+        Close defaults = new Close(1000, 0, 0, "term-then-kill", 500, 4);
+        if (node == null) {
+            return defaults;
+        }
+        Obj o = object(node, path);
+        if (o == null) {
+            return defaults;
+        }
+        Close c = new Close(
+                o.longAtLeast("windowMs", 1, defaults.windowMs()),
+                o.longAtLeast("hardCapMs", 0, defaults.hardCapMs()),
+                o.longAtLeast("fixedBudgetMs", 0, defaults.fixedBudgetMs()),
+                o.oneOf("escalation", ESCALATIONS, defaults.escalation()),
+                o.longAtLeast("graceMs", 0, defaults.graceMs()),
+                o.intAtLeast("parallelCloses", 1, defaults.parallelCloses()));
+        o.rejectUnknown();
+        return c;
+    }
+
+    private RunSpec.PoolEntry pool(JsonNode node, String path, int position) {
+        Obj o = object(node, path);
+        if (o == null) {
+            return null;
+        }
+        String id = o.string("id", "pool-" + (position + 1));
+        List<Group> groups = new ArrayList<>();
+        JsonNode groupsNode = o.required("groups");
+        if (groupsNode != null) {
+            if (!groupsNode.isArray() || groupsNode.isEmpty()) {
+                problem(o.path("groups"), "must be a non-empty array of groups");
+            } else {
+                Set<String> names = new HashSet<>();
+                for (int i = 0; i < groupsNode.size(); i++) {
+                    Group g = group(groupsNode.get(i), o.path("groups") + "[" + i + "]");
+                    if (g != null && !names.add(g.name())) {
+                        problem(o.path("groups") + "[" + i + "].name", "duplicate group name '" + g.name() + "'");
+                    }
+                    groups.add(g);
+                }
+            }
+        }
+        Workload workload = new Workload(0, 5000, false);
+        JsonNode w = o.node("workload");
+        if (w != null) {
+            Obj wo = object(w, o.path("workload"));
+            if (wo != null) {
+                workload = new Workload(wo.intAtLeast("controls", 0, 0), wo.longAtLeast("controlTimeoutMs", 1, 5000),
+                        wo.bool("inFlightAtClose", false));
+                wo.rejectUnknown();
+            }
+        }
+        o.rejectUnknown();
+        return new RunSpec.PoolEntry(id, groups, workload);
+    }
+
+    private Group group(JsonNode node, String path) {
+        Obj o = object(node, path);
+        if (o == null) {
+            return null;
+        }
+        String name = o.requiredString("name");
+        String kind = o.requiredOneOf("kind", KINDS);
+        int children = o.requiredIntAtLeast("children", 1);
+        List<String> command = o.stringList("command");
+        String handler = o.string("handler", null);
+        Map<String, String> env = o.stringMap("env");
+        String stopSignal = o.string("stopSignal", "TERM");
+        if (kind != null) {
+            boolean needsCommand = kind.equals("mailbox-exec") || kind.equals("exec");
+            if (needsCommand && (command == null || command.isEmpty())) {
+                problem(o.path("command"), "required for kind " + kind);
+            }
+            if (kind.equals("java") && command != null && !command.isEmpty()) {
+                problem(o.path("command"), "not used for kind java (set handler to a ChildHandler class)");
+            }
+            if (command != null && !command.isEmpty() && !kind.equals("java")) {
+                String missing = CommandLookup.whyNotExecutable(command.get(0));
+                if (missing != null) {
+                    problem(o.path("command") + "[0]", missing);
+                }
+            }
+        }
+        if (stopSignal != null && SignalNames.number(stopSignal) < 0) {
+            problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
+        }
+        o.rejectUnknown();
+        return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal);
+    }
+
+    private void problem(String path, String message) {
+        problems.add(new SpecProblem(path, message));
+    }
+
+    private Obj object(JsonNode node, String path) {
+        if (node == null || node.isMissingNode() || !node.isObject()) {
+            problem(path, "must be an object");
+            return null;
+        }
+        return new Obj(node, path);
+    }
+
+    /** A JSON object being validated: typed field readers that record problems instead of throwing. */
+    private final class Obj {
+        private final JsonNode node;
+        private final String path;
+        private final Set<String> seen = new HashSet<>();
+
+        Obj(JsonNode node, String path) {
+            this.node = node;
+            this.path = path;
+        }
+
+        String path(String field) {
+            return path.equals("$") ? field : path + "." + field;
+        }
+
+        JsonNode node(String field) {
+            seen.add(field);
+            JsonNode n = node.get(field);
+            return n == null || n.isNull() ? null : n;
+        }
+
+        JsonNode required(String field) {
+            JsonNode n = node(field);
+            if (n == null) {
+                problem(path(field), "required");
+            }
+            return n;
+        }
+
+        String string(String field, String dflt) {
+            JsonNode n = node(field);
+            if (n == null) {
+                return dflt;
+            }
+            if (!n.isTextual() || n.asText().isBlank()) {
+                problem(path(field), "must be a non-empty string");
+                return dflt;
+            }
+            return n.asText();
+        }
+
+        String requiredString(String field) {
+            return required(field) == null ? null : string(field, null);
+        }
+
+        String oneOf(String field, Set<String> allowed, String dflt) {
+            String v = string(field, dflt);
+            if (v != null && !allowed.contains(v)) {
+                problem(path(field), "unknown value '" + v + "', expected one of " + new java.util.TreeSet<>(allowed));
+                return dflt;
+            }
+            return v;
+        }
+
+        String requiredOneOf(String field, Set<String> allowed) {
+            return required(field) == null ? null : oneOf(field, allowed, null);
+        }
+
+        long longAtLeast(String field, long min, long dflt) {
+            JsonNode n = node(field);
+            if (n == null) {
+                return dflt;
+            }
+            if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+                problem(path(field), "must be an integer");
+                return dflt;
+            }
+            if (n.asLong() < min) {
+                problem(path(field), "must be >= " + min);
+                return dflt;
+            }
+            return n.asLong();
+        }
+
+        int intAtLeast(String field, int min, int dflt) {
+            JsonNode n = node(field);
+            if (n != null && n.isIntegralNumber() && !n.canConvertToInt()) {
+                problem(path(field), "too large");
+                return dflt;
+            }
+            return (int) longAtLeast(field, min, dflt);
+        }
+
+        int requiredIntAtLeast(String field, int min) {
+            return required(field) == null ? 0 : intAtLeast(field, min, 0);
+        }
+
+        boolean bool(String field, boolean dflt) {
+            JsonNode n = node(field);
+            if (n == null) {
+                return dflt;
+            }
+            if (!n.isBoolean()) {
+                problem(path(field), "must be true or false");
+                return dflt;
+            }
+            return n.asBoolean();
+        }
+
+        List<String> stringList(String field) {
+            JsonNode n = node(field);
+            if (n == null) {
+                return null;
+            }
+            if (n.isTextual()) {
+                return List.of(n.asText().trim().split("\\s+"));
+            }
+            if (!n.isArray()) {
+                problem(path(field), "must be an array of strings (or one string)");
+                return null;
+            }
+            List<String> out = new ArrayList<>();
+            for (int i = 0; i < n.size(); i++) {
+                if (!n.get(i).isTextual()) {
+                    problem(path(field) + "[" + i + "]", "must be a string");
+                } else {
+                    out.add(n.get(i).asText());
+                }
+            }
+            return out;
+        }
+
+        Map<String, String> stringMap(String field) {
+            JsonNode n = node(field);
+            Map<String, String> out = new LinkedHashMap<>();
+            if (n == null) {
+                return out;
+            }
+            if (!n.isObject()) {
+                problem(path(field), "must be an object of string values");
+                return out;
+            }
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
+                if (!e.getValue().isValueNode()) {
+                    problem(path(field) + "." + e.getKey(), "must be a string");
+                } else {
+                    out.put(e.getKey(), e.getValue().asText());
+                }
+            }
+            return out;
+        }
+
+        void rejectUnknown() {
+            for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+                String f = it.next();
+                if (!seen.contains(f)) {
+                    problem(path(f), "unknown field");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package dev.vigil.spawn;
+
+import dev.vigil.journal.MonotonicClock;
+import dev.vigil.spawn.internal.Linux;
+import dev.vigil.spawn.internal.LinuxCalls;
+import dev.vigil.spawn.internal.ShimProtocol;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import jnr.posix.POSIX;
+import jnr.posix.SpawnFileAction;
+
+/**
+ * One spawn, on the spawner thread: status pipe, posix_spawnp of the shim with the redirections,
+ * pidfd, then the shim's verdict from the pipe (end of file = exec succeeded). A child that fails
+ * on the way is reaped here and comes back as a {@link SpawnException}; nothing is left behind.
+ */
+final class ShimLauncher {
+    private static final int SIGKILL = 9;
+    private static final int FILE_MODE = 0644;
+
+    private final Path shim;
+    private final POSIX posix;
+    private final boolean pidfds;
+    private final LinuxCalls calls = Linux.calls();
+    private final int ownPid;
+
+    ShimLauncher(Path shim, POSIX posix, boolean pidfds) {
+        this.shim = shim;
+        this.posix = posix;
+        this.pidfds = pidfds;
+        this.ownPid = calls.getpid();
+    }
+
+    Path shim() {
+        return shim;
+    }
+
+    boolean usesPidfds() {
+        return pidfds;
+    }
+
+    /** Spawner thread only: starts the child; the caller hands it to the reaper. */
+    ChildProcess launch(SpawnRequest request) {
+        String command = request.commandLine();
+        int[] pipe = new int[2];
+        if (calls.pipe2(pipe, Linux.O_CLOEXEC) != 0) {
+            throw new SpawnException(command, Linux.errno(), "pipe2", null);
+        }
+        int readFd = pipe[0];
+        int writeFd = pipe[1];
+        try {
+            if (writeFd == ShimProtocol.STATUS_FD) {
+                // dup2(3, 3) would keep close-on-exec and the shim would lose its status fd: move it up.
+                int moved = calls.fcntl(writeFd, Linux.F_DUPFD_CLOEXEC, ShimProtocol.STATUS_FD + 1);
+                calls.close(writeFd);
+                writeFd = moved;
+                if (writeFd < 0) {
+                    throw new SpawnException(command, Linux.errno(), "pipe2", "moving the status fd");
+                }
+            }
+            long pid = posix.posix_spawnp(shim.toString(), fileActions(request, writeFd), shimArgv(request), environment(request));
+            calls.close(writeFd);
+            writeFd = -1;
+            if (pid <= 0) {
+                throw new SpawnException(command, SpawnException.UNKNOWN_ERRNO, "posix_spawn", "shim=" + shim
+                        + " stdin=" + request.stdin() + " stdout=" + request.stdout() + " stderr=" + request.stderr()
+                        + " (jnr-posix drops posix_spawnp's error code; a redirect file that cannot be opened fails here)");
+            }
+            return started((int) pid, MonotonicClock.nanos(), readFd, request);
+        } finally {
+            calls.close(readFd);
+            if (writeFd >= 0) {
+                calls.close(writeFd);
+            }
+        }
+    }
+
+    /** The shim runs: open its pidfd, learn from the status pipe whether the exec worked. */
+    private ChildProcess started(int pid, long spawnedNanos, int readFd, SpawnRequest request) {
+        String command = request.commandLine();
+        int pidfd = -1;
+        if (pidfds) {
+            pidfd = (int) calls.syscall(Linux.SYS_PIDFD_OPEN, pid, 0);
+            if (pidfd < 0) {
+                int errno = Linux.errno();
+                killAndReap(pid, -1);
+                throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid);
+            }
+        }
+        int[] report;
+        try {
+            report = readReport(readFd, command);
+        } catch (SpawnException unreadable) {
+            // We cannot tell whether the exec happened: do not leave a child nobody knows of.
+            killAndReap(pid, pidfd);
+            throw unreadable;
+        }
+        if (report != null) {
+            int shimStatus = waitForShim(pid);
+            if (pidfd >= 0) {
+                calls.close(pidfd);
+            }
+            String detail = "pid=" + pid + " shim_exit=" + (shimStatus >> 8 & 0xff);
+            if (report[0] == ShimProtocol.STAGE_CHDIR) {
+                detail += " dir=" + request.workDir();
+            }
+            throw new SpawnException(command, report[1], ShimProtocol.stageName(report[0]), detail);
+        }
+        return new ChildProcess(pid, pidfd, request.argv(), spawnedNanos);
+    }
+
+    /** A child we will not hand out: SIGKILL (its pid is still ours, it is unreaped), reap, close its pidfd. */
+    private void killAndReap(int pid, int pidfd) {
+        calls.kill(pid, SIGKILL);
+        waitForShim(pid);
+        if (pidfd >= 0) {
+            calls.close(pidfd);
+        }
+    }
+
+    /** {stage, errno} when the shim reported a failure; null at end of file (the exec succeeded). */
+    private int[] readReport(int readFd, String command) {
+        byte[] buffer = new byte[ShimProtocol.REPORT_LENGTH];
+        byte[] chunk = new byte[ShimProtocol.REPORT_LENGTH];
+        int filled = 0;
+        while (filled < buffer.length) {
+            long n = calls.read(readFd, chunk, buffer.length - filled);
+            if (n < 0) {
+                int errno = Linux.errno();
+                if (errno == Linux.EINTR) {
+                    continue;
+                }
+                throw new SpawnException(command, errno, "status-pipe", "reading the shim's report failed");
+            }
+            if (n == 0) {
+                break;
+            }
+            System.arraycopy(chunk, 0, buffer, filled, (int) n);
+            filled += (int) n;
+        }
+        if (filled == 0) {
+            return null;
+        }
+        ByteBuffer words = ByteBuffer.wrap(buffer).order(ByteOrder.nativeOrder());
+        // 8 bytes are below PIPE_BUF: the shim's one write arrives whole or not at all.
+        return filled == buffer.length ? new int[] {words.getInt(0), words.getInt(4)} : new int[] {ShimProtocol.STAGE_USAGE, 0};
+    }
+
+    /** Reaps a shim that reported a failure (it exits right after). Blocking, for that pid only. */
+    private int waitForShim(int pid) {
+        int[] status = new int[1];
+        while (calls.waitpid(pid, status, 0) != pid) {
+            int errno = Linux.errno();
+            if (errno != Linux.EINTR) {
+                throw new IllegalStateException("waitpid of a failed shim failed: pid=" + pid + " errno=" + Linux.describeErrno(errno));
+            }
+        }
+        return status[0];
+    }
+
+    private List<SpawnFileAction> fileActions(SpawnRequest request, int statusWriteFd) {
+        List<SpawnFileAction> actions = new ArrayList<>(4);
+        redirect(actions, 0, request.stdin());
+        redirect(actions, 1, request.stdout());
+        redirect(actions, 2, request.stderr());
+        actions.add(SpawnFileAction.dup(statusWriteFd, ShimProtocol.STATUS_FD));
+        return actions;
+    }
+
+    private static void redirect(List<SpawnFileAction> actions, int fd, Redirect redirect) {
+        switch (redirect.kind()) {
+            case INHERIT:
+                return;
+            case DISCARD:
+                actions.add(SpawnFileAction.open("/dev/null", fd, fd == 0 ? Linux.O_RDONLY : Linux.O_WRONLY, 0));
+                return;
+            case READ:
+                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_RDONLY, 0));
+                return;
+            case WRITE:
+                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_WRONLY | Linux.O_CREAT | Linux.O_TRUNC, FILE_MODE));
+                return;
+            case APPEND:
+                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_WRONLY | Linux.O_CREAT | Linux.O_APPEND, FILE_MODE));
+                return;
+            default:
+                throw new IllegalArgumentException("redirect kind=" + redirect.kind());
+        }
+    }
+
+    private List<String> shimArgv(SpawnRequest request) {
+        List<String> argv = new ArrayList<>(request.argv().size() + 6);
+        argv.add(shim.toString());
+        argv.add(Integer.toString(ownPid));
+        argv.add(Integer.toString(ShimProtocol.STATUS_FD));
+        if (request.workDir() != null) {
+            argv.add("--cwd");
+            argv.add(request.workDir().toString());
+        }
+        argv.add("--");
+        argv.addAll(request.argv());
+        return argv;
+    }
+
+    private static List<String> environment(SpawnRequest request) {
+        Map<String, String> env = request.environment() == null ? System.getenv() : request.environment();
+        List<String> entries = new ArrayList<>(env.size());
+        env.forEach((name, value) -> entries.add(name + "=" + value));
+        return entries;
+    }
+}

@@ -1,0 +1,105 @@
+package dev.vigil.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(30)
+class SpecReaderTest {
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String text) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text);
+        return p;
+    }
+
+    @Test
+    void aValidSpecIsReadWithDefaultsFilledIn() throws IOException {
+        RunSpec spec = SpecReader.read(write("ok.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "chips", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 2},
+                    {"name": "java", "kind": "java", "children": 1}]}]}
+                """));
+        assertEquals(SpecReader.DEFAULT_JOURNAL_DIR, spec.journalDir());
+        assertEquals("sticky", spec.protocol());
+        assertEquals(1, spec.cycles());
+        assertEquals("term-then-kill", spec.close().escalation());
+        assertEquals(List.of("/bin/sleep", "30"), spec.pools().get(0).groups().get(0).command());
+        assertEquals(2, spec.pools().get(0).groups().get(0).children());
+    }
+
+    @Test
+    void yamlSpecsAreReadToo() throws IOException {
+        RunSpec spec = SpecReader.read(write("ok.yaml", """
+                protocol: legacy
+                cycles: 3
+                pools:
+                  - id: p1
+                    groups:
+                      - {name: g, kind: exec, command: /bin/true, children: 4}
+                """));
+        assertEquals("legacy", spec.protocol());
+        assertEquals(3, spec.cycles());
+        assertEquals(4, spec.pools().get(0).groups().get(0).children());
+    }
+
+    @Test
+    void everyMistakeIsReportedAtOnceWithItsPath() throws IOException {
+        Path notExecutable = write("data.txt", "just data");
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("bad.json", """
+                {"cycles": -1, "protocol": "sloppy", "colse": {},
+                 "close": {"windowMs": "soon", "escalation": "pray"},
+                 "pools": [{"groups": [
+                    {"name": "a", "kind": "exec", "command": ["/no/such/binary"], "children": 0},
+                    {"name": "a", "kind": "teapot", "children": "two"},
+                    {"kind": "exec", "children": 1},
+                    {"name": "c", "kind": "exec", "command": ["DATA"], "children": 1, "stopSignal": "NOPE"}]}]}
+                """.replace("DATA", notExecutable.toString()))));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        List<String> expected = List.of(
+                "cycles: must be >= 1",
+                "protocol: unknown value 'sloppy', expected one of [legacy, sticky]",
+                "close.windowMs: must be an integer",
+                "close.escalation: unknown value 'pray', expected one of [leak, term-then-kill]",
+                "pools[0].groups[0].children: must be >= 1",
+                "pools[0].groups[0].command[0]: command '/no/such/binary' does not exist",
+                "pools[0].groups[1].kind: unknown value 'teapot', expected one of [c, exec, java, mailbox-exec]",
+                "pools[0].groups[1].children: must be an integer",
+                "pools[0].groups[1].name: duplicate group name 'a'",
+                "pools[0].groups[2].name: required",
+                "pools[0].groups[2].command: required for kind exec",
+                "pools[0].groups[3].command[0]: command '" + notExecutable + "' is not an executable file",
+                "pools[0].groups[3].stopSignal: unknown signal 'NOPE' (use a name like TERM or a number)",
+                "colse: unknown field");
+        for (String line : expected) {
+            assertTrue(got.contains(line), "missing problem '" + line + "' in " + got);
+        }
+        assertEquals(expected.size(), got.size(), "unexpected extra problems: " + got);
+        assertTrue(e.getMessage().contains("14 error(s)"), e.getMessage());
+    }
+
+    @Test
+    void malformedJsonNamesTheLine() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class,
+                () -> SpecReader.read(write("broken.json", "{\n  \"pools\": [\n")));
+        assertTrue(e.problems().get(0).path().startsWith("line "), e.getMessage());
+    }
+
+    @Test
+    void aMissingFileIsOneClearProblem() {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class,
+                () -> SpecReader.read(dir.resolve("nope.json")));
+        assertEquals("$: no such file", e.problems().get(0).toString());
+    }
+}
