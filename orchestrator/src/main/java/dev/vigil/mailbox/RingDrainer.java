@@ -95,7 +95,7 @@ public final class RingDrainer implements AutoCloseable {
         }
     }
 
-    /** Drains every registered mailbox every {@code period} on a daemon thread until {@link #close()}. */
+    /** Drains every registered mailbox every {@code period} on a daemon thread until {@link #stop()}. */
     public synchronized void start(Duration period, LongSupplier closeId) {
         if (background != null) {
             throw new MailboxException("ring drainer already started");
@@ -112,9 +112,14 @@ public final class RingDrainer implements AutoCloseable {
         thread.start();
     }
 
-    /** Stops the background thread, if any (does not drain). */
+    /** {@link #stop()}. */
     @Override
-    public synchronized void close() {
+    public void close() {
+        stop();
+    }
+
+    /** Stops the background thread, if any (does not drain; call {@link #drainFinal} per mailbox afterwards). */
+    public synchronized void stop() {
         Thread thread = background;
         background = null;
         if (thread != null) {

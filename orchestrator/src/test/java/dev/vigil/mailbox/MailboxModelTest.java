@@ -1,0 +1,82 @@
+package dev.vigil.mailbox;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * native/model/mailbox.pml under spin (Debian package {@code spin}, installed by .ci/run): sticky verifies
+ * (every interleaving ends with the child exited after shutdown, nothing blocked), legacy yields a
+ * counterexample (the child blocked forever with the shutdown published). Both outcomes asserted.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class MailboxModelTest {
+    static final Pattern ERRORS = Pattern.compile("errors: (\\d+)");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void stickyModeVerifiesAndLegacyModeHasALostShutdownCounterexample() throws Exception {
+        Path model = Path.of(System.getProperty("vigil.root", "..")).resolve("native/model/mailbox.pml");
+        assertTrue(Files.exists(model), "model missing: " + model);
+
+        String sticky = verify(model, "STICKY");
+        assertEquals(0, errors(sticky), sticky);
+
+        String legacy = verify(model, "LEGACY");
+        assertTrue(errors(legacy) > 0, legacy);
+        assertTrue(legacy.contains("invalid end state"), legacy);
+        String trail = run(dir.resolve("LEGACY"), false, "spin", "-t", "-p", "-DLEGACY", "mailbox.pml");
+        assertTrue(trail.contains("published = 1"), "the counterexample publishes shutdown: " + trail);
+        assertTrue(trail.contains("childExited = 0"), "and the child never exits: " + trail);
+        System.out.println("spin: sticky " + summary(sticky) + "; legacy " + summary(legacy));
+    }
+
+    private String verify(Path model, String mode) throws Exception {
+        Path work = Files.createDirectories(dir.resolve(mode));
+        Files.copy(model, work.resolve("mailbox.pml"));
+        run(work, true, "spin", "-a", "-D" + mode, "mailbox.pml");
+        run(work, true, "cc", "-O1", "-DSAFETY", "-o", "pan", "pan.c");
+        return run(work, false, "./pan");
+    }
+
+    private static int errors(String panOutput) {
+        Matcher m = ERRORS.matcher(panOutput);
+        assertTrue(m.find(), "no error count in: " + panOutput);
+        return Integer.parseInt(m.group(1));
+    }
+
+    private static String summary(String panOutput) {
+        Matcher m = Pattern.compile("(\\d+) states, stored").matcher(panOutput);
+        return "errors=" + errors(panOutput) + " states=" + (m.find() ? m.group(1) : "?");
+    }
+
+    /** Runs a tool (spin, cc, pan: not pool children) and returns its output; fails clearly when spin is missing. */
+    private static String run(Path work, boolean mustSucceed, String... command) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of(command));
+        Process process;
+        try {
+            process = new ProcessBuilder(argv).directory(work.toFile()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new AssertionError("cannot run " + argv.get(0) + " (spin comes from the Debian package 'spin', see .ci/run): " + e.getMessage(), e);
+        }
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "timed out: " + argv);
+        if (mustSucceed) {
+            assertEquals(0, process.exitValue(), argv + ": " + output);
+        }
+        return output;
+    }
+}
