@@ -110,7 +110,9 @@ public final class JournalWriter implements AutoCloseable {
                     throw new JournalException("journal dir=" + dir + " ring full for "
                             + TimeUnit.NANOSECONDS.toMillis(publishTimeoutNanos) + " ms; event not written: " + event);
                 }
-                if (++spins < 100) {
+                // A full ring means the appender is behind by a whole ring: waiting a little longer
+                // costs nothing, while polling its sequence slows it and takes a core from it.
+                if (++spins < 10) {
                     Thread.onSpinWait();
                 } else {
                     LockSupport.parkNanos(50_000);

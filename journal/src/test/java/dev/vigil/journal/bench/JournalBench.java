@@ -119,10 +119,10 @@ public final class JournalBench {
                 report("raw-scratch", r, raw(work.resolve("raw-scratch-" + round), Encoding.SCRATCH_THEN_COPY));
             }
             if (variants.contains("journal")) {
-                report("journal", r, journal(round));
+                report("journal", r, journal(work.resolve("journal-" + round), 0));
             }
             if (variants.contains("journal-paced")) {
-                report("journal-paced", r, journalPaced(round));
+                report("journal-paced", r, journal(work.resolve("journal-paced-" + round), pacedRate));
             }
             if (round > 0) {
                 results.forEach((variant, result) -> all.computeIfAbsent(variant, v -> new java.util.ArrayList<>()).add(result));
@@ -140,49 +140,33 @@ public final class JournalBench {
             out.printf(Locale.ROOT, "  %-15s %,12.0f events/s  p50 %d ns  p99 %d ns  writer cpu %.0f ns/event (%,.0f events/s on a core of its own)%n",
                     variant, median, p50[p50.length / 2], p99[p99.length / 2], cpu[cpu.length / 2], 1e9 / cpu[cpu.length / 2]);
         });
-        printRatio(all, "raw-bytes", "journal", " (target <= 2)");
-        printRatio(all, "raw-scratch", "journal", "");
-        printRatio(all, "raw-bytes", "raw-scratch", "");
-        printCpuRatio(all, "journal", "raw-bytes", " (target <= 2)");
-        printCpuRatio(all, "journal", "raw-scratch", "");
+        printRatio(all, "raw-bytes", "journal", Result::eventsPerSecond, "events/s", " (target <= 2)");
+        printRatio(all, "raw-scratch", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "raw-bytes", "raw-scratch", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 2)");
+        printRatio(all, "journal", "raw-scratch", Result::writerCpu, "writer cpu/event", "");
     }
 
-    /** Writer-thread CPU per event of {@code variant} over that of {@code baseline}, per round, then the median. */
-    private void printCpuRatio(java.util.Map<String, java.util.List<Result>> all, String variant, String baseline, String note) {
-        java.util.List<Result> b = all.get(baseline);
-        java.util.List<Result> v = all.get(variant);
-        if (b == null || v == null) {
+    /**
+     * {@code metric(a) / metric(b)} per round (the two ran back to back, so they shared the
+     * machine's load of the moment), then the median.
+     */
+    private void printRatio(java.util.Map<String, java.util.List<Result>> all, String a, String b,
+            java.util.function.ToDoubleFunction<Result> metric, String what, String note) {
+        java.util.List<Result> as = all.get(a);
+        java.util.List<Result> bs = all.get(b);
+        if (as == null || bs == null) {
             return;
         }
-        double[] ratios = new double[b.size()];
+        double[] ratios = new double[as.size()];
         StringBuilder rounds = new StringBuilder();
         for (int i = 0; i < ratios.length; i++) {
-            ratios[i] = v.get(i).writerCpu() / b.get(i).writerCpu();
+            ratios[i] = metric.applyAsDouble(as.get(i)) / metric.applyAsDouble(bs.get(i));
             rounds.append(String.format(Locale.ROOT, " %.2f", ratios[i]));
         }
-        double[] sorted = ratios.clone();
-        java.util.Arrays.sort(sorted);
-        out.printf(Locale.ROOT, "writer cpu/event %s / %s per round:%s; median %.2f%s%n", variant, baseline, rounds,
-                sorted[sorted.length / 2], note);
-    }
-
-    /** Per round (the two ran back to back, so share the machine's load of the moment), then the median. */
-    private void printRatio(java.util.Map<String, java.util.List<Result>> all, String baseline, String variant, String note) {
-        java.util.List<Result> b = all.get(baseline);
-        java.util.List<Result> v = all.get(variant);
-        if (b == null || v == null) {
-            return;
-        }
-        double[] ratios = new double[b.size()];
-        StringBuilder rounds = new StringBuilder();
-        for (int i = 0; i < ratios.length; i++) {
-            ratios[i] = b.get(i).eventsPerSecond() / v.get(i).eventsPerSecond();
-            rounds.append(String.format(Locale.ROOT, " %.2f", ratios[i]));
-        }
-        double[] sorted = ratios.clone();
-        java.util.Arrays.sort(sorted);
-        out.printf(Locale.ROOT, "%s / %s events/s per round:%s; median %.2f%s%n", baseline, variant, rounds,
-                sorted[sorted.length / 2], note);
+        java.util.Arrays.sort(ratios);
+        out.printf(Locale.ROOT, "%s %s / %s per round:%s; median %.2f%s%n", what, a, b, rounds,
+                ratios[ratios.length / 2], note);
     }
 
     private static String loadAverage() {
@@ -277,40 +261,15 @@ public final class JournalBench {
         return new Result(events * 1e9 / (end - start), h, (cpu1 - cpu0) / (double) events, -1);
     }
 
-    private Result journal(int round) {
-        Path dir = work.resolve("journal-" + round);
-        Histogram h = histogram();
-        long start;
-        long end;
-        long appender;
-        long[] cpu = new long[4];
-        try (JournalWriter w = JournalWriter.open(dir)) {
-            appender = appenderThreadId();
-            cpu[0] = cpuNanos(appender);
-            cpu[1] = cpuNanos(Thread.currentThread().getId());
-            start = System.nanoTime();
-            for (int i = 0; i < events; i++) {
-                JournalEvent e = sample[i & (DISTINCT_EVENTS - 1)];
-                long t0 = System.nanoTime();
-                w.append(e);
-                h.recordValue(System.nanoTime() - t0);
-            }
-            w.flush();
-            end = System.nanoTime();
-            cpu[2] = cpuNanos(appender);
-            cpu[3] = cpuNanos(Thread.currentThread().getId());
-        }
-        delete(dir);
-        return new Result(events * 1e9 / (end - start), h, (cpu[2] - cpu[0]) / (double) events,
-                (cpu[3] - cpu[1]) / (double) events);
-    }
-
-    /** Offers events at {@code pacedRate} (batches every 100 us); the rate achieved is what the journal kept up with. */
-    private Result journalPaced(int round) {
-        Path dir = work.resolve("journal-paced-" + round);
+    /**
+     * The journal's whole path. With {@code offeredRate} 0 the producer appends as fast as it
+     * can; otherwise it offers that rate, in batches every 100 us, and the rate achieved is what
+     * the journal kept up with.
+     */
+    private Result journal(Path dir, long offeredRate) {
         Histogram h = histogram();
         long intervalNanos = 100_000;
-        int perBatch = (int) Math.max(1, pacedRate * intervalNanos / 1_000_000_000L);
+        int perBatch = offeredRate <= 0 ? events : (int) Math.max(1, offeredRate * intervalNanos / 1_000_000_000L);
         long start;
         long end;
         long appender;
@@ -330,7 +289,7 @@ public final class JournalBench {
                     h.recordValue(System.nanoTime() - t0);
                 }
                 next += intervalNanos;
-                while (System.nanoTime() < next) {
+                while (offeredRate > 0 && System.nanoTime() < next) {
                     Thread.onSpinWait();
                 }
             }
