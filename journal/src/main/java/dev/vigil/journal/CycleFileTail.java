@@ -15,8 +15,9 @@ import net.openhft.chronicle.wire.Wires;
  * real end of the data from damage that Chronicle's tailer reports as "nothing more yet".
  *
  * <p>Chronicle lays excerpts end to end, each behind a 4-byte little-endian header aligned to 4
- * bytes: bit 31 set = being written, bit 30 set = metadata, bits 0-29 = body length; a zero header
- * is unwritten space (cycle files are preallocated and sparse, so all zero past the data).
+ * bytes: bit 31 set = being written, bit 30 set = metadata, bits 0-29 = body length. A zero header
+ * is where nothing complete was written yet (cycle files are preallocated and sparse, all zero
+ * past the data, save an append in progress or left unfinished).
  */
 final class CycleFileTail {
     /** How far past a zero header to look for an unfinished excerpt (for the message only). */

@@ -183,6 +183,28 @@ class PoolCloseTest {
     }
 
     @Test
+    void mailboxExecutablesPlainStopSignalsAndAddedChildrenCloseCleanly() {
+        Path demo = orchestrator.nativeDir().resolve(ChildSpec.DEMO_CHILD);
+        Pool p = Pool.builder(orchestrator, "kinds").childOutput(Redirect.DISCARD)
+                .group("speaker", 1, ChildSpec.mailboxExec(demo.toString()))
+                .group("plain", 1, ChildSpec.exec("sleep", "60").withStopSignal(2))
+                .start();
+        assertEquals(11, p.control("speaker", 0, DemoHandler.OP_ECHO, 11, Duration.ofSeconds(5)).value());
+        PoolChild added = p.addChild("speaker");
+        assertEquals(1, added.index());
+        assertEquals(12, p.runTask("speaker", 1, DemoHandler.OP_ECHO, 12, Duration.ofSeconds(5)).value());
+        assertThrows(IllegalArgumentException.class, () -> p.control("plain", 0, DemoHandler.OP_ECHO, 1, Duration.ofSeconds(1)));
+        CloseReport r = p.closeWithReport();
+        assertEquals("MAILBOX_EXEC", r.child("speaker", 1).kind());
+        assertEquals(ChildOutcome.EXITED, r.child("speaker", 1).outcome());
+        assertEquals(ChildOutcome.SIGNALED, r.child("plain", 0).outcome());
+        assertEquals(2, r.child("plain", 0).signal());
+        assertTrue(added.mailboxReleased());
+        assertTrue(journal().stream().anyMatch(e -> e instanceof dev.vigil.journal.ShutdownPublished s
+                && s.group().equals("plain") && s.channel().equals("SIGNAL:2")));
+    }
+
+    @Test
     void spawnOfAMissingBinaryFailsClearlyAndLeavesNothing() {
         PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "missing")
                 .childOutput(Redirect.DISCARD)
