@@ -102,8 +102,15 @@ public final class RingDrainer implements AutoCloseable {
         }
         long periodNanos = period.toNanos();
         Thread thread = new Thread(() -> {
+            long failures = 0;
             while (!Thread.currentThread().isInterrupted()) {
-                drainAll(closeId.getAsLong());
+                try {
+                    drainAll(closeId.getAsLong());
+                } catch (RuntimeException e) { // e.g. the journal refused an event: keep draining, say so (rarely)
+                    if (Long.bitCount(++failures) == 1) {
+                        System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error=" + e);
+                    }
+                }
                 java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
             }
         }, "vigil-ring-drainer");

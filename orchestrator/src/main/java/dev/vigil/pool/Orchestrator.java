@@ -21,8 +21,10 @@ import dev.vigil.spawn.SpawnerOptions;
  * the ring drainer and the close pipeline. Open one per process, start pools with
  * {@link Pool#builder(Orchestrator, String)}, close it last.
  *
- * <p>{@link #close()} does not close pools: children still tracked (survivors of a LEAK close, pools
- * never closed) are SIGKILLed by the spawner when it closes, since nothing would track them after.
+ * <p>{@link #close()} first closes, through the pipeline and journaled, every pool that still tracks
+ * children (pools never closed, survivors of a LEAK close), with escalation TERM_THEN_KILL whatever the
+ * pool's policy: nothing would track them afterwards. Anything still alive then is SIGKILLed by the
+ * spawner.
  */
 public final class Orchestrator implements AutoCloseable {
     /** How often the ring drainer moves transitions into the journal while pools run. */
@@ -38,6 +40,8 @@ public final class Orchestrator implements AutoCloseable {
     private final Path nativeDir;
     private final String childClassPath;
     private final String javaBinary;
+    private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private Orchestrator(Builder b) {
         JournalWriter writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
@@ -129,8 +133,43 @@ public final class Orchestrator implements AutoCloseable {
         return javaBinary;
     }
 
+    /** A started pool; closed at {@link #close()} if it still tracks children then. */
+    void register(Pool pool) {
+        pools.add(pool);
+    }
+
     @Override
     public void close() {
+        if (closed.getAndSet(true)) {
+            return;
+        }
+        RuntimeException failure = null;
+        for (Pool pool : pools) {
+            try {
+                pool.closeAtOrchestratorShutdown();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        pools.clear();
+        try {
+            closeParts();
+        } catch (RuntimeException e) {
+            if (failure != null) {
+                e.addSuppressed(failure);
+            }
+            throw e;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void closeParts() {
         try {
             pipeline.close();
         } finally {

@@ -240,6 +240,7 @@ public final class Pool implements AutoCloseable {
         }
         journal.append(new PoolStarted(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, host(), mode.name(),
                 groups.size(), started.size()));
+        orchestrator.register(this);
     }
 
     private PoolChild spawn(String group, int index, ChildSpec spec) {
@@ -349,6 +350,19 @@ public final class Pool implements AutoCloseable {
                 throw new CloseFailedException(report);
             }
             return report;
+        }
+    }
+
+    /**
+     * The orchestrator is closing: close what this pool still tracks, escalating whatever the pool's
+     * policy (nobody would track a leaked child afterwards). Null when nothing was tracked.
+     */
+    CloseReport closeAtOrchestratorShutdown() {
+        synchronized (closeLock) {
+            if (tracked.isEmpty()) {
+                return null;
+            }
+            return runClose(settings.toBuilder().escalation(EscalationPolicy.TERM_THEN_KILL).build());
         }
     }
 

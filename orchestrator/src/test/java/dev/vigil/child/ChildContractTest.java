@@ -212,7 +212,7 @@ class ChildContractTest {
     @MethodSource("runtimesAndModes")
     void aSlowFinalizerKeepsBeatingAndAnExitCodeIsPassedThrough(ChildKind kind, ProtocolMode mode) {
         MailboxHandle handle = allocate(mode);
-        SpawnedChild child = startReady(kind, handle, DemoBehaviour.DEFAULT.withTeardown(400, true).withExitCode(7));
+        SpawnedChild child = startReady(kind, handle, DemoBehaviour.DEFAULT.withTeardown(1000, true).withExitCode(7));
         handle.publishShutdown(3);
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (handle.ackNanos() == 0 && System.nanoTime() < deadline) {
@@ -223,6 +223,23 @@ class ChildContractTest {
         assertTrue(handle.heartbeat() > beat, "finalizer beats");
         assertFalse(child.exited());
         assertEquals(7, child.awaitExit(BOUND), this::log);
+    }
+
+    @ParameterizedTest(name = "{0} child, {1}")
+    @MethodSource("runtimesAndModes")
+    void aChildThatIgnoresShutdownKeepsBeatingWithoutAckOrExit(ChildKind kind, ProtocolMode mode) {
+        MailboxHandle handle = allocate(mode);
+        SpawnedChild child = startReady(kind, handle, DemoBehaviour.DEFAULT.withIgnoreShutdown(true));
+        handle.publishShutdown(9);
+        assertNull(child.awaitExit(Duration.ofMillis(500)), "ignores shutdown");
+        long beat = handle.heartbeat();
+        sleep(50);
+        assertTrue(handle.heartbeat() > beat, "still serving, still beating");
+        assertEquals(0, handle.ackNanos());
+        if (mode == ProtocolMode.STICKY) { // legacy: SHUTDOWN occupies the state word, no command can be placed
+            assertEquals(4, handle.control(DemoHandler.OP_ECHO, 4, BOUND).value(), "and still answering");
+        }
+        assertEquals(137, child.kill());
     }
 
     /** The child's loop beats every iteration; a handler blocked on the gate does not, so a still heartbeat means "inside". */
@@ -236,7 +253,7 @@ class ChildContractTest {
             if (now != beat) {
                 beat = now;
                 stillSince = System.nanoTime();
-            } else if (System.nanoTime() - stillSince > 150_000_000L) {
+            } else if (System.nanoTime() - stillSince > 250_000_000L) {
                 assertEquals(CONTROL_REQUEST, handle.state());
                 return;
             }

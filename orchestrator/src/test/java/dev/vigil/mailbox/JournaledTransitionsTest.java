@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Through the real journal: children on threads serve control commands while a background drainer journals
- * their rings; one mailbox is left undrained through a burst so its ring laps. Read back, every mailbox's
+ * their rings every millisecond (on a loaded machine rings may lap between drains: that is what overruns are
+ * for); one mailbox is left undrained through a burst so its ring surely laps. Read back, every mailbox's
  * transitions are each seq once, chained (from = previous to), and every gap is covered by a RingOverrun;
  * transitions + lost seqs = the final seq of the state word.
  */
@@ -58,6 +59,9 @@ class JournaledTransitionsTest {
                 }, "child-" + i);
                 child.start();
                 children.add(child);
+            }
+            for (MailboxHandle handle : handles) { // legacy: a command placed before INIT_READY would be overwritten
+                assertEquals(InitOutcome.READY, handle.awaitInit(Duration.ofSeconds(10)));
             }
             drainer.start(Duration.ofMillis(1), () -> 0L);
             for (int round = 0; round < 500; round++) {
@@ -105,30 +109,26 @@ class JournaledTransitionsTest {
             List<RingOverrun> lost = overruns.getOrDefault(index, List.of());
             long finalSeq = MailboxDescriptor.seq(handle.stateWord());
             long lostSeqs = lost.stream().mapToLong(o -> o.lastLostSeq() - o.firstLostSeq() + 1).sum();
-            if (handle.mode() == ProtocolMode.STICKY) {
-                assertEquals(finalSeq, ts.size() + lostSeqs, "mailbox " + index + ": transitions + lost = final seq");
-                long expected = 1;
-                int previousTo = -1;
-                int overrunIndex = 0;
-                for (MailboxTransition t : ts) {
-                    if (t.seq() != expected) {
-                        RingOverrun gap = lost.get(overrunIndex++);
-                        assertEquals(expected, gap.firstLostSeq(), "gap starts where the chain broke");
-                        assertEquals(t.seq() - 1, gap.lastLostSeq());
-                    } else if (previousTo >= 0) {
-                        assertEquals(previousTo, t.fromState(), "chain at seq " + t.seq());
-                    }
-                    previousTo = t.toState();
-                    expected = t.seq() + 1;
+            // no shutdown races in this run, so legacy mailboxes have unique seqs too: one check for both modes
+            assertEquals(finalSeq, ts.size() + lostSeqs, "mailbox " + index + " " + handle.mode() + ": transitions + lost = final seq");
+            long expected = 1;
+            int previousTo = -1;
+            int overrunIndex = 0;
+            for (MailboxTransition t : ts) {
+                if (t.seq() != expected) {
+                    RingOverrun gap = lost.get(overrunIndex++);
+                    assertEquals(expected, gap.firstLostSeq(), "gap starts where the chain broke");
+                    assertEquals(t.seq() - 1, gap.lastLostSeq());
+                } else if (previousTo >= 0) {
+                    assertEquals(previousTo, t.fromState(), "chain at seq " + t.seq());
                 }
-            } else {
-                assertEquals(handle.mailbox().ringHeadAcquire(), ts.size(), "legacy: every ring record once");
-                assertTrue(lost.isEmpty(), lost::toString);
+                previousTo = t.toState();
+                expected = t.seq() + 1;
             }
             if (index == MAILBOXES) {
                 assertFalse(lost.isEmpty(), "the lapped ring was journaled as an overrun");
             } else {
-                assertTrue(ts.size() >= 2 * 500, "mailbox " + index + " transitions=" + ts.size());
+                assertTrue(finalSeq >= 3 * 500, "mailbox " + index + " finalSeq=" + finalSeq);
             }
         }
     }

@@ -205,6 +205,31 @@ class PoolCloseTest {
     }
 
     @Test
+    void closingTheOrchestratorClosesPoolsLeftOpenThroughTheJournaledPipeline() throws Exception {
+        Path dir = tmp.resolve("other-journal");
+        Orchestrator other = Orchestrator.builder().journalDir(dir).closeSettings(CloseSettings.defaults()).open();
+        Pool forgotten = Pool.builder(other, "forgotten").childOutput(Redirect.DISCARD)
+                .group("chips", 2, ChildSpec.cDemo()).group("plain", 1, ChildSpec.exec("sleep", "60")).start();
+        Pool leaked = Pool.builder(other, "leaked").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofMillis(300)).build())
+                .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
+        leaked.sendControl("gated", 0, DemoHandler.OP_ECHO, 1);
+        JournalScenarios.awaitInsideHandler(leaked.child("gated", 0));
+        assertThrows(CloseFailedException.class, leaked::close);
+        other.close();
+        other.close(); // idempotent
+        assertTrue(forgotten.children().stream().allMatch(c -> c.exit().isDone() && c.mailboxReleased() == c.hasMailbox()));
+        List<JournalEvent> events = JournalChecks.readAll(dir);
+        List<CloseReport> reports = events.stream().filter(e -> e instanceof CloseCompleted).map(e -> CloseReport.fromJson(
+                ((CloseCompleted) e).reportJson())).toList();
+        assertEquals(3, reports.size(), reports.toString());
+        assertEquals(CloseReport.Outcome.CLEAN, reports.stream().filter(r -> r.poolId().equals("forgotten")).findFirst()
+                .orElseThrow().outcome());
+        CloseReport last = reports.stream().filter(r -> r.poolId().equals("leaked")).reduce((a, b) -> b).orElseThrow();
+        assertEquals(ChildOutcome.KILLED_BY_ESCALATION, last.child("gated", 0).outcome(), last.toJson());
+    }
+
+    @Test
     void spawnOfAMissingBinaryFailsClearlyAndLeavesNothing() {
         PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "missing")
                 .childOutput(Redirect.DISCARD)
