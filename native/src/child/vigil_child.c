@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_IDLE_SPIN_NANOS   50000ULL
+#define DEFAULT_IDLE_SPIN_NANOS   10000ULL /* as IdleBackoff.DEFAULT_SPIN_NANOS */
 #define IDLE_YIELD_NANOS          200000ULL
 #define IDLE_MAX_PARK_NANOS       1000000ULL
 #define DEFAULT_PARENT_CHECK_MILLIS 100ULL

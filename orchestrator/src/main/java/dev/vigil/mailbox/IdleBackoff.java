@@ -9,8 +9,13 @@ import java.util.concurrent.locks.LockSupport;
  * One instance per waiting thread.
  */
 public final class IdleBackoff {
-    /** Default spin phase: long enough to cover a child's handler turnaround in a round trip. */
-    public static final long DEFAULT_SPIN_NANOS = 50_000;
+    /**
+     * Default spin phase: long enough to cover the other side's turnaround (a round trip is ~0.7 us when
+     * both sides run), short enough that a waiter whose peer was descheduled yields the core soon. Measured
+     * (docs/BENCHMARKS.md, Mailbox): 50 us made round trips on a shared core cost ~100 us; 0.5-2 us made
+     * waiters yield before an answer from another core arrived.
+     */
+    public static final long DEFAULT_SPIN_NANOS = 10_000;
     public static final long DEFAULT_YIELD_NANOS = 200_000;
     public static final long DEFAULT_MAX_PARK_NANOS = 1_000_000;
 
