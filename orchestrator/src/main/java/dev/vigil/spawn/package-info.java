@@ -1,0 +1,21 @@
+/**
+ * Spawning and reaping children (DESIGN section 5; contract in docs/SPAWNING.md).
+ *
+ * <pre>
+ *  any thread --spawn()--> vigil-spawner thread (one per JVM, never exits: PDEATHSIG follows it)
+ *                            | pipe2(O_CLOEXEC), posix_spawnp(vigil-spawn-shim ...), pidfd_open
+ *                            v
+ *                          shim: PDEATHSIG, getppid check, setpgid, chdir, close fds, signals, execvp
+ *                            | status pipe: EOF = exec ok / {stage, errno} = SpawnException
+ *                            v
+ *  Reaper thread (one per Spawner):  poll([eventfd, pidfd...], -1)
+ *                            | POLLIN on a pidfd -> waitpid(that pid, WNOHANG) -> ExitStatus
+ *                            v
+ *                          ChildProcess.onExit() completes, ExitListeners are told
+ * </pre>
+ *
+ * Signals go through the child's pidfd and are refused once it is reaped (a child's lock orders
+ * the reap against every signal). {@code .internal} holds the jnr-ffi bindings and the shim
+ * protocol constants; it is not API.
+ */
+package dev.vigil.spawn;
