@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JsonEvents;
 import dev.vigil.replay.internal.JournalScan;
 
@@ -29,10 +30,15 @@ public final class ExportCommand implements Callable<Integer> {
 
     public static int run(Path dir, PrintStream out) {
         JournalScan.readAll(dir, null, (i, e) -> {
-            String json = JsonEvents.toJson(e);
-            out.append("{\"index\":").append(Long.toString(i)).append(',').append(json, 1, json.length()).append('\n');
+            out.append(line(i, e)).append('\n');
             return !out.checkError();
         });
         return 0;
+    }
+
+    /** The journal's JSON form of one event with its Chronicle index added as "index". */
+    static String line(long index, JournalEvent e) {
+        String json = JsonEvents.toJson(e);
+        return "{\"index\":" + index + "," + json.substring(1);
     }
 }

@@ -37,9 +37,10 @@ public final class ReplayCli implements Runnable {
     }
 
     public static void main(String[] args) {
-        // Chronicle logs an INFO line at start-up; stderr is kept for progress and the ERR: line.
+        // Chronicle logs INFO at start-up and WARNs about damage it then reports to us as an exception;
+        // stderr is kept for progress and the one ERR: line. Its errors (e.g. missing JVM flags) still show.
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
         }
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
                 StandardCharsets.UTF_8);
@@ -88,7 +89,14 @@ public final class ReplayCli implements Runnable {
         return "unexpected " + oneLine(String.valueOf(t)) + (t.getCause() == null ? "" : " caused by " + oneLine(String.valueOf(t.getCause())));
     }
 
+    /** Longest ERR: text; Chronicle puts whole hex dumps into some messages. */
+    private static final int MAX_MESSAGE = 400;
+
     private static String oneLine(String s) {
-        return s == null ? "" : s.replace('\n', ' ').replace('\r', ' ').strip();
+        if (s == null) {
+            return "";
+        }
+        String line = s.replace('\n', ' ').replace('\r', ' ').replaceAll("\\s{2,}", " ").strip();
+        return line.length() <= MAX_MESSAGE ? line : line.substring(0, MAX_MESSAGE) + " ...";
     }
 }

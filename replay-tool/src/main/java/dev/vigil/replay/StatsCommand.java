@@ -19,9 +19,15 @@ import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EventType;
+import dev.vigil.journal.JournalDirectory;
+import dev.vigil.journal.JournalException;
+import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.replay.internal.CloseSpans;
+import dev.vigil.replay.internal.CycleFileCheck;
 import dev.vigil.replay.internal.JournalScan;
+import dev.vigil.replay.internal.ScanProgress;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,7 +39,8 @@ import picocli.CommandLine.ParentCommand;
         description = {"Reap latency (time from the shutdown broadcast to the reap) min / median / p90 / max / mean,",
             "per close and over all closes, split by group size (children of the reaped child's group in that",
             "close) and by how many other closes were running when the close started. HdrHistogram, 3",
-            "significant digits. Reads only close events, so it is fast on long journals."})
+            "significant digits. Decodes only close events, and through the journal's close index reads only",
+            "the stretches that hold closes, so it is fast on long journals."})
 public final class StatsCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
@@ -62,7 +69,7 @@ public final class StatsCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "reap latency per close (seconds)%n%15s  %-16s  %8s  %7s  %6s  %9s  %s%n", "close",
                     "pool", "children", "overlap", "reaped", "survivors", LatencySummary.header());
         }
-        JournalScan.readAll(dir, KINDS, (i, e) -> {
+        JournalReader.EventSink sink = (i, e) -> {
             switch (e.type()) {
                 case CLOSE_STARTED -> agg.started((CloseStarted) e);
                 case SHUTDOWN_PUBLISHED -> agg.published((ShutdownPublished) e);
@@ -72,9 +79,40 @@ public final class StatsCommand implements Callable<Integer> {
                 }
             }
             return true;
-        });
+        };
+        JournalDirectory.validate(dir);
+        List<long[]> ranges = CloseSpans.ranges(dir);
+        if (ranges == null) {
+            JournalScan.readAll(dir, KINDS, sink);
+        } else {
+            readRanges(dir, ranges, sink);
+        }
         agg.printTotals();
         return 0;
+    }
+
+    /**
+     * Reads only the stretches that hold closes (every event stats needs lies between a close's
+     * start and its completion): on a long journal most events are pool work between closes.
+     */
+    private static void readRanges(Path dir, List<long[]> ranges, JournalReader.EventSink sink) {
+        ScanProgress progress = ScanProgress.onTerminal();
+        try (JournalReader reader = JournalReader.open(dir)) {
+            for (long[] range : ranges) {
+                if (!reader.fromIndex(range[0])) {
+                    throw new JournalException("journal dir=" + dir + " close-index names index=0x"
+                            + Long.toHexString(range[0]) + " but the journal has no such excerpt");
+                }
+                long end = range[1];
+                reader.read(type -> {
+                    progress.tick();
+                    return KINDS.contains(type);
+                }, (i, e) -> sink.accept(i, e) && i < end);
+            }
+        } finally {
+            progress.done();
+        }
+        CycleFileCheck.requireNotTruncated(dir);
     }
 
     /** Per close in progress: its reaps so far and how many children each group has in it. */

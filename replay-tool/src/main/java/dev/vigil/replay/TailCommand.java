@@ -32,12 +32,20 @@ public final class TailCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "stop after N events (default: no limit)")
     long limit = -1;
 
+    @Option(names = "--json", description = "one JSON object per event (the export form) instead of readable lines")
+    boolean json;
+
     @Override
     public Integer call() {
-        return run(dir, fromStart, idleExitSeconds, limit, cli.out);
+        return run(dir, fromStart, idleExitSeconds, limit, json, cli.out);
     }
 
     public static int run(Path dir, boolean fromStart, double idleExitSeconds, long limit, PrintStream out) {
+        return run(dir, fromStart, idleExitSeconds, limit, false, out);
+    }
+
+    public static int run(Path dir, boolean fromStart, double idleExitSeconds, long limit, boolean json,
+            PrintStream out) {
         try (JournalReader reader = JournalReader.open(dir)) {
             reader.fromStart();
             if (!fromStart) {
@@ -47,7 +55,7 @@ public final class TailCommand implements Callable<Integer> {
             long[] lastEventAt = {System.nanoTime()};
             long[] printed = {0};
             reader.follow((i, e) -> {
-                out.println(EventLines.format(e));
+                out.println(json ? ExportCommand.line(i, e) : EventLines.format(e));
                 lastEventAt[0] = System.nanoTime();
                 return ++printed[0] != limit && !out.checkError();
             }, () -> {

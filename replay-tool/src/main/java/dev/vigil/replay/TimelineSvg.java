@@ -13,7 +13,7 @@ import dev.vigil.journal.MailboxTransition;
  */
 public final class TimelineSvg {
     private static final int WIDTH = 1100;
-    private static final int LABEL_WIDTH = 250;
+    private static final int LABEL_WIDTH = 300;
     private static final int RIGHT = 30;
     private static final int TOP = 70;
     private static final int LANE = 30;
@@ -111,7 +111,7 @@ public final class TimelineSvg {
         }
         String label = c.key() + " pid " + c.pid() + "  " + o.outcome() + (o.diagnosis() == null ? "" : " " + o.diagnosis());
         sb.append("<text x=\"8\" y=\"").append(y + 19).append("\"").append(bad ? " fill=\"#b71c1c\" font-weight=\"bold\"" : "")
-                .append(">").append(esc(clip(label, 38))).append("</text>\n");
+                .append(">").append(esc(clip(label, 44))).append("</text>\n");
         long end = c.reaped() != null ? c.reaped().timeNanos() : tEnd;
         int barY = y + (LANE - BAR) / 2;
         MailboxTransition start = c.stateAtStart();
@@ -171,13 +171,13 @@ public final class TimelineSvg {
     }
 
     private void legend(StringBuilder sb, int y) {
-        sb.append("<g class=\"legend\">\n");
+        sb.append("<g class=\"legend\" font-size=\"11\">\n");
         int x = 10;
         for (int s = 0; s < STATE_COLOURS.length; s++) {
             sb.append("<rect x=\"").append(x).append("\" y=\"").append(y - 10).append("\" width=\"12\" height=\"12\" fill=\"")
                     .append(STATE_COLOURS[s]).append("\"/><text x=\"").append(x + 16).append("\" y=\"").append(y)
                     .append("\">").append(MailboxStates.name(s)).append("</text>\n");
-            x += 130;
+            x += 135;
         }
         y += 22;
         String[][] marks = {{"#1565c0", "broadcast"}, {"#2e7d32", "ack"}, {"#ef6c00", "diagnosis"},

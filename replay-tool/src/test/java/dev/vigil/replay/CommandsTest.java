@@ -84,6 +84,8 @@ class CommandsTest {
                 + "fromState=CONTROL_REQUEST toState=CONTROL_DONE writer=CHILD writerPid=4711")), run::toString);
         CliRun limited = CliRun.of("tail", tmp.toString(), "--from-start", "--limit", "5");
         assertEquals(5, limited.out().lines().count(), limited::toString);
+        CliRun asJson = CliRun.of("tail", tmp.toString(), "--from-start", "--limit", "2", "--json");
+        assertEquals("ChildSpawned", JSON.readTree(asJson.out().lines().findFirst().orElseThrow()).get("event").asText());
         CliRun onlyNew = CliRun.of("tail", tmp.toString(), "--idle-exit", "0.2");
         assertEquals("", onlyNew.out(), "without --from-start only new events are printed");
     }

@@ -14,9 +14,10 @@ import dev.vigil.journal.JournalReader;
 /**
  * The replay benchmark (not part of the test run): writes a journal of N events (default
  * 10,000,000) of realistic pools (spawn, many tasks, close) through the real JournalWriter, then
- * runs the real launcher under /usr/bin/time: {@code stats} over the whole journal (events/s, peak
- * RSS) and {@code show} of one close in the middle (seconds). Side by side, as a baseline in the
- * same run, a bare header-only scan of the same journal in this JVM (no event decoded).
+ * runs the real launcher under /usr/bin/time: {@code stats} over the whole journal (events/s, cpu,
+ * peak RSS), {@code show} of one close in the middle (seconds), and {@code closes} (which reads
+ * every event header). Side by side, as baselines in the same run: a bare header-only scan of the
+ * same journal in this JVM (no event decoded) and the launcher's JVM start alone.
  *
  * <pre>
  * mvn -B -q package -pl replay-tool -am -DskipTests
@@ -49,17 +50,34 @@ public final class ReplayBenchmark {
             closes = countCloses(dir);
         }
         Path launcher = root.resolve("bin/vigil-replay");
-        Measured stats = run(launcher, "stats", "--summary", dir.toString());
-        System.out.printf(Locale.ROOT, "stats: %.2f s wall, %,d events -> %.2f M events/s, peak RSS %d MB%n",
-                stats.seconds, events, events / stats.seconds / 1e6, stats.peakRssKb / 1024);
-        System.out.print(stats.output);
+        System.out.println("load average before: " + Files.readString(Path.of("/proc/loadavg")).trim());
+        // the first journal command after a build also writes the launcher's class-data-sharing archive
+        Measured first = run(launcher, "stats", "--summary", dir.toString());
+        System.out.printf(Locale.ROOT, "stats, first run (writes the CDS archive): %.2f s wall, %.2f s cpu%n", first.seconds,
+                first.cpuSeconds);
+        for (int i = 1; i <= 3; i++) {
+            Measured stats = run(launcher, "stats", "--summary", dir.toString());
+            System.out.printf(Locale.ROOT, "stats run %d: %.2f s wall (%.2f M events/s), %.2f s cpu (%.2f M events per cpu-s), "
+                    + "peak RSS %d MB%n", i, stats.seconds, events / stats.seconds / 1e6, stats.cpuSeconds,
+                    events / stats.cpuSeconds / 1e6, stats.peakRssKb / 1024);
+            if (i == 3) {
+                System.out.print(stats.output);
+            }
+        }
         long middle = Math.max(1, closes / 2);
-        Measured show = run(launcher, "show", dir.toString(), Long.toString(middle));
-        System.out.printf(Locale.ROOT, "show close %d: %.2f s wall, peak RSS %d MB%n", middle, show.seconds,
-                show.peakRssKb / 1024);
-        Measured help = run(launcher, "--version");
-        System.out.printf(Locale.ROOT, "launcher --version (JVM start only): %.2f s wall, peak RSS %d MB%n", help.seconds,
-                help.peakRssKb / 1024);
+        for (int i = 1; i <= 3; i++) {
+            Measured show = run(launcher, "show", dir.toString(), Long.toString(middle));
+            System.out.printf(Locale.ROOT, "show close %d run %d: %.2f s wall, %.2f s cpu, peak RSS %d MB%n", middle, i,
+                    show.seconds, show.cpuSeconds, show.peakRssKb / 1024);
+        }
+        Measured full = run(launcher, "closes", dir.toString());
+        System.out.printf(Locale.ROOT, "closes (reads every event header, decodes 2 kinds): %.2f s wall (%.2f M events/s), "
+                + "%.2f s cpu, peak RSS %d MB%n", full.seconds, events / full.seconds / 1e6, full.cpuSeconds,
+                full.peakRssKb / 1024);
+        Measured version = run(launcher, "--version");
+        System.out.printf(Locale.ROOT, "launcher --version (JVM start only): %.2f s wall, %.2f s cpu, peak RSS %d MB%n",
+                version.seconds, version.cpuSeconds, version.peakRssKb / 1024);
+        System.out.println("load average after: " + Files.readString(Path.of("/proc/loadavg")).trim());
     }
 
     /** Writes pools of 6 children (two groups), 40 tasks per child, one close each; every other close overlaps the next. */
@@ -122,7 +140,7 @@ public final class ReplayBenchmark {
         return n[0];
     }
 
-    private record Measured(double seconds, long peakRssKb, String output) {
+    private record Measured(double seconds, double cpuSeconds, long peakRssKb, String output) {
     }
 
     private static Measured run(Path launcher, String... args) throws IOException, InterruptedException {
@@ -139,15 +157,19 @@ public final class ReplayBenchmark {
         }
         double s = (System.nanoTime() - t) / 1e9;
         long rss = -1;
+        double cpu = 0;
         for (String line : Files.readAllLines(err)) {
+            String value = line.substring(line.lastIndexOf(':') + 1).trim();
             if (line.contains("Maximum resident set size")) {
-                rss = Long.parseLong(line.replaceAll("\\D+", ""));
+                rss = Long.parseLong(value);
+            } else if (line.contains("User time (seconds)") || line.contains("System time (seconds)")) {
+                cpu += Double.parseDouble(value);
             }
         }
         Files.delete(err);
         if (p.exitValue() != 0) {
             throw new IllegalStateException("exit " + p.exitValue() + ": " + cmd + "\n" + out);
         }
-        return new Measured(s, rss, out.length() > 2000 ? out.substring(0, 2000) : out);
+        return new Measured(s, cpu, rss, out.length() > 2000 ? out.substring(0, 2000) : out);
     }
 }
