@@ -89,7 +89,8 @@ public final class PoolChild implements ClosingChild {
             return ShutdownDelivery.signal(spec.stopSignal());
         }
         ShutdownPublication p = mailbox.publishShutdown(epoch);
-        return new ShutdownDelivery(ShutdownDelivery.SHUTDOWN_WORD, p.won(), p.observed());
+        String channel = mailbox.mode() == ProtocolMode.LEGACY ? ShutdownDelivery.STATE_WORD : ShutdownDelivery.SHUTDOWN_WORD;
+        return new ShutdownDelivery(channel, p.won(), p.observed());
     }
 
     @Override
