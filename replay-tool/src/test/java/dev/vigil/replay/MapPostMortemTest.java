@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.vigil.mailbox.MailboxDescriptor;
+import dev.vigil.mailbox.MailboxState;
 
 /**
  * Post-mortem with --map: the orchestrator died inside a legacy-mode close, after the closer wrote
@@ -79,6 +80,24 @@ class MapPostMortemTest {
         b.putLong(at + MailboxDescriptor.RECORD_SEQ_OFFSET, seq);
         b.putLong(at + MailboxDescriptor.RECORD_TIME_OFFSET, time);
         b.putLong(at + MailboxDescriptor.RECORD_ORIGIN_OFFSET, from | (long) to << 8 | (long) role << 16 | (long) pid << 32);
+    }
+
+    @Test
+    void theReplaysStateNumberingAgreesWithTheOrchestrators() {
+        // Two copies on purpose: the replay must not need the orchestrator, and the Java child (which
+        // owns MailboxState) runs with no journal classes on its class path. This test keeps them one.
+        int[][] pairs = {
+            {MailboxState.IDLE, MailboxStates.IDLE}, {MailboxState.TASK_READY, MailboxStates.TASK_READY},
+            {MailboxState.TASK_DONE, MailboxStates.TASK_DONE}, {MailboxState.SHUTDOWN, MailboxStates.SHUTDOWN},
+            {MailboxState.CONTROL_REQUEST, MailboxStates.CONTROL_REQUEST},
+            {MailboxState.CONTROL_DONE, MailboxStates.CONTROL_DONE}, {MailboxState.INIT_READY, MailboxStates.INIT_READY},
+            {MailboxState.INIT_FAILED, MailboxStates.INIT_FAILED}};
+        for (int[] p : pairs) {
+            assertEquals(p[0], p[1]);
+        }
+        for (int state = 0; state <= MailboxState.INIT_FAILED; state++) {
+            assertEquals(MailboxState.name(state), MailboxStates.name(state), "state " + state);
+        }
     }
 
     @Test
