@@ -216,7 +216,8 @@ public final class PoolRunner {
     }
 
     private void printReplayHints(Path journal) {
-        String replay = "bin/vigil-replay";
+        String root = System.getProperty("vigil.root");
+        String replay = root == null ? "bin/vigil-replay" : Path.of(root, "bin", "vigil-replay").toString();
         out.println();
         out.println("journal: " + journal);
         out.println("look closer:");
