@@ -48,7 +48,7 @@ public final class CloseWallBenchmark {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "vigil-close-bench");
         try (Orchestrator o = Orchestrator.builder().journalDir(work.resolve("journal"))
-                .closeSettings(CloseSettings.defaults()).open()) {
+                .closeSettings(CloseSettings.from(System::getProperty)).open()) {
             run(o, work, rounds, System.out);
         }
     }
