@@ -59,13 +59,13 @@ public final class ClosePipeline implements AutoCloseable {
         }, ProducerType.MULTI, waits);
         for (int lane = 0; lane < lanes; lane++) {
             freeLanes.add(lane);
-            EventHandlerGroup<CloseStage.Slot> chain = disruptor.handleEventsWith(new FenceStage(lane, running).signalling(waits));
-            chain = chain.then(new BroadcastStage(lane).signalling(waits));
-            chain = chain.then(new ReapStage(lane).signalling(waits));
-            chain = chain.then(new DiagnoseStage(lane).signalling(waits));
-            chain = chain.then(new EscalateStage(lane).signalling(waits));
-            chain = chain.then(new ReleaseStage(lane).signalling(waits));
-            chain.then(new ReportStage(lane, running, this::freeLane).signalling(waits));
+            CloseStage[] stages = {new FenceStage(lane, running), new BroadcastStage(lane), new ReapStage(lane),
+                new DiagnoseStage(lane), new EscalateStage(lane), new ReleaseStage(lane),
+                new ReportStage(lane, running, this::freeLane)};
+            EventHandlerGroup<CloseStage.Slot> chain = disruptor.handleEventsWith(stages[0].signalling(waits));
+            for (int i = 1; i < stages.length; i++) {
+                chain = chain.then(stages[i - 1].then(stages[i]).signalling(waits));
+            }
         }
         this.ring = disruptor.start();
     }

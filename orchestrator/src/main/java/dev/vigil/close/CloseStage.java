@@ -16,6 +16,10 @@ abstract class CloseStage implements EventHandler<CloseStage.Slot> {
     private final int lane;
     private StageWaitStrategy waitStrategy;
     private Sequence ownSequence;
+    /** The stage after this one in its lane, or null for the last; woken after every entry. */
+    private CloseStage successor;
+    /** The thread this stage runs on, known from {@link #onStart()}. */
+    private volatile Thread thread;
 
     CloseStage(int lane) {
         this.lane = lane;
@@ -25,6 +29,17 @@ abstract class CloseStage implements EventHandler<CloseStage.Slot> {
     final CloseStage signalling(StageWaitStrategy strategy) {
         this.waitStrategy = strategy;
         return this;
+    }
+
+    /** Wires the stage that waits on this one; returns it, so a lane reads as a chain. */
+    final CloseStage then(CloseStage next) {
+        this.successor = next;
+        return next;
+    }
+
+    @Override
+    public final void onStart() {
+        thread = Thread.currentThread();
     }
 
     @Override
@@ -37,9 +52,11 @@ abstract class CloseStage implements EventHandler<CloseStage.Slot> {
         try {
             handle(slot.job);
         } finally {
-            // Publish progress now (not at the end of the batch) and wake the stages waiting on it.
+            // Publish progress now (not at the end of the batch) and wake the one stage waiting on it.
             ownSequence.set(sequence);
-            waitStrategy.signalAllWhenBlocking();
+            if (successor != null) {
+                waitStrategy.wake(successor.thread);
+            }
         }
     }
 
