@@ -1,8 +1,6 @@
 package dev.vigil.close;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -75,9 +73,9 @@ final class StageWaitStrategy implements WaitStrategy {
         }
     }
 
+    /** Caller holds {@link #lock}, so the map cannot change while it is walked. */
     private void signalAll() {
-        List<Condition> all = new ArrayList<>(sleepers.values());
-        for (Condition c : all) {
+        for (Condition c : sleepers.values()) {
             c.signal();
         }
     }
