@@ -24,7 +24,14 @@ public enum EventType {
     SURVIVOR_DIAGNOSED(16, SurvivorDiagnosed.class),
     ESCALATION_SENT(17, EscalationSent.class),
     MAILBOX_RELEASED(18, MailboxReleased.class),
-    CLOSE_COMPLETED(19, CloseCompleted.class);
+    CLOSE_COMPLETED(19, CloseCompleted.class),
+    // 30-39: containment and crash recovery
+    CONTAINMENT_CHOSEN(30, ContainmentChosen.class),
+    STRAY_FOUND(31, StrayFound.class),
+    CONTAINMENT_KILLED(32, ContainmentKilled.class),
+    ORCHESTRATOR_DEATH_FOUND(33, OrchestratorDeathFound.class),
+    CLOSE_ENDED_BY_ORCHESTRATOR_DEATH(34, CloseEndedByOrchestratorDeath.class),
+    MAILBOX_RECOVERED(35, MailboxRecovered.class);
 
     private static final EventType[] BY_ID;
 

@@ -32,8 +32,16 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(EscalationSent.class),
     @JsonSubTypes.Type(MailboxReleased.class),
     @JsonSubTypes.Type(CloseCompleted.class),
+    @JsonSubTypes.Type(ContainmentChosen.class),
+    @JsonSubTypes.Type(StrayFound.class),
+    @JsonSubTypes.Type(ContainmentKilled.class),
+    @JsonSubTypes.Type(OrchestratorDeathFound.class),
+    @JsonSubTypes.Type(CloseEndedByOrchestratorDeath.class),
+    @JsonSubTypes.Type(MailboxRecovered.class),
 })
-public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted {
+public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
+        ContainmentChosen, StrayFound, ContainmentKilled, OrchestratorDeathFound, CloseEndedByOrchestratorDeath,
+        MailboxRecovered {
 
     /** Monotonic clock nanos (CLOCK_MONOTONIC) at which the fact happened. */
     long timeNanos();

@@ -25,6 +25,10 @@ final class CloseJob {
     final int lane;
 
     final List<ChildTrack> children = new ArrayList<>();
+    /** Strays found by the sweep (dev.vigil.contain), and what each container kill covered. */
+    final List<dev.vigil.contain.ContainedProcess> strays = new ArrayList<>();
+    final List<CloseReport.Kill> containmentKills = new ArrayList<>();
+    boolean straysKilled;
     long startNanos;
     long broadcastNanos;
     Throwable failure;

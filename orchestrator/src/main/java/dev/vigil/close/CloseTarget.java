@@ -2,6 +2,8 @@ package dev.vigil.close;
 
 import java.util.List;
 
+import dev.vigil.contain.PoolContainment;
+
 /** A pool as the close pipeline sees it: its admission fence, its tracked children, and the settings it closes with. */
 public interface CloseTarget {
     String poolId();
@@ -22,6 +24,14 @@ public interface CloseTarget {
 
     /** Children still tracked (not reaped and released by an earlier close), in report order. */
     List<? extends ClosingChild> trackedChildren();
+
+    /**
+     * What holds every process of the pool (its cgroup, or its process groups); null when nothing does
+     * (then only the direct children are escalated and no stray is looked for).
+     */
+    default PoolContainment containment() {
+        return null;
+    }
 
     /** Called once the close's report is journaled: forget the children it reaped. */
     void closeFinished(CloseReport report);

@@ -71,7 +71,12 @@ final class ReportStage extends CloseStage {
                     evidence));
         }
         children.sort(java.util.Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
+        List<CloseReport.Stray> strays = new ArrayList<>();
+        for (dev.vigil.contain.ContainedProcess s : job.strays) {
+            strays.add(new CloseReport.Stray(s.pid(), s.parentPid(), s.command(), job.straysKilled));
+        }
         long duration = MonotonicClock.nanos() - job.startNanos;
-        return new CloseReport(job.poolId(), job.closeId, CloseReport.outcomeOf(children), duration, children);
+        return new CloseReport(job.poolId(), job.closeId, CloseReport.outcomeOf(children, strays), duration, children,
+                strays, job.containmentKills);
     }
 }

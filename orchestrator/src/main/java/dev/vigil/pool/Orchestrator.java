@@ -10,6 +10,10 @@ import dev.vigil.child.ChildMain;
 import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.PoolJournal;
+import dev.vigil.contain.Containment;
+import dev.vigil.contain.ContainmentSettings;
+import dev.vigil.journal.ContainmentChosen;
+import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.mailbox.MailboxStore;
 import dev.vigil.mailbox.RingDrainer;
@@ -30,8 +34,12 @@ public final class Orchestrator implements AutoCloseable {
     /** How often the ring drainer moves transitions into the journal while pools run. */
     public static final Duration DRAIN_PERIOD = Duration.ofMillis(50);
 
+    /** How long {@link #close()} waits for pool containers it kills to empty. */
+    private static final long CONTAINER_KILL_BOUND_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
     private final PoolJournal journal;
     private final boolean ownsJournal;
+    private final Containment containment;
     private final Spawner spawner;
     private final MailboxStore mailboxes;
     private final RingDrainer drainer;
@@ -54,7 +62,11 @@ public final class Orchestrator implements AutoCloseable {
         Spawner s = null;
         MailboxStore m = null;
         RingDrainer d = null;
+        Containment c = null;
         try {
+            c = Containment.open(b.containmentSettings);
+            journal.append(new ContainmentChosen(MonotonicClock.nanos(), journal.orchestratorPid(), "", 0,
+                    c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
             s = Spawner.start(b.spawnerOptions);
             Path mapFile = b.mailboxFile != null ? b.mailboxFile
                     : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
@@ -71,11 +83,15 @@ public final class Orchestrator implements AutoCloseable {
             if (s != null) {
                 s.close();
             }
+            if (c != null) {
+                c.close();
+            }
             if (ownsJournal) {
                 writer.close();
             }
             throw e;
         }
+        this.containment = c;
         this.spawner = s;
         this.mailboxes = m;
         this.drainer = d;
@@ -96,6 +112,11 @@ public final class Orchestrator implements AutoCloseable {
 
     public PoolJournal journal() {
         return journal;
+    }
+
+    /** How pools are contained (a cgroup per pool, or process groups), chosen once at open and journaled. */
+    public Containment containment() {
+        return containment;
     }
 
     public Spawner spawner() {
@@ -174,6 +195,7 @@ public final class Orchestrator implements AutoCloseable {
             pipeline.close();
         } finally {
             try {
+                killContainers();
                 drainer.close();
                 drainer.drainAll(0);
             } finally {
@@ -194,6 +216,17 @@ public final class Orchestrator implements AutoCloseable {
         }
     }
 
+    /** Whatever is still in a pool container (nothing after a TERM_THEN_KILL close) dies with the orchestrator. */
+    private void killContainers() {
+        try {
+            containment.killAll(CONTAINER_KILL_BOUND_NANOS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            containment.close();
+        }
+    }
+
     /** Builds an {@link Orchestrator}; a journal (directory or writer) is required. */
     public static final class Builder {
         private Path journalDir;
@@ -202,6 +235,7 @@ public final class Orchestrator implements AutoCloseable {
         private int maxMailboxes = 256;
         private SpawnerOptions spawnerOptions;
         private CloseSettings closeSettings;
+        private ContainmentSettings containmentSettings;
 
         /** Journal directory (opened and owned by the orchestrator). */
         public Builder journalDir(Path dir) {
@@ -238,7 +272,16 @@ public final class Orchestrator implements AutoCloseable {
             return this;
         }
 
+        /** How pools are contained (default {@link ContainmentSettings#defaults()}: a cgroup per pool where possible). */
+        public Builder containment(ContainmentSettings settings) {
+            this.containmentSettings = settings;
+            return this;
+        }
+
         public Orchestrator open() {
+            if (containmentSettings == null) {
+                containmentSettings = ContainmentSettings.defaults();
+            }
             if (journalDir == null && journal == null) {
                 throw new IllegalArgumentException("orchestrator needs a journal: journalDir or journal");
             }
