@@ -70,6 +70,7 @@ public final class PoolRunner {
         }
         boolean failed = false;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+            out.println(containmentLine(orchestrator.containment()));
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 failed |= runCycle(orchestrator, mode, cycle);
             }
@@ -82,6 +83,15 @@ public final class PoolRunner {
             return 128 + stopSignal;
         }
         return failed ? CLOSE_FAILED : CLEAN;
+    }
+
+    /** One line: which containment this run uses, and for the fallback why and what it cannot guarantee. */
+    static String containmentLine(dev.vigil.contain.Containment c) {
+        if (c.mode() == dev.vigil.contain.ContainmentMode.CGROUP) {
+            return "containment: a cgroup per pool under " + c.root();
+        }
+        return "containment: process groups (FALLBACK: a descendant that calls setsid or daemonizes escapes close and"
+                + " crash cleanup), " + c.reason();
     }
 
     private boolean runCycle(Orchestrator orchestrator, ProtocolMode mode, int cycle) {

@@ -22,6 +22,7 @@ import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.PoolStarted;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.journal.StrayFound;
 import dev.vigil.journal.SurvivorDiagnosed;
 
 /**
@@ -46,7 +47,7 @@ public final class CloseReconstruction {
             EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
-            EventType.CLOSE_COMPLETED);
+            EventType.CLOSE_COMPLETED, EventType.STRAY_FOUND);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -103,6 +104,7 @@ public final class CloseReconstruction {
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
+            case STRAY_FOUND -> strayFound((StrayFound) e);
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -377,6 +379,13 @@ public final class CloseReconstruction {
         forgetIfIdle(p);
     }
 
+    private void strayFound(StrayFound e) {
+        CloseState cs = openCloses.get(e.closeId());
+        if (cs != null) {
+            cs.strays.add(e);
+        }
+    }
+
     private void closeCompleted(long index, CloseCompleted e) {
         CloseState cs = openCloses.remove(e.closeId());
         if (cs == null) {
@@ -497,6 +506,7 @@ public final class CloseReconstruction {
         final long startIndex;
         final String mode;
         final Map<ChildKey, ChildHistory> children = new TreeMap<>();
+        final List<StrayFound> strays = new ArrayList<>();
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -505,7 +515,8 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), completed, endIndex);
+            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
+                    endIndex);
         }
     }
 }

@@ -28,6 +28,10 @@ public final class CloseVerdict {
                 causes.add(cause(c, t0));
             }
         }
+        for (dev.vigil.journal.StrayFound s : rc.strays()) {
+            causes.add("stray pid " + s.pid() + " (" + s.command() + ", parent pid " + s.parentPid()
+                    + ") left in " + s.container() + " after its parent was reaped");
+        }
         String prefix = rc.isComplete() ? "" : "INCOMPLETE (the journal ends before the close completed): ";
         if (!causes.isEmpty()) {
             return prefix + "FAILED: " + String.join("; ", causes);

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.StrayFound;
 
 /**
  * One close as the journal tells it: its start, the history of every child it covered, and its
@@ -16,11 +17,13 @@ public final class RebuiltClose {
     private final long startIndex;
     private final String protocolMode;
     private final List<ChildHistory> children;
+    private final List<StrayFound> strays;
     private final CloseCompleted completed;
     private final long endIndex;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-            CloseCompleted completed, long endIndex) {
+            List<StrayFound> strays, CloseCompleted completed, long endIndex) {
+        this.strays = List.copyOf(strays);
         this.started = started;
         this.startIndex = startIndex;
         this.protocolMode = protocolMode;
@@ -55,6 +58,11 @@ public final class RebuiltClose {
         return children;
     }
 
+    /** Processes the close found in the pool's container after their parent was reaped (they fail the close). */
+    public List<StrayFound> strays() {
+        return strays;
+    }
+
     /** The completion, or null when the journal ends before it. */
     public CloseCompleted completed() {
         return completed;
@@ -72,7 +80,7 @@ public final class RebuiltClose {
     /** The report rebuilt from the journal's events (children not reaped count as survivors). */
     public CloseOutcome outcome() {
         List<ChildOutcome> out = new ArrayList<>(children.size());
-        boolean failed = false;
+        boolean failed = !strays.isEmpty();
         for (ChildHistory c : children) {
             ChildOutcome o = c.outcome();
             failed |= o.failsTheClose();
