@@ -2,6 +2,7 @@ package dev.vigil.close;
 
 import java.util.List;
 
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.contain.PoolContainment;
 
 /** A pool as the close pipeline sees it: its admission fence, its tracked children, and the settings it closes with. */

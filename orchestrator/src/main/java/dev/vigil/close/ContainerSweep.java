@@ -7,6 +7,9 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.EscalationStep;
 import dev.vigil.contain.ContainedProcess;
 import dev.vigil.contain.ContainmentMode;
 import dev.vigil.contain.PoolContainment;
@@ -40,7 +43,7 @@ final class ContainerSweep {
         for (CloseJob.ChildTrack t : survivors) {
             // Journaled before the kill, so a reap it causes always comes after it in the journal.
             job.journal.append(new EscalationSent(now, job.pid(), job.poolId(), job.closeId, t.child.group(),
-                    t.child.index(), t.child.pid(), EscalateStage.SIGKILL, "cgroup"));
+                    t.child.index(), t.child.pid(), EscalationStep.SIGKILL, "cgroup"));
             t.escalatedNanos = now;
         }
         Set<Integer> direct = survivors.stream().map(t -> t.child.pid()).collect(Collectors.toSet());
@@ -77,7 +80,7 @@ final class ContainerSweep {
             return;
         }
         for (ContainedProcess s : strays) {
-            Linux.calls().kill(s.pid(), EscalateStage.SIGTERM); // ESRCH when it went meanwhile
+            Linux.calls().kill(s.pid(), EscalationStep.SIGTERM); // ESRCH when it went meanwhile
         }
         long grace = job.settings.grace().toNanos();
         long deadline = System.nanoTime() + grace;

@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReport;
-import dev.vigil.close.CloseReport.ChildOutcome;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.CloseReport.ChildOutcome;
 import dev.vigil.close.CloseSettings;
-import dev.vigil.close.EscalationPolicy;
+import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.contain.CgroupMount;
 import dev.vigil.contain.ContainmentMode;
 import dev.vigil.contain.ContainmentSettings;
