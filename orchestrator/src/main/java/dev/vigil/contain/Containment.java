@@ -22,11 +22,48 @@ public final class Containment implements AutoCloseable {
     private final String reason;
     private final List<PoolContainment> pools = new CopyOnWriteArrayList<>();
     private final AtomicInteger sequence = new AtomicInteger();
+    private volatile Path processGroupsFile;
 
     private Containment(ContainmentMode mode, Path root, String reason) {
         this.mode = mode;
         this.root = root;
         this.reason = reason;
+    }
+
+    /**
+     * Fallback only: the file that lists every followed process group (one pgid a line, rewritten by a
+     * rename whenever a pool starts a child), for the guardian to kill them if this process dies.
+     */
+    public void publishProcessGroupsTo(Path file) {
+        this.processGroupsFile = file;
+        writeProcessGroups();
+    }
+
+    /** The file {@link #publishProcessGroupsTo} names, or null. */
+    public Path processGroupsFile() {
+        return processGroupsFile;
+    }
+
+    private synchronized void writeProcessGroups() {
+        Path file = processGroupsFile;
+        if (file == null) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (PoolContainment p : pools) {
+            if (p instanceof ProcessGroupPool g) {
+                for (int pgid : g.groups()) {
+                    sb.append(pgid).append('\n');
+                }
+            }
+        }
+        try {
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(tmp, sb.toString());
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new ContainmentException("process groups file=" + file + " cannot be written: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -118,7 +155,7 @@ public final class Containment implements AutoCloseable {
             }
             pool = new CgroupPool(dir);
         } else {
-            pool = new ProcessGroupPool();
+            pool = new ProcessGroupPool(this::writeProcessGroups);
         }
         pools.add(pool);
         return pool;
@@ -159,6 +196,14 @@ public final class Containment implements AutoCloseable {
         }
         if (root != null && pools.isEmpty()) {
             remove(root);
+        }
+        Path file = processGroupsFile;
+        if (file != null && pools.isEmpty()) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // left for the next start
+            }
         }
     }
 

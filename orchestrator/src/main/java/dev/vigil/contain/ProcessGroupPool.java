@@ -23,6 +23,11 @@ import dev.vigil.spawn.internal.Linux;
 final class ProcessGroupPool implements PoolContainment {
     private static final int SIGKILL = 9;
     private final Set<Integer> groups = ConcurrentHashMap.newKeySet();
+    private final Runnable changed;
+
+    ProcessGroupPool(Runnable changed) {
+        this.changed = changed;
+    }
 
     @Override
     public ContainmentMode mode() {
@@ -47,6 +52,7 @@ final class ProcessGroupPool implements PoolContainment {
     @Override
     public void childStarted(int pid) {
         groups.add(pid);
+        changed.run();
     }
 
     @Override
@@ -65,7 +71,9 @@ final class ProcessGroupPool implements PoolContainment {
         } catch (IOException e) {
             throw new ContainmentException("/proc unreadable: " + e.getMessage(), e);
         }
-        groups.retainAll(seen);
+        if (groups.retainAll(seen)) {
+            changed.run();
+        }
         return out;
     }
 

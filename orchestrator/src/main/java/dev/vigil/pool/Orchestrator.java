@@ -11,7 +11,9 @@ import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.PoolJournal;
 import dev.vigil.contain.Containment;
+import dev.vigil.contain.ContainmentMode;
 import dev.vigil.contain.ContainmentSettings;
+import dev.vigil.contain.Guardian;
 import dev.vigil.journal.ContainmentChosen;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.JournalWriter;
@@ -40,6 +42,8 @@ public final class Orchestrator implements AutoCloseable {
     private final PoolJournal journal;
     private final boolean ownsJournal;
     private final Containment containment;
+    /** Null when vigil.guardian=off. */
+    private final Guardian guardian;
     private final Spawner spawner;
     private final MailboxStore mailboxes;
     private final RingDrainer drainer;
@@ -63,11 +67,19 @@ public final class Orchestrator implements AutoCloseable {
         MailboxStore m = null;
         RingDrainer d = null;
         Containment c = null;
+        Guardian g = null;
         try {
             c = Containment.open(b.containmentSettings);
             journal.append(new ContainmentChosen(MonotonicClock.nanos(), journal.orchestratorPid(), "", 0,
                     c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
             s = Spawner.start(b.spawnerOptions);
+            if (b.containmentSettings.guardian()) {
+                if (c.mode() == ContainmentMode.PROCESS_GROUP) {
+                    c.publishProcessGroupsTo(sibling(writer.dir(), "-pgroups"));
+                }
+                g = Guardian.start(s, b.spawnerOptions.nativeDir(), c,
+                        sibling(writer.dir(), "-guardian-" + journal.orchestratorPid() + ".json"));
+            }
             Path mapFile = b.mailboxFile != null ? b.mailboxFile
                     : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
             m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes);
@@ -79,6 +91,9 @@ public final class Orchestrator implements AutoCloseable {
             }
             if (m != null) {
                 m.close();
+            }
+            if (g != null) {
+                g.standDown();
             }
             if (s != null) {
                 s.close();
@@ -92,6 +107,7 @@ public final class Orchestrator implements AutoCloseable {
             throw e;
         }
         this.containment = c;
+        this.guardian = g;
         this.spawner = s;
         this.mailboxes = m;
         this.drainer = d;
@@ -100,6 +116,11 @@ public final class Orchestrator implements AutoCloseable {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** A file beside the journal directory: {@code <journal dir><suffix>}. */
+    static Path sibling(Path journalDir, String suffix) {
+        return journalDir.resolveSibling(journalDir.getFileName() + suffix);
     }
 
     private static String locateChildClassPath() {
@@ -216,7 +237,10 @@ public final class Orchestrator implements AutoCloseable {
         }
     }
 
-    /** Whatever is still in a pool container (nothing after a TERM_THEN_KILL close) dies with the orchestrator. */
+    /**
+     * Whatever is still in a pool container (nothing after a TERM_THEN_KILL close) dies with the orchestrator;
+     * then the guardian stands down.
+     */
     private void killContainers() {
         try {
             containment.killAll(CONTAINER_KILL_BOUND_NANOS);
@@ -224,7 +248,15 @@ public final class Orchestrator implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             containment.close();
+            if (guardian != null) {
+                guardian.standDown();
+            }
         }
+    }
+
+    /** The guardian that cleans up if this process dies; null when vigil.guardian=off. */
+    public Guardian guardian() {
+        return guardian;
     }
 
     /** Builds an {@link Orchestrator}; a journal (directory or writer) is required. */
