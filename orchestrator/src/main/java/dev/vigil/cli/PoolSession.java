@@ -17,7 +17,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReport;
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.mailbox.CommandResult;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxState;

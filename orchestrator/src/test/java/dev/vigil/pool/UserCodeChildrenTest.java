@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.vigil.close.CloseReport;
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.spawn.Redirect;
 
