@@ -71,6 +71,7 @@ public final class PoolRunner {
         boolean failed = false;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
             out.println(containmentLine(orchestrator.containment()));
+            orchestrator.recovery().ifPresent(r -> out.println(r.describe()));
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 failed |= runCycle(orchestrator, mode, cycle);
             }

@@ -12,6 +12,10 @@ import dev.vigil.contain.Containment;
 import dev.vigil.contain.ContainmentMode;
 import dev.vigil.contain.ContainmentSettings;
 import dev.vigil.contain.Guardian;
+import dev.vigil.contain.ProcessIdentity;
+import dev.vigil.recovery.CrashRecovery;
+import dev.vigil.recovery.JournalDirOwnership;
+import dev.vigil.recovery.OwnerRecord;
 import dev.vigil.journal.ContainmentChosen;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.JournalWriter;
@@ -40,6 +44,8 @@ public final class Orchestrator implements AutoCloseable {
     private final PoolJournal journal;
     private final boolean ownsJournal;
     private final Containment containment;
+    private final JournalDirOwnership ownership;
+    private final CrashRecovery.Outcome recovery;
     /** Null when vigil.guardian=off. */
     private final Guardian guardian;
     private final Spawner spawner;
@@ -52,7 +58,15 @@ public final class Orchestrator implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private Orchestrator(Builder b) {
-        JournalWriter writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
+        // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
+        this.ownership = JournalDirOwnership.acquire(b.journal != null ? b.journal.dir() : b.journalDir);
+        JournalWriter writer;
+        try {
+            writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
+        } catch (RuntimeException e) {
+            ownership.close();
+            throw e;
+        }
         this.ownsJournal = b.journal == null;
         this.journal = new PoolJournal(writer);
         this.closeSettings = b.closeSettings;
@@ -62,24 +76,48 @@ public final class Orchestrator implements AutoCloseable {
         RingDrainer d = null;
         Containment c = null;
         Guardian g = null;
+        CrashRecovery.Outcome r = null;
         try {
             c = Containment.open(b.containmentSettings);
             journal.append(new ContainmentChosen(MonotonicClock.nanos(), journal.orchestratorPid(), "", 0,
                     c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
             s = Spawner.start(b.spawnerOptions);
+            if (c.mode() == ContainmentMode.PROCESS_GROUP) {
+                c.publishProcessGroupsTo(sibling(writer.dir(), "-pgroups"));
+            }
             if (b.containmentSettings.guardian()) {
-                if (c.mode() == ContainmentMode.PROCESS_GROUP) {
-                    c.publishProcessGroupsTo(sibling(writer.dir(), "-pgroups"));
-                }
                 g = Guardian.start(s, b.spawnerOptions.nativeDir(), c,
                         sibling(writer.dir(), "-guardian-" + journal.orchestratorPid() + ".json"));
             }
             Path mapFile = b.mailboxFile != null ? b.mailboxFile
                     : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
             m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes);
+            r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m);
+            ProcessIdentity self = ProcessIdentity.self();
+            ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
+                    c.root() == null ? "" : c.root().toString(),
+                    c.processGroupsFile() == null ? "" : c.processGroupsFile().toString()));
             d = new RingDrainer(journal::append);
             d.start(DRAIN_PERIOD, () -> 0L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeAfterFailedOpen(writer, s, m, d, c, g);
+            throw new IllegalStateException("interrupted while recovering journal dir=" + writer.dir(), e);
         } catch (RuntimeException e) {
+            closeAfterFailedOpen(writer, s, m, d, c, g);
+            throw e;
+        }
+        this.recovery = r;
+        this.containment = c;
+        this.guardian = g;
+        this.spawner = s;
+        this.mailboxes = m;
+        this.drainer = d;
+        this.pipeline = new ClosePipeline(journal, closeSettings.maxParallelCloses());
+    }
+
+    private void closeAfterFailedOpen(JournalWriter writer, Spawner s, MailboxStore m, RingDrainer d, Containment c, Guardian g) {
+        try {
             if (d != null) {
                 d.close();
             }
@@ -98,14 +136,14 @@ public final class Orchestrator implements AutoCloseable {
             if (ownsJournal) {
                 writer.close();
             }
-            throw e;
+        } finally {
+            ownership.release(false);
         }
-        this.containment = c;
-        this.guardian = g;
-        this.spawner = s;
-        this.mailboxes = m;
-        this.drainer = d;
-        this.pipeline = new ClosePipeline(journal, closeSettings.maxParallelCloses());
+    }
+
+    /** What this open recovered from a dead previous owner of the journal dir; empty when there was nothing. */
+    public java.util.Optional<CrashRecovery.Outcome> recovery() {
+        return java.util.Optional.ofNullable(recovery);
     }
 
     public static Builder builder() {
@@ -213,10 +251,14 @@ public final class Orchestrator implements AutoCloseable {
                     try {
                         mailboxes.close();
                     } finally {
-                        if (ownsJournal) {
-                            journal.writer().close();
-                        } else {
-                            journal.writer().flush();
+                        try {
+                            if (ownsJournal) {
+                                journal.writer().close();
+                            } else {
+                                journal.writer().flush();
+                            }
+                        } finally {
+                            ownership.release(false);
                         }
                     }
                 }

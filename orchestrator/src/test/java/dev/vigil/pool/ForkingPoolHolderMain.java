@@ -10,7 +10,7 @@ import dev.vigil.contain.ContainmentSettings;
 /**
  * A throwaway orchestrator process for the crash tests: opens an orchestrator on {@code args[0]} with
  * containment {@code args[1]} (cgroup / pgroup; {@code args[3]} = guardian-off runs without its guardian), starts pool "forking" of 3 TERM-ignoring shell children
- * that each fork a grandchild (the environment it inherits carries the test's mark), prints
+ * that each fork a grandchild and 2 C mailbox children (the environment it inherits carries the test's mark), prints
  * {@code STARTED <guardian pid>}, begins a close with a 30 s window on another thread, prints
  * {@code CLOSING}, and waits to be killed. Started with ProcessBuilder by the test: it is no pool child.
  */
@@ -30,6 +30,7 @@ public final class ForkingPoolHolderMain {
                         .escalation(EscalationPolicy.TERM_THEN_KILL).build())
                 .group("g", 3, ChildSpec.exec("/bin/sh", "-c", "trap '' TERM; sh -c 'sleep 600' & sleep 600")
                         .withEnv(MarkedProcesses.VARIABLE, args[2]))
+                .group("chips", 2, ChildSpec.cDemo().withEnv(MarkedProcesses.VARIABLE, args[2]))
                 .start();
         System.out.println("STARTED " + (o.guardian() == null ? 0 : o.guardian().pid()));
         System.out.flush();

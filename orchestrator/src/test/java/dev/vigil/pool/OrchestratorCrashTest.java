@@ -2,6 +2,7 @@ package dev.vigil.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -23,7 +24,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.vigil.close.CloseSettings;
+import dev.vigil.contain.ContainmentSettings;
 import dev.vigil.contain.GuardianRecord;
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxRecovered;
+import dev.vigil.journal.OrchestratorDeathFound;
+import dev.vigil.recovery.CrashRecovery;
+import dev.vigil.recovery.JournalDirInUseException;
 
 /**
  * The orchestrator JVM SIGKILLed in the middle of a close of TERM-ignoring children that forked: its
@@ -35,8 +44,8 @@ class OrchestratorCrashTest {
     @TempDir
     Path tmp;
 
-    /** One crash: the time from the SIGKILL until the last marked process was gone, in nanos (-1: some outlived 3 s). */
-    private long crashOnce(String containment, String guardian, MarkedProcesses marked, Path journal) throws Exception {
+    /** Starts ForkingPoolHolderMain (a real orchestrator process) on {@code journal}. */
+    private Process startHolder(String containment, String guardian, MarkedProcesses marked, Path journal) throws Exception {
         String cp = Path.of(Orchestrator.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + ":"
                 + Path.of(ForkingPoolHolderMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + ":"
                 + Files.readString(Path.of(System.getProperty("vigil.testClasspathFile"))).trim();
@@ -44,7 +53,11 @@ class OrchestratorCrashTest {
                 "@" + System.getProperty("vigil.jvmOptionsFile"), "-cp", cp,
                 "-Dvigil.native.dir=" + System.getProperty("vigil.native.dir"), ForkingPoolHolderMain.class.getName(),
                 journal.toString(), containment, marked.variableValue(), guardian);
-        Process holder = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
+    /** Reads the holder's output until {@code wanted}; fails if it ends or stays silent for 120 s first. */
+    private static void awaitLine(Process holder, String wanted) throws Exception {
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))) {
@@ -58,16 +71,22 @@ class OrchestratorCrashTest {
         });
         reader.setDaemon(true);
         reader.start();
-        try {
-            StringBuilder seen = new StringBuilder();
-            while (true) {
-                String line = lines.poll(120, TimeUnit.SECONDS);
-                assertTrue(line != null && !line.equals("EOF"), "holder ended or hung before CLOSING: " + seen);
-                seen.append(line).append('\n');
-                if (line.equals("CLOSING")) {
-                    break;
-                }
+        StringBuilder seen = new StringBuilder();
+        while (true) {
+            String line = lines.poll(120, TimeUnit.SECONDS);
+            assertTrue(line != null && !line.equals("EOF"), "holder ended or hung before " + wanted + ": " + seen);
+            seen.append(line).append('\n');
+            if (line.equals(wanted)) {
+                return;
             }
+        }
+    }
+
+    /** One crash: the time from the SIGKILL until the last marked process was gone, in nanos (-1: some outlived 3 s). */
+    private long crashOnce(String containment, String guardian, MarkedProcesses marked, Path journal) throws Exception {
+        Process holder = startHolder(containment, guardian, marked, journal);
+        try {
+            awaitLine(holder, "CLOSING");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (sleeps(marked) < 6 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
@@ -152,6 +171,56 @@ class OrchestratorCrashTest {
     void twentyCrashesLeaveNothingAliveOneSecondLater() throws Exception {
         assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
         crashes(20, "cgroup");
+    }
+
+    @Test
+    void aRestartOnTheSameSpecAfterTheCrashRecoversAndStarts() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("restart");
+        try {
+            assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
+        } finally {
+            marked.killAll();
+        }
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
+                .closeSettings(CloseSettings.defaults()).open()) {
+            CrashRecovery.Outcome r = o.recovery().orElseThrow(() -> new AssertionError("nothing recovered"));
+            assertEquals(1, r.closesEnded(), r.describe());
+            assertEquals(2, r.mailboxesFreed(), r.describe());
+            assertTrue(r.everythingGone(), r.describe());
+            assertTrue(r.guardianRecord().contains("empty after"), r.describe());
+            // the same pool id and mailboxes as the crashed run: refused before the recovery existed
+            Pool again = Pool.builder(o, "forking").group("chips", 2, ChildSpec.cDemo()).start();
+            assertTrue(again.closeWithReport().isClean());
+            o.journal().writer().flush();
+            List<JournalEvent> events = JournalChecks.readAll(journal);
+            assertEquals(1, events.stream().filter(e -> e instanceof OrchestratorDeathFound).count());
+            assertEquals(1, events.stream().filter(e -> e instanceof CloseEndedByOrchestratorDeath).count());
+            assertEquals(2, events.stream().filter(e -> e instanceof MailboxRecovered).count());
+        }
+    }
+
+    @Test
+    void aSecondOrchestratorOnALiveOnesJournalDirRefusesAtOnceNamingTheOwner() throws Exception {
+        MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("owned");
+        Process holder = startHolder("pgroup", "guardian-on", marked, journal);
+        try {
+            awaitLine(holder, "CLOSING");
+            long t0 = System.nanoTime();
+            JournalDirInUseException refused = assertThrows(JournalDirInUseException.class,
+                    () -> Orchestrator.builder().journalDir(journal).open());
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "refused at once");
+            assertEquals(holder.pid(), refused.ownerPid(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("is in use by orchestrator pid=" + holder.pid()), refused.getMessage());
+            assertFalse(refused.getMessage().contains("\n"));
+        } finally {
+            holder.destroyForcibly();
+            holder.waitFor(10, TimeUnit.SECONDS);
+            marked.awaitNone(3000);
+            marked.killAll();
+        }
     }
 
     @Test

@@ -13,10 +13,12 @@ import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxRecovered;
 import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.PoolStarted;
@@ -47,7 +49,8 @@ public final class CloseReconstruction {
             EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
-            EventType.CLOSE_COMPLETED, EventType.STRAY_FOUND);
+            EventType.CLOSE_COMPLETED, EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.MAILBOX_RECOVERED);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -105,6 +108,8 @@ public final class CloseReconstruction {
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
+            case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -386,6 +391,34 @@ public final class CloseReconstruction {
         }
     }
 
+    /**
+     * The next orchestrator's recovery ended a close whose orchestrator died: it is rebuilt as ended by that
+     * death (no completion, no CLOSE_NOT_COMPLETED violation), and the pool's unreaped children are forgotten
+     * (the recovery made sure none is alive).
+     */
+    private void closeEndedByDeath(long index, CloseEndedByOrchestratorDeath e) {
+        CloseState cs = openCloses.remove(e.closeId());
+        if (cs == null) {
+            return;
+        }
+        PoolState p = pool(cs.started.poolId());
+        if (p.openClose == cs) {
+            p.openClose = null;
+        }
+        cs.endedByDeath = e;
+        listener.closeRebuilt(cs.rebuild(null, index));
+        p.children.clear();
+        forgetIfIdle(p);
+    }
+
+    private void mailboxRecovered(MailboxRecovered e) {
+        PoolState p = pools.get(e.poolId());
+        if (p != null) {
+            p.mailboxes.remove(new ChildKey(e.group(), e.index()));
+            forgetIfIdle(p);
+        }
+    }
+
     private void closeCompleted(long index, CloseCompleted e) {
         CloseState cs = openCloses.remove(e.closeId());
         if (cs == null) {
@@ -507,6 +540,7 @@ public final class CloseReconstruction {
         final String mode;
         final Map<ChildKey, ChildHistory> children = new TreeMap<>();
         final List<StrayFound> strays = new ArrayList<>();
+        CloseEndedByOrchestratorDeath endedByDeath;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -516,7 +550,7 @@ public final class CloseReconstruction {
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
             return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endIndex);
+                    endedByDeath, endIndex);
         }
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.StrayFound;
 
@@ -19,10 +20,12 @@ public final class RebuiltClose {
     private final List<ChildHistory> children;
     private final List<StrayFound> strays;
     private final CloseCompleted completed;
+    private final CloseEndedByOrchestratorDeath endedByDeath;
     private final long endIndex;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-            List<StrayFound> strays, CloseCompleted completed, long endIndex) {
+            List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex) {
+        this.endedByDeath = endedByDeath;
         this.strays = List.copyOf(strays);
         this.started = started;
         this.startIndex = startIndex;
@@ -66,6 +69,11 @@ public final class RebuiltClose {
     /** The completion, or null when the journal ends before it. */
     public CloseCompleted completed() {
         return completed;
+    }
+
+    /** Set when the close never completed because its orchestrator died (journaled by the next one's recovery). */
+    public CloseEndedByOrchestratorDeath endedByDeath() {
+        return endedByDeath;
     }
 
     public boolean isComplete() {
