@@ -29,15 +29,19 @@ class Mailbox:
         self.layout = layout
         self.path = str(path)
         self.offset = offset
-        with open(self.path, "wb") as f:
-            f.truncate(16384)
-        self.file = open(self.path, "r+b")
-        self.map = mmap.mmap(self.file.fileno(), 16384)
         L = layout
+        # layout 1 has fixed MAILBOX_LENGTH / RING_CAPACITY; later layouts a default ring capacity
+        length = L.get("MAILBOX_LENGTH", L.get("DEFAULT_MAILBOX_LENGTH"))
+        capacity = L.get("RING_CAPACITY", L.get("DEFAULT_RING_CAPACITY"))
+        size = (offset + length + 4095) // 4096 * 4096
+        with open(self.path, "wb") as f:
+            f.truncate(size)
+        self.file = open(self.path, "r+b")
+        self.map = mmap.mmap(self.file.fileno(), size)
         self.u32(L["LAYOUT_VERSION_OFFSET"], L["LAYOUT_VERSION"])
         self.u32(L["PROTOCOL_MODE_OFFSET"], mode)
-        self.u32(L["MAILBOX_LENGTH_OFFSET"], L["MAILBOX_LENGTH"])
-        self.u32(L["RING_CAPACITY_OFFSET"], L["RING_CAPACITY"])
+        self.u32(L["MAILBOX_LENGTH_OFFSET"], length)
+        self.u32(L["RING_CAPACITY_OFFSET"], capacity)
         self.u64(L["MAGIC_OFFSET"], L["MAGIC"])
         self.mode = mode
 
