@@ -58,6 +58,29 @@ final class LitmusMailbox {
         return m;
     }
 
+    /** A command's run time between the child's read of the request and its completion: a few hundred ns. */
+    static void runCommand() {
+        for (int i = 0; i < 64; i++) {
+            Thread.onSpinWait();
+        }
+    }
+
+    long volatileGet(int offset) {
+        return (long) LONGS.getVolatile(buffer, offset);
+    }
+
+    void volatileSet(int offset, long value) {
+        LONGS.setVolatile(buffer, offset, value);
+    }
+
+    long acquireGet(int offset) {
+        return (long) LONGS.getAcquire(buffer, offset);
+    }
+
+    void releaseSet(int offset, long value) {
+        LONGS.setRelease(buffer, offset, value);
+    }
+
     long plainGet(int offset) {
         return (long) LONGS.get(buffer, offset);
     }

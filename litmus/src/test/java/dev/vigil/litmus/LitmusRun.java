@@ -54,7 +54,7 @@ final class LitmusRun {
                 "-cp", classPath, "org.openjdk.jcstress.Main",
                 "-t", selection, "-sc", "false", "-f", "1", "-iters", "1", "-time", Integer.toString(iterationMillis),
                 "-strideSize", Integer.toString(LitmusSuite.STRIDE_SIZE), "-strideCount", Integer.toString(LitmusSuite.STRIDE_COUNT),
-                "-jvmArgs", TEST_JVM_ARGS, "-r", workDir.resolve("report").toString()));
+                "-jvmArgs", TEST_JVM_ARGS, "-v", "-r", workDir.resolve("report").toString()));
         long start = System.nanoTime();
         // jcstress is a tool run to completion, not a pool child: ProcessBuilder is fine here.
         Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -12,84 +12,135 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.openjdk.jcstress.annotations.Expect;
 
 /**
- * The mailbox protocol's litmus tests (the {@code *Litmus} classes, docs/MAILBOX.md "Orderings"), run by jcstress
- * in a forked JVM. Every protocol test must pass (no forbidden outcome, no unknown one). Every weakened variant
- * (plain accesses, or the legacy plain store) is run beside it; where x86-64 can exhibit its forbidden outcome, the
- * variant must show it, or the test itself would be unable to fail. The other weakened variants need a reordering
- * x86-64's total store order never makes (store-store, load-load): they are run and counted, and an aarch64 host
- * would be the place to see them.
+ * The mailbox protocol's litmus tests (the {@code *Litmus} classes, docs/MAILBOX.md "Orderings"). Every protocol
+ * test must pass: no forbidden outcome, no unknown one. Every weakened variant (plain or release/acquire accesses,
+ * or the legacy plain store) runs beside it; where x86-64 can exhibit its forbidden outcome (a race, or store-load
+ * reordering), the variant must show it, or the protocol test beside it could not fail either. The other weakened
+ * variants need a store-store or load-load reordering that x86-64 hardware never makes: they run and are counted,
+ * and show something only when the compiler reorders.
+ *
+ * <p>Two runners over the same test classes: {@link InProcessLitmus} (this JVM, no forks: the default suite, every
+ * test) and jcstress itself ({@link LitmusRun}: a forked JVM per test and configuration, C2's scheduling
+ * randomizers on; a short subset in the default suite, everything in the slow one).
  */
 class LitmusSuiteTest {
-    /** Weakened variants whose forbidden outcome x86-64 (or any CPU) exhibits: a race, or store-load reordering. */
-    static final Set<String> SHOWN_ON_X86 = Set.of("dev.vigil.litmus.ShutdownWordLitmus.LegacyPlainStore");
+    /** Weakened variants whose forbidden outcome x86-64 exhibits: a race, or store-load reordering. */
+    static final Set<String> SHOWN_ON_X86 = Set.of("dev.vigil.litmus.ShutdownWordLitmus.LegacyPlainStore",
+            "dev.vigil.litmus.DoorbellLitmus.SleepingFlagReleaseAcquire");
+    /** The jcstress subset of the default suite: the Dekker pair and the lost-shutdown pair (4 tests, 8 forks). */
+    static final String JCSTRESS_SUBSET = "DoorbellLitmus|ShutdownWordLitmus\\.(Sticky|LegacyPlainStore)";
 
     private static final Path WORK = Path.of(System.getProperty("project.build.directory", "target"), "litmus");
 
-    /** The default suite: every litmus test, 100 ms per configuration (two JVM configurations per test). */
+    /** Every litmus test in this JVM: 300 ms each, a weakened x86 variant until it broke (at most 10 s). */
     @Test
     void everyProtocolOrderingHoldsAndEveryWeakenedVariantThatX86CanBreakBreaks() throws Exception {
-        check(LitmusRun.run(".*", 100, WORK.resolve("bounded"), Duration.ofMinutes(5)));
+        Map<String, InProcessLitmus.Tally> tallies = new TreeMap<>();
+        for (Map.Entry<String, String> test : listedTests().entrySet()) {
+            boolean mustBreak = SHOWN_ON_X86.contains(test.getKey());
+            Class<?> type = Class.forName(test.getValue());
+            tallies.put(test.getKey(), mustBreak
+                    ? InProcessLitmus.run(type, Duration.ofSeconds(10), t -> t.samples(Expect.ACCEPTABLE_INTERESTING) > 0 && t.total() >= 100_000)
+                    : InProcessLitmus.run(type, Duration.ofMillis(300), t -> false));
+        }
+        List<String> report = new ArrayList<>();
+        report.add("litmus, in process: " + tallies.size() + " tests");
+        tallies.forEach((name, t) -> report.add(String.format("  %-60s samples=%,d forbidden=%d interesting=%d (%d ms) %s", shortName(name),
+                t.total(), t.forbidden(), t.samples(Expect.ACCEPTABLE_INTERESTING), t.elapsed().toMillis(), t.counts())));
+        String summary = String.join("\n", report);
+        System.out.println(summary);
+        Files.createDirectories(WORK);
+        Files.writeString(WORK.resolve("in-process-summary.txt"), summary + "\n", StandardCharsets.UTF_8);
+
+        tallies.forEach((name, t) -> assertEquals(0, t.forbidden(), () -> name + " showed a forbidden outcome: " + t.counts() + "\n" + summary));
+        for (String name : SHOWN_ON_X86) {
+            InProcessLitmus.Tally t = tallies.get(name);
+            assertTrue(t != null && t.samples(Expect.ACCEPTABLE_INTERESTING) > 0,
+                    () -> name + " never showed its forbidden outcome: the litmus test could not fail\n" + summary);
+        }
     }
 
-    /** Longer: 2 s per configuration, for the weakened variants that need the compiler's luck on x86-64. */
+    /** jcstress itself on the subset, 200 ms per JVM configuration (two per test); bounded at 10 minutes. */
+    @Test
+    void jcstressAgreesOnTheDekkerAndLostShutdownPairs() throws Exception {
+        check(LitmusRun.run(JCSTRESS_SUBSET, 200, WORK.resolve("jcstress-subset"), Duration.ofMinutes(10)), Pattern.compile(JCSTRESS_SUBSET));
+    }
+
+    /** jcstress on every litmus test, 1 s per configuration: the message-passing variants get the compiler's chances. */
     @Test
     @Tag("slow")
-    void theLongRunAgrees() throws Exception {
-        check(LitmusRun.run(".*", 2000, WORK.resolve("long"), Duration.ofMinutes(20)));
+    void jcstressAgreesOnEveryLitmusTest() throws Exception {
+        check(LitmusRun.run(".*", 1000, WORK.resolve("jcstress-all"), Duration.ofMinutes(30)), Pattern.compile(".*"));
     }
 
-    private static void check(LitmusRun.Outcome run) throws IOException {
-        Set<String> expected = listedTests();
-        assertFalse(expected.isEmpty(), "no litmus test in META-INF/TestList: did jcstress's annotation processor run?");
+    private static void check(LitmusRun.Outcome run, Pattern selection) throws IOException {
+        Set<String> expected = new TreeSet<>();
+        listedTests().keySet().stream().filter(name -> selection.matcher(name).find()).forEach(expected::add);
+        assertFalse(expected.isEmpty(), "no litmus test matches: selection=" + selection);
         Map<String, LitmusRun.TestResult> tests = run.tests();
         List<String> report = new ArrayList<>();
-        report.add(String.format("litmus: %d tests in %d s, log=%s", tests.size(), run.elapsed().toSeconds(), run.log()));
+        report.add(String.format("litmus, jcstress: %d tests in %d s, log=%s", tests.size(), run.elapsed().toSeconds(), run.log()));
         for (String name : expected) {
             LitmusRun.TestResult result = tests.get(name);
-            if (result == null) {
-                report.add("  " + name + ": no result");
-                continue;
-            }
-            report.add(String.format("  %-75s %-6s forbidden=%d interesting=%d samples=%s", name.replace("dev.vigil.litmus.", ""), result.status(),
-                    result.samples("Forbidden"), result.samples("Interesting"), result.rows().isEmpty() ? "(not detailed)" : Long.toString(result.total())));
+            report.add(result == null ? "  " + shortName(name) + ": no result"
+                    : String.format("  %-60s %-6s samples=%,d forbidden=%d interesting=%d", shortName(name), result.status(), result.total(),
+                            result.samples("Forbidden") + result.samples("Unknown"), result.samples("Interesting")));
         }
         String summary = String.join("\n", report);
         System.out.println(summary);
         Files.writeString(run.log().resolveSibling("summary.txt"), summary + "\n", StandardCharsets.UTF_8);
 
-        assertEquals(expected, tests.keySet().stream().filter(expected::contains).collect(TreeSet::new, Set::add, Set::addAll),
-                "tests without a result (left: listed, right: reported); see " + run.log() + "\n" + summary);
+        assertTrue(tests.keySet().containsAll(expected), () -> "tests without a result; see " + run.log() + "\n" + summary);
         for (LitmusRun.TestResult result : tests.values()) {
             assertEquals("OK", result.status(), () -> result.name() + " " + result.status() + ": " + result.rows() + "\n" + summary);
         }
         assertEquals(0, run.exitCode(), () -> "jcstress exit status; see " + run.log() + "\n" + summary);
         for (String name : SHOWN_ON_X86) {
-            LitmusRun.TestResult result = tests.get(name);
-            assertTrue(result != null && result.samples("Interesting") > 0,
-                    () -> name + " never showed its forbidden outcome: the litmus test could not fail\n" + summary);
+            if (expected.contains(name)) {
+                assertTrue(tests.get(name).samples("Interesting") > 0,
+                        () -> name + " never showed its forbidden outcome: the litmus test could not fail\n" + summary);
+            }
         }
     }
 
-    /** The tests jcstress's annotation processor registered (META-INF/TestList, one line per test, name first). */
-    static Set<String> listedTests() throws IOException {
-        Set<String> names = new TreeSet<>();
-        Pattern first = Pattern.compile("^JCTEST(\\d+)S");
+    private static String shortName(String name) {
+        return name.replace("dev.vigil.litmus.", "");
+    }
+
+    /**
+     * The tests jcstress's annotation processor registered (META-INF/TestList, one line per test: "JCTEST", then
+     * length-prefixed fields, the test's name first and its binary class name second), name to class name.
+     */
+    static Map<String, String> listedTests() throws IOException {
+        Map<String, String> tests = new TreeMap<>();
+        Pattern field = Pattern.compile("(\\d+)S");
         try (InputStream in = LitmusSuiteTest.class.getClassLoader().getResourceAsStream("META-INF/TestList")) {
-            assertNotNull(in, "META-INF/TestList missing from the test class path");
+            assertNotNull(in, "META-INF/TestList missing from the test class path: did jcstress's annotation processor run?");
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                Matcher m = first.matcher(line);
-                if (m.find()) {
-                    names.add(line.substring(m.end(), m.end() + Integer.parseInt(m.group(1))));
+                if (!line.startsWith("JCTEST")) {
+                    continue;
                 }
+                Matcher m = field.matcher(line);
+                int at = "JCTEST".length();
+                String[] two = new String[2];
+                for (int f = 0; f < 2 && m.find(at) && m.start() == at; f++) {
+                    int length = Integer.parseInt(m.group(1));
+                    two[f] = line.substring(m.end(), m.end() + length);
+                    at = m.end() + length;
+                }
+                tests.put(two[0], two[1]);
             }
         }
-        return names;
+        assertFalse(tests.isEmpty(), "no litmus test in META-INF/TestList");
+        return tests;
     }
 }

@@ -17,7 +17,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * The lost-shutdown race: a closer requests shutdown while the child finishes a control command
  * (the state word holds CONTROL_REQUEST, the child read it before running the command).
  * The child completes only a request it read (CONTROL_REQUEST), as the serve loop does; it read it before the
- * command ran, so the closer's write can land between its read and its write.
+ * command ran ({@link LitmusMailbox#runCommand}), so the closer's write can land between its read and its write.
  * Results: r1 = the closer's request took effect as far as it can tell, r2 = the child's completion
  * took effect, r3 = at the end the request is still visible (shutdown word non-zero, or state SHUTDOWN).
  */
@@ -41,6 +41,7 @@ public final class ShutdownWordLitmus {
         @Actor
         public void child(III_Result r) {
             long read = mailbox.stateAcquire();
+            LitmusMailbox.runCommand();
             r.r2 = state(read) == MailboxState.CONTROL_REQUEST
                     && mailbox.casTransition(read, MailboxState.CONTROL_DONE, WriterRole.CHILD, LitmusMailbox.PID) != MappedMailbox.TRANSITION_FAILED ? 1 : 0;
         }
@@ -72,6 +73,7 @@ public final class ShutdownWordLitmus {
         @Actor
         public void child(III_Result r) {
             long read = mailbox.stateAcquire();
+            LitmusMailbox.runCommand();
             r.r2 = state(read) == MailboxState.CONTROL_REQUEST
                     && mailbox.casTransition(read, MailboxState.CONTROL_DONE, WriterRole.CHILD, LitmusMailbox.PID) != MappedMailbox.TRANSITION_FAILED ? 1 : 0;
         }
@@ -105,6 +107,7 @@ public final class ShutdownWordLitmus {
         public void child(III_Result r) {
             long read = mailbox.stateAcquire();
             if (state(read) == MailboxState.CONTROL_REQUEST) {
+                LitmusMailbox.runCommand();
                 mailbox.storeTransition(read, MailboxState.CONTROL_DONE, WriterRole.CHILD, LitmusMailbox.PID);
                 r.r2 = 1;
             }
