@@ -30,14 +30,14 @@ import org.openjdk.jcstress.annotations.Expect;
  *
  * <p>Two runners over the same test classes: {@link InProcessLitmus} (this JVM, no forks: the default suite, every
  * test) and jcstress itself ({@link LitmusRun}: a forked JVM per test and configuration, C2's scheduling
- * randomizers on; a short subset in the default suite, everything in the slow one).
+ * randomizers on; the slow suite). jcstress is slow-only because its cost is JVM launches: about 40 for four
+ * tests (its VM probes, then one fork per test and configuration), which took 540 s under load 35 on the shared
+ * 2-core machine and left the Dekker variant 27 samples, too few to assert anything.
  */
 class LitmusSuiteTest {
     /** Weakened variants whose forbidden outcome x86-64 exhibits: a race, or store-load reordering. */
     static final Set<String> SHOWN_ON_X86 = Set.of("dev.vigil.litmus.ShutdownWordLitmus.LegacyPlainStore",
             "dev.vigil.litmus.DoorbellLitmus.SleepingFlagReleaseAcquire");
-    /** The jcstress subset of the default suite: the Dekker pair and the lost-shutdown pair (4 tests, 8 forks). */
-    static final String JCSTRESS_SUBSET = "DoorbellLitmus|ShutdownWordLitmus\\.(Sticky|LegacyPlainStore)";
 
     private static final Path WORK = Path.of(System.getProperty("project.build.directory", "target"), "litmus");
 
@@ -69,13 +69,7 @@ class LitmusSuiteTest {
         }
     }
 
-    /** jcstress itself on the subset, 200 ms per JVM configuration (two per test); bounded at 10 minutes. */
-    @Test
-    void jcstressAgreesOnTheDekkerAndLostShutdownPairs() throws Exception {
-        check(LitmusRun.run(JCSTRESS_SUBSET, 200, WORK.resolve("jcstress-subset"), Duration.ofMinutes(10)), Pattern.compile(JCSTRESS_SUBSET));
-    }
-
-    /** jcstress on every litmus test, 1 s per configuration: the message-passing variants get the compiler's chances. */
+    /** jcstress on every litmus test, 1 s per configuration (two per test): the message-passing variants get the compiler's chances. */
     @Test
     @Tag("slow")
     void jcstressAgreesOnEveryLitmusTest() throws Exception {
