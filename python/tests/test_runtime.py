@@ -29,15 +29,19 @@ class Mailbox:
         self.layout = layout
         self.path = str(path)
         self.offset = offset
-        with open(self.path, "wb") as f:
-            f.truncate(16384)
-        self.file = open(self.path, "r+b")
-        self.map = mmap.mmap(self.file.fileno(), 16384)
         L = layout
+        # layout 1 has fixed MAILBOX_LENGTH / RING_CAPACITY; later layouts a default ring capacity
+        length = L.get("MAILBOX_LENGTH", L.get("DEFAULT_MAILBOX_LENGTH"))
+        capacity = L.get("RING_CAPACITY", L.get("DEFAULT_RING_CAPACITY"))
+        size = (offset + length + 4095) // 4096 * 4096
+        with open(self.path, "wb") as f:
+            f.truncate(size)
+        self.file = open(self.path, "r+b")
+        self.map = mmap.mmap(self.file.fileno(), size)
         self.u32(L["LAYOUT_VERSION_OFFSET"], L["LAYOUT_VERSION"])
         self.u32(L["PROTOCOL_MODE_OFFSET"], mode)
-        self.u32(L["MAILBOX_LENGTH_OFFSET"], L["MAILBOX_LENGTH"])
-        self.u32(L["RING_CAPACITY_OFFSET"], L["RING_CAPACITY"])
+        self.u32(L["MAILBOX_LENGTH_OFFSET"], length)
+        self.u32(L["RING_CAPACITY_OFFSET"], capacity)
         self.u64(L["MAGIC_OFFSET"], L["MAGIC"])
         self.mode = mode
 
@@ -122,6 +126,20 @@ class Handlers:
             self.context_protocol = context.protocol
 
 
+class Polling(vigil_child.Handler):
+    """A long command that polls the shutdown request (beating) and returns how many polls it made."""
+
+    def on_control(self, opcode, argument, cancellation):
+        polls = 0
+        while not cancellation.shutdown_requested():
+            polls += 1
+            time.sleep(0.001)
+        return polls
+
+
+Handlers.Polling = Polling
+
+
 def served(mailbox, handler, opcode, argument):
     mailbox.place_control(7, opcode, argument)
     child = mailbox.start(handler)
@@ -157,6 +175,30 @@ def test_a_result_beyond_64_bits_fails_instead_of_being_truncated(tmp_path, layo
 def test_the_handler_exit_code_and_context_come_through(tmp_path, layout):
     (value, code, text), status = served(Mailbox(tmp_path / "m", layout, mode=0), "test_runtime:Handlers.ExitCode", 1, 10)
     assert (value, code, status) == (10 + len("sticky"), 0, 9)
+
+
+def test_a_long_handler_polling_the_cancellation_beats_and_returns_when_shutdown_is_published(tmp_path, layout):
+    mailbox = Mailbox(tmp_path / "m", layout)
+    L = layout
+    mailbox.place_control(7, 1, 0)
+    child = mailbox.start("test_runtime:Handlers.Polling")
+    try:
+        deadline = time.monotonic() + BOUND
+        while mailbox.get64(L["HEARTBEAT_OFFSET"]) < 50 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        beat = mailbox.get64(L["HEARTBEAT_OFFSET"])
+        time.sleep(0.2)
+        assert mailbox.get64(L["HEARTBEAT_OFFSET"]) > beat, "the polling handler beats"
+        assert mailbox.state() == L["state.CONTROL_REQUEST"], "still inside the command"
+        mailbox.shutdown()
+        assert child.wait(BOUND) == 0
+        assert mailbox.state() == L["state.CONTROL_DONE"], "the command returned early and its result was written"
+        assert mailbox.get64(L["RESULT_VALUE_OFFSET"]) >= 50
+        assert mailbox.get64(L["SHUTDOWN_ACK_OFFSET"]) != 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(BOUND)
 
 
 def test_a_failing_init_reports_init_failed_with_its_reason_and_exits_three(tmp_path, layout):
