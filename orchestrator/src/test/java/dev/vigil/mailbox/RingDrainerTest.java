@@ -68,7 +68,7 @@ class RingDrainerTest {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 1, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
         long word = mailbox.stateAcquire();
-        int total = MailboxDescriptor.RING_CAPACITY + 10;
+        int total = MailboxDescriptor.DEFAULT_RING_CAPACITY + 10;
         for (int i = 0; i < total; i++) {
             word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
         }
@@ -76,7 +76,7 @@ class RingDrainerTest {
         RingOverrun overrun = (RingOverrun) journal.get(0);
         assertEquals(1, overrun.firstLostSeq());
         assertEquals(10, overrun.lastLostSeq());
-        assertEquals(MailboxDescriptor.RING_CAPACITY + 1, journal.size());
+        assertEquals(MailboxDescriptor.DEFAULT_RING_CAPACITY + 1, journal.size());
         assertEquals(11, ((MailboxTransition) journal.get(1)).seq());
         assertEquals(total, ((MailboxTransition) journal.get(journal.size() - 1)).seq());
     }
