@@ -121,8 +121,8 @@ public final class RingDrainer implements AutoCloseable {
      */
     public void commandCompleted(MailboxHandle handle) {
         Cursor cursor = cursors.get(handle);
-        if (cursor == null) {
-            return;
+        if (cursor == null || !flowControl) {
+            return; // without flow control only the background cadence drains (the pre-flow-control ring, for comparison)
         }
         MappedMailbox mailbox = handle.mailbox();
         if (mailbox.ringHeadAcquire() - cursor.nextTicket >= mailbox.ringCapacity() / 2) {
