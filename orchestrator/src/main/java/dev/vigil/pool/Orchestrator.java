@@ -27,7 +27,7 @@ import dev.vigil.spawn.SpawnerOptions;
  */
 public final class Orchestrator implements AutoCloseable {
     /** The longest the ring drainer parks while every ring is idle (it drains within ~0.1 ms while rings are busy). */
-    public static final Duration DRAIN_PERIOD = Duration.ofMillis(50);
+    public static final Duration DRAIN_PERIOD = Duration.ofMillis(100);
 
     private final PoolJournal journal;
     private final boolean ownsJournal;
