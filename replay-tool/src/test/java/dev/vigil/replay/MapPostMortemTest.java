@@ -158,7 +158,7 @@ class MapPostMortemTest {
             String[] args = cmd.equals("show") ? new String[] {cmd, journal.toString(), "1", "--map", wrong.toString()}
                     : new String[] {cmd, journal.toString(), "--map", wrong.toString()};
             CliRun run = CliRun.of(args);
-            assertTrue(run.isOneErrLine() && run.err().contains("layout version=2"), run::toString);
+            assertTrue(run.isOneErrLine() && run.err().contains("layout version=" + (MailboxDescriptor.LAYOUT_VERSION + 1)), run::toString);
             String nope = tmp.resolve("nope.dat").toString();
             CliRun missing = cmd.equals("show") ? CliRun.of(cmd, journal.toString(), "1", "--map", nope)
                     : CliRun.of(cmd, journal.toString(), "--map", nope);
