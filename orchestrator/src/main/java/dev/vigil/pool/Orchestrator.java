@@ -21,6 +21,7 @@ import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.mailbox.MailboxStore;
 import dev.vigil.mailbox.RingDrainer;
+import dev.vigil.mailbox.RingSettings;
 import dev.vigil.spawn.Spawner;
 import dev.vigil.spawn.SpawnerOptions;
 
@@ -35,8 +36,8 @@ import dev.vigil.spawn.SpawnerOptions;
  * spawner.
  */
 public final class Orchestrator implements AutoCloseable {
-    /** How often the ring drainer moves transitions into the journal while pools run. */
-    public static final Duration DRAIN_PERIOD = Duration.ofMillis(50);
+    /** The longest the ring drainer parks while every ring is idle (it drains within ~0.1 ms while rings are busy). */
+    public static final Duration DRAIN_PERIOD = Duration.ofMillis(100);
 
     /** How long {@link #close()} waits for pool containers it kills to empty. */
     private static final long CONTAINER_KILL_BOUND_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
@@ -91,13 +92,13 @@ public final class Orchestrator implements AutoCloseable {
             }
             Path mapFile = b.mailboxFile != null ? b.mailboxFile
                     : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
-            m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes);
+            m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings);
             r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m);
             ProcessIdentity self = ProcessIdentity.self();
             ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
                     c.root() == null ? "" : c.root().toString(),
                     c.processGroupsFile() == null ? "" : c.processGroupsFile().toString()));
-            d = new RingDrainer(journal::append);
+            d = new RingDrainer(journal::append, RingDrainer.DEFAULT_STALL, b.ringSettings.flowControl());
             d.start(DRAIN_PERIOD, () -> 0L);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -297,6 +298,7 @@ public final class Orchestrator implements AutoCloseable {
         private SpawnerOptions spawnerOptions;
         private CloseSettings closeSettings;
         private ContainmentSettings containmentSettings;
+        private RingSettings ringSettings;
 
         /** Journal directory (opened and owned by the orchestrator). */
         public Builder journalDir(Path dir) {
@@ -339,6 +341,12 @@ public final class Orchestrator implements AutoCloseable {
             return this;
         }
 
+        /** Transition-ring capacity, writer wait and flow control (default: {@link RingSettings#from} system properties). */
+        public Builder ringSettings(RingSettings settings) {
+            this.ringSettings = Objects.requireNonNull(settings, "ringSettings");
+            return this;
+        }
+
         public Orchestrator open() {
             if (containmentSettings == null) {
                 containmentSettings = ContainmentSettings.defaults();
@@ -351,6 +359,9 @@ public final class Orchestrator implements AutoCloseable {
             }
             if (closeSettings == null) {
                 closeSettings = CloseSettings.from(System::getProperty);
+            }
+            if (ringSettings == null) {
+                ringSettings = RingSettings.from(System::getProperty);
             }
             if (journalDir != null) {
                 try {
