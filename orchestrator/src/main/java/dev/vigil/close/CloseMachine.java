@@ -224,6 +224,9 @@ final class CloseMachine {
             if (w != null && t.watch.observe(w, now).firstAck()) {
                 journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                         w.ackNanos()));
+                if (run.phase == Phase.REAPING) {
+                    run.budget.progress(now);
+                }
             }
         }
         t.exit = exit;
