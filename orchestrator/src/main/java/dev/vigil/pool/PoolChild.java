@@ -89,8 +89,8 @@ public final class PoolChild implements ClosingChild {
             signalProcessGroup(spec.stopSignal());
             return ShutdownDelivery.signal(spec.stopSignal(), MonotonicClock.nanos());
         }
+        long at = MonotonicClock.nanos(); // just before the CAS: the word is visible no earlier than this
         ShutdownPublication p = mailbox.publishShutdown(epoch);
-        long at = MonotonicClock.nanos(); // the CAS's own time, not the broadcast's start
         String channel = mailbox.mode() == ProtocolMode.LEGACY ? ShutdownDelivery.STATE_WORD : ShutdownDelivery.SHUTDOWN_WORD;
         return new ShutdownDelivery(channel, p.won(), p.observed(), at);
     }

@@ -96,7 +96,8 @@ class OrchestratorJournalEquivalenceTest {
         }
         assertTrue(tamperedClose != 0, "a close with an ack and a spent budget exists to tamper with");
         CliRun audit = CliRun.of("audit", tampered.toString());
-        assertTrue(audit.out().lines().anyMatch(l -> l.contains("VIOLATION DECISION_MISMATCH")
-                && l.contains("close " + tamperedClose)), "the tampered ack time is flagged:\n" + audit);
+        String flagged = "close " + tamperedClose;
+        assertTrue(audit.out().lines().anyMatch(l -> l.contains("VIOLATION DECISION_MISMATCH") && l.contains(flagged)),
+                "the tampered ack time is flagged:\n" + audit);
     }
 }
