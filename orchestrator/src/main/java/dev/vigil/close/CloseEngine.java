@@ -52,15 +52,12 @@ public final class CloseEngine implements AutoCloseable {
         CloseMachine.Run run;
         CloseMachine.Track track;
         ChildExit exit;
-        ClosingChild child;
-
         void clear() {
             target = null;
             result = null;
             run = null;
             track = null;
             exit = null;
-            child = null;
         }
     }
 
@@ -123,9 +120,9 @@ public final class CloseEngine implements AutoCloseable {
         publish(Kind.ESCALATE_NOW, closeId, s -> { });
     }
 
-    /** A child registered after close {@code closeId} took its children: that close takes it too. */
-    public void childJoined(long closeId, ClosingChild child) {
-        publish(Kind.JOINED, closeId, s -> s.child = child);
+    /** A child was queued as a late joiner of close {@code closeId} ({@link CloseTarget#takeLateJoiners}): wake it. */
+    public void childJoined(long closeId) {
+        publish(Kind.JOINED, closeId, s -> { });
     }
 
     private void publish(Kind kind, long closeId, java.util.function.Consumer<Slot> fill) {
@@ -185,7 +182,7 @@ public final class CloseEngine implements AutoCloseable {
                 switch (s.kind) {
                     case REQUESTED -> machine.closeRequested(s.target, s.closeId, s.result);
                     case EXITED -> machine.childExited(s.run, s.track, s.exit);
-                    case JOINED -> machine.childJoined(s.closeId, s.child);
+                    case JOINED -> machine.childJoined(s.closeId);
                     case SETTLED -> machine.settled(s.closeId);
                     case ESCALATE_NOW -> machine.escalateNow(s.closeId);
                     case EVIDENCE -> machine.evidenceCaptured(s.closeId);

@@ -121,18 +121,29 @@ final class CloseMachine {
         });
     }
 
-    void childJoined(long closeId, ClosingChild child) {
+    /** A child joined close {@code closeId} late (see {@link CloseTarget#takeLateJoiners}): take it now. */
+    void childJoined(long closeId) {
         Run run = runs.get(closeId);
-        if (run == null) {
-            return; // that close is over; the pool still tracks the child, its next close takes it
+        if (run != null) {
+            guarded(run, () -> advance(run, clock.getAsLong()));
         }
-        guarded(run, () -> {
-            long now = clock.getAsLong();
-            if (!run.members.containsKey(child)) {
-                broadcast(run, child, now);
+    }
+
+    /** Broadcasts to the late joiners of {@code run}; true if any new child is now waited for. */
+    private boolean takeLateJoiners(Run run, long now) {
+        boolean any = false;
+        for (ClosingChild c : run.target.takeLateJoiners()) {
+            if (!run.members.containsKey(c)) {
+                broadcast(run, c, now);
+                any = true;
             }
-            advance(run, now);
-        });
+        }
+        if (any && run.phase == Phase.SETTLING && run.unreaped() > 0) {
+            // It joined after the others were gone: it gets the same wait for its exit, from now.
+            run.phase = Phase.REAPING;
+            run.budget.progress(now);
+        }
+        return any;
     }
 
     void settled(long closeId) {
@@ -324,6 +335,7 @@ final class CloseMachine {
     }
 
     private void advance(Run run, long now) {
+        takeLateJoiners(run, now);
         while (true) {
             switch (run.phase) {
                 case REAPING -> {
@@ -358,6 +370,9 @@ final class CloseMachine {
                 }
                 case SETTLING -> {
                     if (!settleAndRelease(run)) {
+                        if (run.phase == Phase.REAPING) {
+                            continue; // a late joiner: wait for it like the others
+                        }
                         return;
                     }
                     report(run);
@@ -398,6 +413,9 @@ final class CloseMachine {
         }
         if (!run.target.settleInFlight(run.closeId, survivors)) {
             return false;
+        }
+        if (takeLateJoiners(run, clock.getAsLong()) && run.phase == Phase.REAPING) {
+            return false; // the caller's loop goes back to waiting for the joiner
         }
         if (!run.drained) {
             for (Track t : run.tracks) {

@@ -24,6 +24,13 @@ public interface CloseTarget {
     List<? extends ClosingChild> trackedChildren();
 
     /**
+     * Children registered after this close took {@link #trackedChildren()} (an addChild that passed the fence just
+     * before it closed): each is returned once. A joiner is queued before its operation ends, so once
+     * {@link #settleInFlight} says every operation ended, every joiner is here.
+     */
+    List<? extends ClosingChild> takeLateJoiners();
+
+    /**
      * Settles what can be settled now from the mailboxes (a command whose result is published completes; one whose
      * child is gone fails) and answers whether every operation caught by the fence has ended, not counting those on
      * {@code survivors} (they are abandoned at the report).

@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
+import dev.vigil.close.ChildExit;
 import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseFailedException;
 import dev.vigil.close.CloseSettings;
@@ -25,6 +26,7 @@ import dev.vigil.close.ClosingChild;
 import dev.vigil.close.PoolJournal;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.PoolStarted;
@@ -62,6 +64,8 @@ public final class Pool implements AutoCloseable {
     public static final String OP_CONTROL = "control";
     public static final String OP_TASK = "task";
     public static final String OP_SPAWN = "spawn";
+    /** What a pool does about a child that exits while it runs: journal it, fail its command, keep going. */
+    public static final String EXIT_POLICY_KEEP = "keep";
 
     private final Orchestrator orchestrator;
     private final PoolJournal journal;
@@ -76,6 +80,8 @@ public final class Pool implements AutoCloseable {
     private final List<PoolChild> all = new CopyOnWriteArrayList<>();
     private final List<PoolChild> tracked = new CopyOnWriteArrayList<>();
     private final Map<PoolChild, AdmissionGate.Ticket> pending = new ConcurrentHashMap<>();
+    /** Children an addChild registered after a close took the tracked list; that close takes them. */
+    private final java.util.Queue<PoolChild> lateJoiners = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AdmissionGate gate;
     private final Object closeLock = new Object();
     private volatile long currentCloseId;
@@ -198,7 +204,8 @@ public final class Pool implements AutoCloseable {
             // spawn() added it to the tracked children; a close whose fence ran before that may have taken the
             // list without it, so hand it over (the fence reads the list after fencing: one side always sees it).
             if (gate.isFenced()) {
-                orchestrator.closeEngine().childJoined(gate.closeIdNow(), spawned);
+                lateJoiners.add(spawned); // before this operation ends: the close sees it before it can report
+                orchestrator.closeEngine().childJoined(gate.closeIdNow());
             }
             return spawned;
         });
@@ -287,7 +294,24 @@ public final class Pool implements AutoCloseable {
                 mailbox == null ? 0 : mailbox.mailbox().spawnEpoch(), request.commandLine()));
         all.add(child);
         tracked.add(child);
+        child.exit().thenAccept(exit -> exitedDuringRun(child, exit));
         return child;
+    }
+
+    /**
+     * A child exited while no close runs (called on the reaper thread, never blocks): journaled at once, and its
+     * pending command fails at once naming the exit instead of running into its timeout. The pool keeps going
+     * (policy {@code keep}); the next close reports the child as reaped.
+     */
+    private void exitedDuringRun(PoolChild child, ChildExit exit) {
+        if (gate.isFenced()) {
+            return; // a close collects it
+        }
+        journal.append(new ChildExited(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, child.group(),
+                child.index(), child.pid(), exit.exitCode(), exit.signal(), EXIT_POLICY_KEEP));
+        child.failPendingCommands("child exited during the run: pid=" + child.pid() + " group=" + child.group()
+                + " child=" + child.index() + " " + (exit.signal() > 0 ? "signal=" + exit.signal()
+                        : "exitCode=" + exit.exitCode()));
     }
 
     /** Null when every child is ready by {@code deadline}; else why not. */
@@ -437,6 +461,16 @@ public final class Pool implements AutoCloseable {
         @Override
         public int fenceAdmission(long closeId, Runnable onSettled) {
             return gate.fence(closeId, onSettled);
+        }
+
+        @Override
+        public List<? extends ClosingChild> takeLateJoiners() {
+            List<PoolChild> out = new ArrayList<>();
+            PoolChild c;
+            while ((c = lateJoiners.poll()) != null) {
+                out.add(c);
+            }
+            return out;
         }
 
         @Override

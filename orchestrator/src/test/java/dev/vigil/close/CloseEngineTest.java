@@ -148,6 +148,7 @@ class CloseEngineTest {
         @Override public boolean settleInFlight(long closeId, java.util.Set<ClosingChild> survivors) { return true; }
         @Override public void abandonInFlight(long closeId) { abandons.incrementAndGet(); }
         @Override public List<? extends ClosingChild> trackedChildren() { return List.copyOf(tracked); }
+        @Override public List<? extends ClosingChild> takeLateJoiners() { return List.of(); }
 
         @Override
         public void closeFinished(CloseReport report) {

@@ -238,6 +238,7 @@ class CloseMachineTest {
         @Override public String poolId() { return "sim"; }
         @Override public CloseSettings closeSettings() { return settings; }
         @Override public List<? extends ClosingChild> trackedChildren() { return children; }
+        @Override public List<? extends ClosingChild> takeLateJoiners() { return List.of(); }
         @Override public void abandonInFlight(long closeId) { }
         @Override public void closeFinished(CloseReport report) { finished = report; }
 
