@@ -53,7 +53,7 @@ class CloseEngineTest {
     }
 
     /** What a scripted child does once it sees shutdown. */
-    enum Script { EXIT_AFTER, IGNORE, DIE_ON_SIGTERM }
+    enum Script { EXIT_AFTER, IGNORE, DIE_ON_SIGTERM, ACK_AND_BEAT }
 
     final class ScriptedChild implements ClosingChild {
         final String group;
@@ -90,7 +90,7 @@ class CloseEngineTest {
             if (won) {
                 shutdownWord = epoch;
             }
-            if (script == Script.EXIT_AFTER) {
+            if (script == Script.EXIT_AFTER || script == Script.ACK_AND_BEAT) {
                 ack = MonotonicClock.nanos();
                 timer.schedule(() -> exit.complete(new ChildExit(exitCode, 0, MonotonicClock.nanos())), delayMs,
                         TimeUnit.MILLISECONDS);
@@ -100,6 +100,10 @@ class CloseEngineTest {
 
         @Override
         public MailboxWords mailboxWords() {
+            if (script == Script.ACK_AND_BEAT && shutdownWord != 0) {
+                // acknowledged at once, then a beat per millisecond: finalizing, slowly, until it exits
+                return new MailboxWords(0, "IDLE", "CHILD", 3, false, shutdownWord, 1, MonotonicClock.nanos() / 1_000_000);
+            }
             return new MailboxWords(4, "CONTROL_REQUEST", "PARENT", 3, false, shutdownWord, ack, 1);
         }
 
@@ -265,6 +269,48 @@ class CloseEngineTest {
         assertTrue(used < TimeUnit.MILLISECONDS.toNanos(300), "close engine thread used cpu=" + used / 1_000_000 + " ms");
         p.tracked.get(0).exit.complete(new ChildExit(0, 0, MonotonicClock.nanos()));
         assertEquals(CloseReport.Outcome.CLEAN, close(p).outcome());
+    }
+
+    @Test
+    void aCloseHeldOpenByABeatingChildHoldsNoOtherCloseBack() throws Exception {
+        holdOneOpenWhileOthersClose(Duration.ofSeconds(4), 40);
+    }
+
+    @Test
+    @org.junit.jupiter.api.Tag("slow")
+    @Timeout(300)
+    void oneCloseHeldOpenSixtySecondsWhileTwoHundredOthersCompleteNormally() throws Exception {
+        holdOneOpenWhileOthersClose(Duration.ofSeconds(60), 200);
+    }
+
+    private void holdOneOpenWhileOthersClose(Duration hold, int others) throws Exception {
+        // A 500 ms window: the held child survives it only because every beat after its ack is progress.
+        ScriptedPool held = new ScriptedPool("held", CloseSettings.builder().window(Duration.ofMillis(500)).build())
+                .child(Script.ACK_AND_BEAT, hold.toMillis(), 0);
+        long start = MonotonicClock.nanos();
+        CompletableFuture<CloseReport> heldClose = engine.submit(held, CloseEngine.nextCloseId());
+        long spacing = hold.toNanos() / 2 / others;
+        long slowest = 0;
+        int done = 0;
+        // Other closes while the held one runs: as many as asked, or as fit in 3/4 of the hold on a slow machine.
+        for (int i = 0; i < others && MonotonicClock.nanos() - start < hold.toNanos() * 3 / 4; i++) {
+            ScriptedPool p = new ScriptedPool("other" + i, QUICK).child(Script.EXIT_AFTER, 5, 0).child(Script.EXIT_AFTER, 10, 0);
+            long t0 = MonotonicClock.nanos();
+            CloseReport r = close(p);
+            slowest = Math.max(slowest, MonotonicClock.nanos() - t0);
+            assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+            done++;
+            java.util.concurrent.locks.LockSupport.parkNanos(spacing);
+        }
+        assertTrue(done >= Math.min(others, 10), "closes completed while one was held open: " + done);
+        assertTrue(!heldClose.isDone(), "the held close is still waiting for its beating child");
+        CloseReport r = heldClose.get(hold.toSeconds() + 30, TimeUnit.SECONDS);
+        assertEquals(CloseReport.ChildOutcome.EXITED, r.child("g", 0).outcome(), r.toJson());
+        assertTrue(MonotonicClock.nanos() - start >= hold.toNanos(), "held for the whole " + hold);
+        System.out.printf("held close: %d ms; %d other closes, slowest %.1f ms%n", r.durationNanos() / 1_000_000, done,
+                slowest / 1e6);
+        // Generous for a loaded machine; the lanes it replaces blocked every close after 15 more.
+        assertTrue(slowest < TimeUnit.SECONDS.toNanos(3), "slowest other close " + slowest / 1_000_000 + " ms");
     }
 
     private static long closeThreadsCpu(java.lang.management.ThreadMXBean mx) {
