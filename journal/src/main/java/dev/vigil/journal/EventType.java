@@ -31,7 +31,14 @@ public enum EventType {
     CONTAINMENT_KILLED(32, ContainmentKilled.class),
     ORCHESTRATOR_DEATH_FOUND(33, OrchestratorDeathFound.class),
     CLOSE_ENDED_BY_ORCHESTRATOR_DEATH(34, CloseEndedByOrchestratorDeath.class),
-    MAILBOX_RECOVERED(35, MailboxRecovered.class);
+    MAILBOX_RECOVERED(35, MailboxRecovered.class),
+    // 40-49: the event-driven close engine and the run-time child supervision
+    HEARTBEAT_SEEN(40, HeartbeatSeen.class),
+    BUDGET_SPENT(41, BudgetSpent.class),
+    COMMAND_FAILED(42, CommandFailed.class),
+    CHILD_EXITED(43, ChildExited.class),
+    CHILD_RESTARTED(44, ChildRestarted.class),
+    POOL_FAILED(45, PoolFailed.class);
 
     private static final EventType[] BY_ID;
 

@@ -32,6 +32,12 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(EscalationSent.class),
     @JsonSubTypes.Type(MailboxReleased.class),
     @JsonSubTypes.Type(CloseCompleted.class),
+    @JsonSubTypes.Type(HeartbeatSeen.class),
+    @JsonSubTypes.Type(BudgetSpent.class),
+    @JsonSubTypes.Type(CommandFailed.class),
+    @JsonSubTypes.Type(ChildExited.class),
+    @JsonSubTypes.Type(ChildRestarted.class),
+    @JsonSubTypes.Type(PoolFailed.class),
     @JsonSubTypes.Type(ContainmentChosen.class),
     @JsonSubTypes.Type(StrayFound.class),
     @JsonSubTypes.Type(ContainmentKilled.class),
@@ -40,6 +46,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(MailboxRecovered.class),
 })
 public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
+        HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed,
         ContainmentChosen, StrayFound, ContainmentKilled, OrchestratorDeathFound, CloseEndedByOrchestratorDeath,
         MailboxRecovered {
 
