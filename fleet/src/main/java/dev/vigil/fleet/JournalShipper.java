@@ -46,7 +46,7 @@ public final class JournalShipper {
 
     /** What a shipper is told. {@code createPartitions > 0} creates a missing topic. */
     public record Settings(Path journal, String bootstrap, String topic, String host, int createPartitions,
-            short replication, int retries, Mode mode, long untilPid) {
+            short replication, int retries, long waitMs, Mode mode, long untilPid) {
     }
 
     /** What a finished run did. */
@@ -55,7 +55,6 @@ public final class JournalShipper {
 
     private static final long CHECKPOINT_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long PID_CHECK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long TOPIC_WAIT_MS = 8_000;
 
     private final Settings settings;
     private final ShipCheckpoint checkpoint;
@@ -99,7 +98,7 @@ public final class JournalShipper {
             long before = checkpointed;
             try {
                 KafkaTopics.describe(settings.bootstrap(), settings.topic(), settings.createPartitions(),
-                        settings.replication(), TOPIC_WAIT_MS);
+                        settings.replication(), settings.waitMs());
                 shipOnce();
                 return new Result(sent, acknowledged.get(), checkpointed, attempts);
             } catch (BrokerUnreachableException | ShipFailedException e) {
@@ -249,7 +248,7 @@ public final class JournalShipper {
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 << 10));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "15000");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "8000");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(settings.waitMs()));
         p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "200");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "vigil-ship-" + settings.host());
         return p;

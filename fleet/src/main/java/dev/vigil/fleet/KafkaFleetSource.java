@@ -112,6 +112,11 @@ public final class KafkaFleetSource implements FleetSource {
         }
     }
 
+    /** Records read that repeated an event already read (re-sent after a shipper restart). */
+    public long duplicates() {
+        return duplicates;
+    }
+
     /** Records read, duplicates among them (re-sent after a shipper restart), distinct events. */
     public String counts() {
         return records + " records, " + duplicates + " duplicates, " + (records - duplicates) + " events";

@@ -59,6 +59,13 @@ public final class ShipCli implements Callable<Integer> {
     @Option(names = "--until-pid", paramLabel = "PID", description = "follow while process PID (the orchestrator) lives, then ship the rest and exit")
     Long untilPid;
 
+    @Option(names = "--until-stdin-closed", description = {"follow until standard input closes (how `vigil run --ship` stops",
+        "its shipper, and what happens when the orchestrator dies), then ship the rest and exit"})
+    boolean untilStdinClosed;
+
+    @Option(names = "--wait", defaultValue = "8", paramLabel = "S", description = "longest wait for the cluster per attempt, seconds (default ${DEFAULT-VALUE})")
+    int waitSeconds;
+
     @Option(names = "--retries", defaultValue = "10", description = "attempts in a row without progress before giving up (default ${DEFAULT-VALUE}; 1 s, doubling, at most 5 s apart)")
     int retries;
 
@@ -112,18 +119,33 @@ public final class ShipCli implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (toEnd && untilPid != null) {
-            throw new FleetInputException("--to-end and --until-pid exclude each other");
+        if ((toEnd ? 1 : 0) + (untilPid != null ? 1 : 0) + (untilStdinClosed ? 1 : 0) > 1) {
+            throw new FleetInputException("--to-end, --until-pid and --until-stdin-closed exclude each other");
         }
-        if (partitions < 1 || replication < 1 || retries < 0) {
-            throw new FleetInputException("--partitions and --replication-factor must be >= 1, --retries >= 0");
+        if (partitions < 1 || replication < 1 || retries < 0 || waitSeconds < 1) {
+            throw new FleetInputException("--partitions, --replication-factor and --wait must be >= 1, --retries >= 0");
         }
         String host = HostId.resolve(hostId);
         JournalShipper.Mode mode = toEnd ? JournalShipper.Mode.TO_END
                 : untilPid != null ? JournalShipper.Mode.UNTIL_PID : JournalShipper.Mode.FOLLOW;
         JournalShipper shipper = new JournalShipper(new JournalShipper.Settings(journal, bootstrap, topic, host,
-                createTopic ? partitions : 0, replication, retries, mode, untilPid == null ? -1 : untilPid), err);
+                createTopic ? partitions : 0, replication, retries, waitSeconds * 1000L, mode,
+                untilPid == null ? -1 : untilPid), err);
         active = shipper;
+        if (untilStdinClosed) {
+            Thread watcher = new Thread(() -> {
+                try {
+                    while (System.in.read() >= 0) {
+                        // nothing is sent on the pipe; only its end matters
+                    }
+                } catch (java.io.IOException ignored) {
+                    // a broken pipe is an end too
+                }
+                shipper.requestStop();
+            }, "vigil-ship-stdin");
+            watcher.setDaemon(true);
+            watcher.start();
+        }
         long t0 = System.nanoTime();
         JournalShipper.Result r = shipper.run();
         out.printf(Locale.ROOT, "shipped %d events (%d acknowledged) of journal %s to %s topic %s as host %s in %.1f s;"

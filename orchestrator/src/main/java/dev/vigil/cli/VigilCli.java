@@ -71,6 +71,22 @@ public final class VigilCli implements Callable<Integer> {
         return cl.execute(args);
     }
 
+    /** {@code --ship HOST:PORT [--ship-topic T] [--host-id H]} of run and demo (docs/FLEET.md). */
+    static final class ShipOptions {
+        @Option(names = "--ship", paramLabel = "HOST:PORT", description = "ship the journal to this Kafka cluster while the run runs (bin/vigil ship in a process of its own)")
+        String bootstrap;
+
+        @Option(names = "--ship-topic", paramLabel = "T", defaultValue = "vigil-journal", description = "with --ship: the topic (default ${DEFAULT-VALUE}); it must exist")
+        String topic;
+
+        @Option(names = "--host-id", paramLabel = "H", description = "with --ship: the host id (default: $VIGIL_HOST_ID, else the hostname)")
+        String hostId;
+
+        JournalShipping.Target target() {
+            return bootstrap == null ? null : new JournalShipping.Target(bootstrap, topic, hostId);
+        }
+    }
+
     private static String oneLine(Throwable e) {
         String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m;
@@ -82,8 +98,9 @@ public final class VigilCli implements Callable<Integer> {
         return BAD_USAGE;
     }
 
-    int runSpec(RunSpec spec, RunHooks hooks) {
+    int runSpec(RunSpec spec, RunHooks hooks, ShipOptions ship) {
         PoolRunner runner = new PoolRunner(spec, hooks, out);
+        runner.shipTo(ship.target());
         active = runner;
         return runner.run();
     }
@@ -101,6 +118,9 @@ public final class VigilCli implements Callable<Integer> {
         @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
         Path journal;
 
+        @CommandLine.Mixin
+        ShipOptions ship;
+
         @Override
         public Integer call() {
             RunSpec spec;
@@ -113,7 +133,7 @@ public final class VigilCli implements Callable<Integer> {
             if (journal != null) {
                 spec = new RunSpec(journal.toString(), spec.protocol(), spec.cycles(), spec.close(), spec.pools());
             }
-            return cli.runSpec(spec, RunHooks.NONE);
+            return cli.runSpec(spec, RunHooks.NONE, ship);
         }
     }
 
@@ -141,6 +161,9 @@ public final class VigilCli implements Callable<Integer> {
         @Option(names = "--seed", defaultValue = "1", description = "seed of the teardown draws")
         long seed;
 
+        @CommandLine.Mixin
+        ShipOptions ship;
+
         @Override
         public Integer call() {
             if (!SpecReader.PROTOCOLS.contains(protocol)) {
@@ -152,7 +175,7 @@ public final class VigilCli implements Callable<Integer> {
             if (cycles < 1) {
                 throw new IllegalArgumentException("--cycles=" + cycles + " must be >= 1");
             }
-            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.teardownDraws(timeScale, seed));
+            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.teardownDraws(timeScale, seed), ship);
         }
     }
 }
