@@ -105,7 +105,7 @@ public final class JournalShipper {
                 attempt = checkpointed != before ? 1 : attempt + 1;
                 String what = e.getMessage() + (e.getCause() == null || e instanceof BrokerUnreachableException ? ""
                         : ": " + e.getCause().getMessage());
-                if (attempt > settings.retries() || stopRequested) {
+                if (attempt > settings.retries()) {
                     throw new BrokerUnreachableException(what + "; gave up after " + attempt + " attempts in a row;"
                             + " shipped up to index=" + hex(checkpointed) + " (" + checkpoint.file()
                             + "), run ship again to resume", e);
@@ -114,7 +114,7 @@ public final class JournalShipper {
                 log.println("vigil ship: " + what + " (attempt " + attempt + "/" + settings.retries()
                         + "); resuming after index=" + hex(checkpointed) + " in " + backoffMs / 1000.0 + " s");
                 long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs);
-                while (!stopRequested && System.nanoTime() < until) {
+                while (System.nanoTime() < until) {
                     LockSupport.parkNanos(50_000_000);
                 }
             }
@@ -247,7 +247,7 @@ public final class JournalShipper {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 << 10));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "15000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(settings.waitMs()));
         p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "200");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "vigil-ship-" + settings.host());

@@ -31,7 +31,9 @@ import dev.vigil.replay.source.FleetSource;
  */
 public final class KafkaFleetSource implements FleetSource {
     /** Longest wait for a poll that brings nothing while partitions are still behind their end. */
-    static final Duration STALL = Duration.ofSeconds(20);
+    static final Duration STALL = Duration.ofSeconds(30);
+    /** Longest wait for the cluster's first answer. */
+    static final long WAIT_MS = 15_000;
 
     private final String bootstrap;
     private final String topic;
@@ -48,7 +50,7 @@ public final class KafkaFleetSource implements FleetSource {
     public static KafkaFleetSource read(String bootstrap, String topic) {
         KafkaFleetSource s = new KafkaFleetSource(bootstrap, topic);
         try {
-            KafkaTopics.describe(bootstrap, topic, 0, (short) 1, 10_000);
+            KafkaTopics.describe(bootstrap, topic, 0, (short) 1, WAIT_MS);
             s.consumeAll();
         } catch (FleetInputException | BrokerUnreachableException e) {
             throw new ReplayInputException(e.getMessage());
@@ -85,7 +87,7 @@ public final class KafkaFleetSource implements FleetSource {
                 }
             }
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
-            throw KafkaTopics.unreachable(bootstrap, 10_000, e);
+            throw KafkaTopics.unreachable(bootstrap, WAIT_MS, e);
         }
     }
 

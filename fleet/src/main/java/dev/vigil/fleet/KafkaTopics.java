@@ -24,8 +24,8 @@ final class KafkaTopics {
     static Properties clientBasics(String bootstrap) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "8000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
         p.put(AdminClientConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG, "3000");
         return p;
@@ -37,7 +37,8 @@ final class KafkaTopics {
      * {@link BrokerUnreachableException}.
      */
     static int describe(String bootstrap, String topic, int createPartitions, short replication, long waitMs) {
-        try (Admin admin = Admin.create(clientBasics(bootstrap))) {
+        Admin admin = Admin.create(clientBasics(bootstrap));
+        try {
             try {
                 return partitions(admin, topic, waitMs);
             } catch (UnknownTopicOrPartitionException unknown) {
@@ -63,13 +64,17 @@ final class KafkaTopics {
             throw unreachable(bootstrap, waitMs, e);
         } catch (org.apache.kafka.common.KafkaException e) {
             throw unreachable(bootstrap, waitMs, e);
+        } finally {
+            // Operations still pending (no broker) are abandoned rather than waited for.
+            admin.close(Duration.ofMillis(200));
         }
     }
 
     private static int partitions(Admin admin, String topic, long waitMs)
             throws InterruptedException, TimeoutException {
         try {
-            Map<String, TopicDescription> d = admin.describeTopics(List.of(topic)).allTopicNames()
+            Map<String, TopicDescription> d = admin.describeTopics(List.of(topic),
+                    new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs((int) waitMs)).allTopicNames()
                     .get(waitMs, TimeUnit.MILLISECONDS);
             return d.get(topic).partitions().size();
         } catch (ExecutionException e) {

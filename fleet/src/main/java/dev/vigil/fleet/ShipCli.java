@@ -63,7 +63,7 @@ public final class ShipCli implements Callable<Integer> {
         "its shipper, and what happens when the orchestrator dies), then ship the rest and exit"})
     boolean untilStdinClosed;
 
-    @Option(names = "--wait", defaultValue = "8", paramLabel = "S", description = "longest wait for the cluster per attempt, seconds (default ${DEFAULT-VALUE})")
+    @Option(names = "--wait", defaultValue = "15", paramLabel = "S", description = "longest wait for the cluster per attempt, seconds (default ${DEFAULT-VALUE})")
     int waitSeconds;
 
     @Option(names = "--retries", defaultValue = "10", description = "attempts in a row without progress before giving up (default ${DEFAULT-VALUE}; 1 s, doubling, at most 5 s apart)")

@@ -16,17 +16,11 @@ import dev.vigil.journal.JournalSchema;
 import net.openhft.chronicle.bytes.Bytes;
 
 /**
- * The one definition of a journal event as a Kafka record (docs/FLEET.md, "Records"):
- * <pre>
- * key     UTF-8 "host|orchestratorPid|poolId"   (one pool's events in one partition, in order)
- * value   the event body exactly as the journal stores it (EventCodec: u16 type id, u16 schema, fields)
- * headers vigil-format = "vigil-journal"         (what tells a Vigil record from anything else)
- *         vigil-schema = journal schema version of the shipper, decimal
- *         vigil-host   = host id
- *         vigil-index  = the event's journal index, decimal (de-duplication: host + index)
- * </pre>
- * The consumer decodes the value with the same {@link EventCodec} as a journal reader, so a schema
- * the reader does not know is refused the same way.
+ * The one definition of a journal event as a Kafka record (its table: docs/FLEET.md, "Records"): key
+ * {@code host|orchestratorPid|poolId}, value the event body as the journal stores it ({@link EventCodec}),
+ * headers {@code vigil-format}, {@code vigil-schema}, {@code vigil-host}, {@code vigil-index}. The consumer
+ * decodes the value with the same codec as a journal reader, so a schema it does not know is refused
+ * the same way.
  */
 public record ShippedRecord(String host, long index, byte[] body) {
     public static final String FORMAT = "vigil-journal";

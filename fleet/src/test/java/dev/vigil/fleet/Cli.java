@@ -55,6 +55,18 @@ final class Cli {
         }
     }
 
+    /** Every process started, so that a failed test leaves none behind ({@link #killAll}). */
+    private static final List<Process> STARTED = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** SIGKILLs every launcher process this JVM started that is still alive (and its children). */
+    static void killAll() {
+        for (Process p : STARTED) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        STARTED.clear();
+    }
+
     /** Starts {@code bin/NAME args...} with its output in {@code logDir/label.out|err}. */
     static Started start(Path logDir, String label, String launcher, String... args) {
         List<String> cmd = new ArrayList<>();
@@ -65,6 +77,7 @@ final class Cli {
         try {
             Process p = new ProcessBuilder(cmd).directory(logDir.toFile()).redirectOutput(out.toFile())
                     .redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE).start();
+            STARTED.add(p);
             return new Started(p, out, err);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
