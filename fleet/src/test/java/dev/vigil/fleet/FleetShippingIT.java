@@ -70,24 +70,24 @@ class FleetShippingIT {
         createTopic(topic, 3);
         String b = broker.bootstrap();
         // Hosts 1 and 2 ship while they run (vigil run --ship: a shipper process of their own).
-        Cli.Started h1 = Cli.start(work, "run-h1", "vigil", "run", spec("h1", 2, 50).toString(),
+        Cli.Started h1 = Cli.start(work, "run-h1", "vigil", "run", spec("h1", 1, 50).toString(),
                 "--ship", b, "--ship-topic", topic, "--host-id", "h1");
-        Cli.Started h2 = Cli.start(work, "run-h2", "vigil", "run", spec("h2", 2, 80).toString(),
+        Cli.Started h2 = Cli.start(work, "run-h2", "vigil", "run", spec("h2", 1, 80).toString(),
                 "--ship", b, "--ship-topic", topic, "--host-id", "h2");
         // Host 3 is shipped by bin/vigil ship, which is SIGKILLed mid-ship and started again.
         Path j3 = work.resolve("j3");
-        Cli.Started h3 = Cli.start(work, "run-h3", "vigil", "run", spec("h3", 5, 150).toString());
-        waitFor(240, "journal j3 exists", () -> Files.exists(j3.resolve("vigil-journal.properties")));
+        Cli.Started h3 = Cli.start(work, "run-h3", "vigil", "run", spec("h3", 3, 200).toString());
+        waitFor(600, "journal j3 exists", () -> Files.exists(j3.resolve("vigil-journal.properties")));
         Cli.Started ship3 = Cli.start(work, "ship-h3-killed", "vigil", "ship", j3.toString(), "--bootstrap", b,
                 "--topic", topic, "--host-id", "h3");
         ShipCheckpoint cp3 = new ShipCheckpoint(j3, "h3", topic);
-        waitFor(240, "the h3 shipper's first checkpoint", () -> Files.exists(cp3.file()));
+        waitFor(600, "the h3 shipper's first checkpoint", () -> Files.exists(cp3.file()));
         ship3.process().destroyForcibly(); // SIGKILL
         assertTrue(ship3.process().waitFor(30, TimeUnit.SECONDS));
         long killedAt = cp3.load();
 
         for (Cli.Started demo : List.of(h1, h2, h3)) {
-            Cli.Result r = demo.await(240);
+            Cli.Result r = demo.await(900);
             assertEquals(0, r.exit(), r.toString());
         }
         assertTrue(lastIndex(j3) > killedAt, "the kill was mid-ship: events after the checkpoint 0x"

@@ -16,7 +16,9 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
-        subcommands = {VigilCli.Run.class, VigilCli.Demo.class})
+        subcommands = {VigilCli.Run.class, VigilCli.Demo.class},
+        footer = {"", "bin/vigil ship JOURNAL_DIR --bootstrap HOST:PORT --topic T: ship a journal to Kafka"
+                + " (the fleet module; bin/vigil ship --help, docs/FLEET.md)."})
 public final class VigilCli implements Callable<Integer> {
     public static final int BAD_USAGE = 2;
 
