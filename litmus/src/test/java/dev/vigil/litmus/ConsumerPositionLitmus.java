@@ -10,17 +10,14 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJ_Result;
 
 /**
- * The ring's consumer position (helper "ring", layout 2: the drainer copies a slot's body, then release-stores its
+ * The ring's consumer position (layout 2, flow control: the drainer copies a slot's body, then release-stores its
  * position past it; a writer acquire-loads the position and writes the slot again only once the position says the
  * drainer is done with it). The drainer's read of the old body must not see the new writer's store: that would be a
  * store the writer made only after seeing a release that came after the read (load buffering). Results: r1 = the
  * body the drainer copied (1 old, 2 new), r2 = the writer's view of the position (0 full, 1 free: it wrote).
- *
- * <p>Written against a word of line 7 that layout 1 leaves unused, until layout 2's RING_CONSUMER_POSITION_OFFSET
- * is on main; the accesses are the ones layout 2 specifies (release store, acquire load).
+ * The protocol test uses {@code MappedMailbox}'s own position accessors; the body is slot 0's seq word.
  */
 public final class ConsumerPositionLitmus {
-    static final int POSITION_OFFSET = RING_HEAD_OFFSET + 2 * Long.BYTES;
     static final int BODY_OFFSET = RING_OFFSET + RECORD_SEQ_OFFSET;
 
     private ConsumerPositionLitmus() {
@@ -42,12 +39,12 @@ public final class ConsumerPositionLitmus {
         @Actor
         public void drainer(JJ_Result r) {
             r.r1 = words.plainGet(BODY_OFFSET);
-            words.releaseSet(POSITION_OFFSET, 1);
+            words.mailbox.ringConsumerPositionRelease(1);
         }
 
         @Actor
         public void writer(JJ_Result r) {
-            r.r2 = words.acquireGet(POSITION_OFFSET);
+            r.r2 = words.mailbox.ringConsumerPositionAcquire();
             if (r.r2 != 0) {
                 words.plainSet(BODY_OFFSET, 2);
             }
@@ -65,12 +62,12 @@ public final class ConsumerPositionLitmus {
         @Actor
         public void drainer(JJ_Result r) {
             r.r1 = words.plainGet(BODY_OFFSET);
-            words.plainSet(POSITION_OFFSET, 1);
+            words.plainSet(RING_CONSUMER_POSITION_OFFSET, 1);
         }
 
         @Actor
         public void writer(JJ_Result r) {
-            r.r2 = words.plainGet(POSITION_OFFSET);
+            r.r2 = words.plainGet(RING_CONSUMER_POSITION_OFFSET);
             if (r.r2 != 0) {
                 words.plainSet(BODY_OFFSET, 2);
             }
