@@ -33,12 +33,28 @@ class VigilCliEndToEndTest {
     void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
         Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");
         assertEquals(0, demo.exitCode(), demo.toString());
-        assertTrue(demo.out().contains("closes: 6 (0 failed), children reaped: 24"), demo.out());
+        assertTrue(demo.out().contains("closes: 8 (0 failed), children reaped: 32, killed by escalation: 0, kept running: 0"),
+                demo.out());
         assertTrue(demo.out().contains("median"), demo.out());
         assertTrue(Files.isDirectory(work.resolve("journal")), "journal dir missing");
 
         Launchers.Result audit = Launchers.replay(work, 60, "audit", "journal");
         assertEquals(0, audit.exitCode(), audit.toString());
+    }
+
+    /** At --time-scale 1 the demo's reap latencies are the field's: min 0.198, median 1.411, p90 1.603, max 1.778 s. */
+    @Test
+    void theDemoReapsAtTheFieldQuantilesWithinTenPercent() throws Exception {
+        Launchers.Result demo = Launchers.vigil(work, 170, "demo", "--time-scale", "1", "--cycles", "2", "--journal", "j");
+        assertEquals(0, demo.exitCode(), demo.toString());
+        Matcher row = Pattern.compile("reap latency\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)").matcher(demo.out());
+        assertTrue(row.find(), demo.out());
+        double[] field = {0.198, 1.411, 1.603, 1.778};
+        String[] names = {"min", "median", "p90", "max"};
+        for (int i = 0; i < 4; i++) {
+            double got = Double.parseDouble(row.group(i + 1));
+            assertEquals(field[i], got, field[i] * 0.10, names[i] + " reap latency vs the field's, in:\n" + demo.out());
+        }
     }
 
     @Test
