@@ -33,7 +33,7 @@ class VigilCliEndToEndTest {
     void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
         Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");
         assertEquals(0, demo.exitCode(), demo.toString());
-        assertTrue(demo.out().contains("closes: 8 (0 failed), children reaped: 32, killed by escalation: 0, kept running: 0"),
+        assertTrue(demo.out().contains("closes: 8 (0 failed), children reaped: 40, killed by escalation: 0, kept running: 0"),
                 demo.out());
         assertTrue(demo.out().contains("median"), demo.out());
         assertTrue(Files.isDirectory(work.resolve("journal")), "journal dir missing");

@@ -9,7 +9,7 @@ import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.pool.ChildSpec;
 
 /**
- * The embedded default run ({@code vigil demo}): four racks of three C chips and one Java chip,
+ * The embedded default run ({@code vigil demo}): four racks of three C chips, a Java and a Python chip,
  * closing at once, over a few cycles. Every child's teardown time is drawn on its own from the field
  * distribution ({@link FieldTeardownDistribution}) and scaled; a few chips have a control still
  * running when their pool closes ({@link #hooks}).
@@ -20,8 +20,9 @@ public final class DemoRun {
     static final List<String> RACKS = List.of("rack-a", "rack-b", "rack-c", "rack-d");
     static final int C_CHIPS = 3;
     static final int JAVA_CHIPS = 1;
+    static final int PY_CHIPS = 1;
     /** One child in this many has a control running when its pool closes. */
-    static final int IN_FLIGHT_SHARE = 24;
+    static final int IN_FLIGHT_SHARE = 30;
     /** How long that control runs: longer than a close takes to reach its broadcast. */
     static final long IN_FLIGHT_MILLIS = 150;
 
@@ -34,7 +35,8 @@ public final class DemoRun {
         List<RunSpec.PoolEntry> pools = RACKS.stream()
                 .map(id -> new RunSpec.PoolEntry(id, List.of(
                         new RunSpec.Group("c-chips", "c", List.of(), C_CHIPS, null, env, "TERM"),
-                        new RunSpec.Group("java-chips", "java", List.of(), JAVA_CHIPS, null, env, "TERM")), workload))
+                        new RunSpec.Group("java-chips", "java", List.of(), JAVA_CHIPS, null, env, "TERM"),
+                        new RunSpec.Group("py-chips", "python", List.of(), PY_CHIPS, null, env, "TERM")), workload))
                 .toList();
         RunSpec.Close close = new RunSpec.Close(1_000, 0, 0, "term-then-kill", 500, RACKS.size());
         return new RunSpec(journalDir, protocol, cycles, close, pools);
@@ -42,7 +44,7 @@ public final class DemoRun {
 
     /** Children the demo starts over {@code cycles} cycles. */
     static int children(int cycles) {
-        return cycles * RACKS.size() * (C_CHIPS + JAVA_CHIPS);
+        return cycles * RACKS.size() * (C_CHIPS + JAVA_CHIPS + PY_CHIPS);
     }
 
     /**
@@ -80,10 +82,14 @@ public final class DemoRun {
         };
     }
 
-    /** Each child of the run its own slot: cycle, rack, then c-chips before java-chips. */
+    /** Each child of the run its own slot: cycle, rack, then c-chips, java-chips, py-chips. */
     static int slot(int cycle, String pool, String group, int index) {
-        int perRack = C_CHIPS + JAVA_CHIPS;
-        int inRack = group.equals("c-chips") ? index : C_CHIPS + index;
+        int perRack = C_CHIPS + JAVA_CHIPS + PY_CHIPS;
+        int inRack = switch (group) {
+            case "c-chips" -> index;
+            case "java-chips" -> C_CHIPS + index;
+            default -> C_CHIPS + JAVA_CHIPS + index;
+        };
         return ((cycle - 1) * RACKS.size() + RACKS.indexOf(pool)) * perRack + inRack;
     }
 }

@@ -28,7 +28,7 @@ import dev.vigil.child.ChildMain;
  */
 public final class SpecReader {
     /** Child kinds a group may have. */
-    public static final Set<String> KINDS = Set.of("java", "c", "mailbox-exec", "exec");
+    public static final Set<String> KINDS = Set.of("java", "python", "c", "mailbox-exec", "exec");
     public static final Set<String> PROTOCOLS = Set.of("sticky", "legacy");
     public static final Set<String> ESCALATIONS = Set.of("leak", "term-then-kill");
     public static final String DEFAULT_JOURNAL_DIR = "./vigil-journal";
@@ -249,24 +249,41 @@ public final class SpecReader {
         String handler = o.string("handler", null);
         Map<String, String> env = o.stringMap("env");
         String stopSignal = o.string("stopSignal", "TERM");
-        if (kind != null && handler != null && !kind.equals("java")) {
-            problem(o.path("handler"), "only for kind java (a " + kind + " group runs its command)");
-        }
-        if (kind != null && handler != null && kind.equals("java")) {
-            String why = whyNotHandler(handler);
-            if (why != null) {
-                problem(o.path("handler"), why);
-            }
-        }
+        List<String> classPath = o.stringList("classPath");
+        List<String> jvmOptions = o.stringList("jvmOptions");
         if (kind != null) {
+            boolean userCode = kind.equals("java") || kind.equals("python");
+            if (classPath != null && !userCode) {
+                problem(o.path("classPath"), "only for kind java or python (where the handler lives)");
+            }
+            if (jvmOptions != null && !kind.equals("java")) {
+                problem(o.path("jvmOptions"), "only for kind java");
+            }
+            if (handler != null && !userCode) {
+                problem(o.path("handler"), "only for kind java or python");
+            }
+            if (classPath != null) {
+                for (int i = 0; i < classPath.size(); i++) {
+                    if (!Files.exists(Path.of(classPath.get(i)))) {
+                        problem(o.path("classPath") + "[" + i + "]", "no such file or directory '" + classPath.get(i) + "'");
+                    }
+                }
+            }
+            if (handler != null && kind.equals("java")) {
+                String why = whyNotHandler(handler, classPath == null ? List.of() : classPath);
+                if (why != null) {
+                    problem(o.path("handler"), why);
+                }
+            }
             boolean needsCommand = kind.equals("mailbox-exec") || kind.equals("exec");
             if (needsCommand && (command == null || command.isEmpty())) {
                 problem(o.path("command"), "required for kind " + kind);
             }
-            if (kind.equals("java") && command != null && !command.isEmpty()) {
-                problem(o.path("command"), "not used for kind java (set handler to a ChildHandler class)");
+            if (userCode && command != null && !command.isEmpty()) {
+                problem(o.path("command"), "not used for kind " + kind + " (set handler to a "
+                        + (kind.equals("java") ? "ChildHandler class" : "module:Class") + ")");
             }
-            if (command != null && !command.isEmpty() && !kind.equals("java")) {
+            if (command != null && !command.isEmpty() && !userCode) {
                 String missing = CommandLookup.whyNotExecutable(command.get(0));
                 if (missing != null) {
                     problem(o.path("command") + "[0]", missing);
@@ -277,18 +294,35 @@ public final class SpecReader {
             problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
         }
         o.rejectUnknown();
-        return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal);
+        return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,
+                classPath == null ? List.of() : classPath, jvmOptions == null ? List.of() : jvmOptions);
     }
 
-    /** Null when {@code className} is a ChildHandler the Java child runtime can create; else why not. */
-    static String whyNotHandler(String className) {
-        try {
-            ChildMain.handlerType(className, SpecReader.class.getClassLoader());
+    /**
+     * Null when {@code className} is a ChildHandler the Java child runtime can create from the
+     * orchestrator's classes and {@code classPath}; else why not. Checked before anything is spawned.
+     */
+    static String whyNotHandler(String className, List<String> classPath) {
+        List<java.net.URL> urls = new ArrayList<>();
+        for (String entry : classPath) {
+            if (Files.exists(Path.of(entry))) {
+                try {
+                    urls.add(Path.of(entry).toUri().toURL());
+                } catch (java.net.MalformedURLException e) {
+                    return "class path entry '" + entry + "' is not usable: " + e.getMessage();
+                }
+            }
+        }
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(urls.toArray(java.net.URL[]::new),
+                SpecReader.class.getClassLoader())) {
+            ChildMain.handlerType(className, loader);
             return null;
         } catch (ClassNotFoundException | NoClassDefFoundError e) {
             return "class '" + className + "' not found on the child class path";
         } catch (IllegalArgumentException | LinkageError e) {
             return "class '" + className + "' cannot be a handler: " + e.getMessage();
+        } catch (IOException e) {
+            return null; // closing the loader failed: the class was found
         }
     }
 

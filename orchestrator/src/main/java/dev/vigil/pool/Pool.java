@@ -18,13 +18,13 @@ import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReport;
+import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.CloseTarget;
-import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.ClosingChild;
-import dev.vigil.close.EscalationPolicy;
 import dev.vigil.close.PoolJournal;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.PoolStarted;
@@ -254,8 +254,10 @@ public final class Pool implements AutoCloseable {
             mailbox = orchestrator.mailboxes().allocate(id, mode);
             mailbox.journalCommandsTo(journal::append, () -> currentCloseId);
         }
-        List<String> argv = spec.argv(orchestrator.nativeDir(), orchestrator.javaBinary(), orchestrator.childClassPath());
+        ChildRuntimes runtimes = orchestrator.childRuntimes();
+        List<String> argv = spec.argv(runtimes);
         Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(spec.runtimeEnv(runtimes, env));
         env.putAll(spec.env());
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));

@@ -74,7 +74,7 @@ class SpecReaderTest {
                 "close.escalation: unknown value 'pray', expected one of [leak, term-then-kill]",
                 "pools[0].groups[0].children: must be >= 1",
                 "pools[0].groups[0].command[0]: command '/no/such/binary' does not exist",
-                "pools[0].groups[1].kind: unknown value 'teapot', expected one of [c, exec, java, mailbox-exec]",
+                "pools[0].groups[1].kind: unknown value 'teapot', expected one of [c, exec, java, mailbox-exec, python]",
                 "pools[0].groups[1].children: must be an integer",
                 "pools[0].groups[1].name: duplicate group name 'a'",
                 "pools[0].groups[2].name: required",
