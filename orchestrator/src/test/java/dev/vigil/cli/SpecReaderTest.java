@@ -140,7 +140,7 @@ class SpecReaderTest {
                         + " handler=java.lang.String",
                 "pools[0].groups[3].env.N: must be a string (write \"200\")",
                 "pools[0].groups[3].env.OBJ: must be a string",
-                "pools[0].groups[3].handler: only for kind java (a exec group runs its command)");
+                "pools[0].groups[3].handler: only for kind java or python");
         for (String line : expected) {
             assertTrue(got.contains(line), "missing problem '" + line + "' in " + got);
         }
