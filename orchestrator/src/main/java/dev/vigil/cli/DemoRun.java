@@ -23,8 +23,8 @@ public final class DemoRun {
     static final int PY_CHIPS = 1;
     /** One child in this many has a control running when its pool closes. */
     static final int IN_FLIGHT_SHARE = 30;
-    /** How long that control runs: longer than a close takes to reach its broadcast. */
-    static final long IN_FLIGHT_MILLIS = 150;
+    /** How long that control runs: longer than a close takes to reach its broadcast, even on a loaded machine. */
+    static final long IN_FLIGHT_MILLIS = 1_000;
 
     private DemoRun() {
     }
@@ -51,12 +51,14 @@ public final class DemoRun {
      * The demo's per-child choices, all drawn from {@code seed}: each child's own teardown time (the
      * field distribution at evenly spaced quantiles over all the run's children, shuffled,
      * {@link FieldTeardownDistribution#spreadMillis}, scaled by {@code timeScale}), and which children
-     * still have a control running when their pool closes: one in {@link #IN_FLIGHT_SHARE} of the run's
+     * still have a control running when their pool closes (legacy protocol only, so that a sticky
+     * run's reap latencies are the teardown draws): one in {@link #IN_FLIGHT_SHARE} of the run's
      * children (at least one), each a {@value #IN_FLIGHT_MILLIS} ms device call
      * ({@link DemoHandler#OP_BLOCKING_SLEEP}). Under the legacy protocol exactly those lose their
      * shutdown; so closes fail now and then, mostly with one survivor, as in the field.
      */
-    public static RunHooks hooks(int cycles, double timeScale, long seed) {
+    public static RunHooks hooks(String protocol, int cycles, double timeScale, long seed) {
+        boolean legacy = protocol.equals("legacy");
         SplittableRandom random = new SplittableRandom(seed);
         int n = children(cycles);
         long[] draws = FieldTeardownDistribution.spreadMillis(n, random, timeScale);
@@ -76,7 +78,7 @@ public final class DemoRun {
 
             @Override
             public InFlight inFlight(int cycle, String pool, String group, int index, RunSpec.Workload workload) {
-                return inFlight[slot(cycle, pool, group, index)]
+                return legacy && inFlight[slot(cycle, pool, group, index)]
                         ? new InFlight(DemoHandler.OP_BLOCKING_SLEEP, IN_FLIGHT_MILLIS) : null;
             }
         };

@@ -184,7 +184,7 @@ public final class VigilCli implements Callable<Integer> {
             if (cycles < 1) {
                 throw new IllegalArgumentException("--cycles=" + cycles + " must be >= 1");
             }
-            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.hooks(cycles, timeScale, seed));
+            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.hooks(protocol, cycles, timeScale, seed));
         }
     }
 }

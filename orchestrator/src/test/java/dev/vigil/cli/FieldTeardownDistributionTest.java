@@ -46,7 +46,7 @@ class FieldTeardownDistributionTest {
 
     @Test
     void theDemoGivesEveryChildItsOwnTeardownAndLeavesAFewControlsInFlight() {
-        RunHooks hooks = DemoRun.hooks(3, 1.0, 1);
+        RunHooks hooks = DemoRun.hooks("legacy", 3, 1.0, 1);
         java.util.Set<String> teardowns = new java.util.HashSet<>();
         int inFlight = 0;
         RunSpec.Workload w = new RunSpec.Workload(3, 5000, false);
