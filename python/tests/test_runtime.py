@@ -126,6 +126,20 @@ class Handlers:
             self.context_protocol = context.protocol
 
 
+class Polling(vigil_child.Handler):
+    """A long command that polls the shutdown request (beating) and returns how many polls it made."""
+
+    def on_control(self, opcode, argument, cancellation):
+        polls = 0
+        while not cancellation.shutdown_requested():
+            polls += 1
+            time.sleep(0.001)
+        return polls
+
+
+Handlers.Polling = Polling
+
+
 def served(mailbox, handler, opcode, argument):
     mailbox.place_control(7, opcode, argument)
     child = mailbox.start(handler)
@@ -161,6 +175,30 @@ def test_a_result_beyond_64_bits_fails_instead_of_being_truncated(tmp_path, layo
 def test_the_handler_exit_code_and_context_come_through(tmp_path, layout):
     (value, code, text), status = served(Mailbox(tmp_path / "m", layout, mode=0), "test_runtime:Handlers.ExitCode", 1, 10)
     assert (value, code, status) == (10 + len("sticky"), 0, 9)
+
+
+def test_a_long_handler_polling_the_cancellation_beats_and_returns_when_shutdown_is_published(tmp_path, layout):
+    mailbox = Mailbox(tmp_path / "m", layout)
+    L = layout
+    mailbox.place_control(7, 1, 0)
+    child = mailbox.start("test_runtime:Handlers.Polling")
+    try:
+        deadline = time.monotonic() + BOUND
+        while mailbox.get64(L["HEARTBEAT_OFFSET"]) < 50 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        beat = mailbox.get64(L["HEARTBEAT_OFFSET"])
+        time.sleep(0.2)
+        assert mailbox.get64(L["HEARTBEAT_OFFSET"]) > beat, "the polling handler beats"
+        assert mailbox.state() == L["state.CONTROL_REQUEST"], "still inside the command"
+        mailbox.shutdown()
+        assert child.wait(BOUND) == 0
+        assert mailbox.state() == L["state.CONTROL_DONE"], "the command returned early and its result was written"
+        assert mailbox.get64(L["RESULT_VALUE_OFFSET"]) >= 50
+        assert mailbox.get64(L["SHUTDOWN_ACK_OFFSET"]) != 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(BOUND)
 
 
 def test_a_failing_init_reports_init_failed_with_its_reason_and_exits_three(tmp_path, layout):
