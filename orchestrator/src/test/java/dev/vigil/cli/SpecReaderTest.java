@@ -44,7 +44,8 @@ class SpecReaderTest {
         Path lib = Files.createDirectories(dir.resolve("lib"));
         RunSpec spec = SpecReader.read(write("user.json", """
                 {"pools": [{"id": "p1", "groups": [
-                    {"name": "hosts", "kind": "java", "children": 1, "handler": "com.example.H", "classPath": ["%s"],
+                    {"name": "hosts", "kind": "java", "children": 1, "handler": "dev.vigil.child.demo.DemoHandler",
+                     "classPath": ["%s"],
                      "jvmOptions": ["-Xmx64m"]},
                     {"name": "py", "kind": "python", "children": 2, "handler": "m:H", "classPath": ["%s"]}]}]}
                 """.formatted(lib, lib)));
