@@ -3,7 +3,7 @@ package dev.vigil.journal;
 /** The journal's binary schema: one version number, written in every event header. */
 public final class JournalSchema {
     /** Bumped whenever an event kind is added or an event gains a field. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /** Marker file that makes a Chronicle Queue directory a Vigil journal. */
     public static final String MARKER_FILE = "vigil-journal.properties";

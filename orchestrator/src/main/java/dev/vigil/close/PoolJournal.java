@@ -27,7 +27,7 @@ import dev.vigil.mailbox.MailboxState;
  * child's last few events, so a survivor's diagnosis can name them without reading the journal back.
  * Thread-safe.
  */
-public final class PoolJournal {
+public final class PoolJournal implements CloseJournal {
     /** How many events per child are kept for evidence. */
     public static final int TAIL = 6;
 
@@ -40,6 +40,7 @@ public final class PoolJournal {
         this.orchestratorPid = (int) ProcessHandle.current().pid();
     }
 
+    @Override
     public int orchestratorPid() {
         return orchestratorPid;
     }
@@ -48,6 +49,7 @@ public final class PoolJournal {
         return writer;
     }
 
+    @Override
     public void append(JournalEvent event) {
         writer.append(event);
         String key = childKey(event);
@@ -63,6 +65,7 @@ public final class PoolJournal {
     }
 
     /** The child's last events, oldest first. */
+    @Override
     public List<String> lastEvents(String poolId, String group, int index) {
         Deque<String> tail = tails.get(poolId + '/' + group + '/' + index);
         if (tail == null) {
