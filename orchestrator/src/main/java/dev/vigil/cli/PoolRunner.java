@@ -56,11 +56,17 @@ public final class PoolRunner {
     });
     private volatile boolean stopRequested;
     private volatile int stopSignal = 2;
+    private JournalShipping.Target shipTo;
 
     public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
         this.spec = spec;
         this.hooks = hooks;
         this.out = out;
+    }
+
+    /** Ships the journal to Kafka while the run runs (a shipper process of its own); null = do not ship. */
+    void shipTo(JournalShipping.Target target) {
+        this.shipTo = target;
     }
 
     /** Asks a running {@link #run} to close what is open and return 128 + {@code signal}; safe from any thread. */
@@ -82,13 +88,18 @@ public final class PoolRunner {
             out.println("protocol=legacy: REPRODUCTION MODE, the pre-Vigil protocol whose shutdown request can be lost");
         }
         boolean failed = false;
+        JournalShipping shipping = null;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+            shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 failed |= runCycle(orchestrator, mode, cycle);
             }
             failed |= closeOpenPools();
         } finally {
             workers.shutdown();
+            if (shipping != null) {
+                shipping.finish(out);
+            }
         }
         LatencyTable.print(reports(), out);
         printReplayHints(journal);

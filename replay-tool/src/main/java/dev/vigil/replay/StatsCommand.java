@@ -29,10 +29,12 @@ import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.replay.internal.CloseSpans;
 import dev.vigil.replay.internal.CycleFileCheck;
-import dev.vigil.replay.internal.JournalScan;
 import dev.vigil.replay.internal.ScanProgress;
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -48,8 +50,11 @@ public final class StatsCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
+
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "JSON lines: one per close, then overall and each split")
     boolean json;
@@ -59,7 +64,7 @@ public final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(dir, json, summary, cli.out);
+        return source.run(dir, json, cli.out, (s, out) -> run(s, json, summary, out));
     }
 
     /** The kinds stats decodes; all others are skipped by header. */
@@ -67,6 +72,10 @@ public final class StatsCommand implements Callable<Integer> {
             EventType.ESCALATION_SENT, EventType.CHILD_REAPED, EventType.CLOSE_COMPLETED);
 
     public static int run(Path dir, boolean json, boolean summary, PrintStream out) {
+        return run(new JournalDirectorySource(dir), json, summary, out);
+    }
+
+    public static int run(EventSource source, boolean json, boolean summary, PrintStream out) {
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
             out.printf(Locale.ROOT, "reap latency per close (seconds; children killed by escalation are not in it)%n"
@@ -85,10 +94,13 @@ public final class StatsCommand implements Callable<Integer> {
             }
             return true;
         };
-        JournalDirectory.validate(dir);
-        List<long[]> ranges = CloseSpans.ranges(dir);
+        Path dir = source.journalDir();
+        if (dir != null) {
+            JournalDirectory.validate(dir);
+        }
+        List<long[]> ranges = dir == null ? null : CloseSpans.ranges(dir);
         if (ranges == null) {
-            JournalScan.readAll(dir, KINDS, sink);
+            source.read(KINDS, sink);
         } else {
             readRanges(dir, ranges, sink);
         }
