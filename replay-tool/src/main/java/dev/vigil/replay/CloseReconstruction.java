@@ -52,13 +52,9 @@ public final class CloseReconstruction {
             EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
-<<<<<<< HEAD
-            EventType.CLOSE_COMPLETED, EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED);
-=======
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
-            EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT);
->>>>>>> main
+            EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
+            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -121,11 +117,6 @@ public final class CloseReconstruction {
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
-<<<<<<< HEAD
-            case STRAY_FOUND -> strayFound((StrayFound) e);
-            case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
-            case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
-=======
             case ADMISSION_FENCED -> {
                 CloseState cs = openCloses.get(((AdmissionFenced) e).closeId());
                 if (cs != null) {
@@ -138,7 +129,9 @@ public final class CloseReconstruction {
                     cs.settled.add((InFlightSettled) e);
                 }
             }
->>>>>>> main
+            case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
+            case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -587,13 +580,8 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-<<<<<<< HEAD
             return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endedByDeath, endIndex);
-=======
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), completed, endIndex,
-                    fenced, settled);
->>>>>>> main
+                    endedByDeath, endIndex, fenced, settled);
         }
     }
 }

@@ -86,12 +86,8 @@ public final class ClosesCommand implements Callable<Integer> {
     private static void row(PrintStream out, boolean json, CloseStarted s, CloseCompleted c, long origin, String unfinished) {
         long closeId = s != null ? s.closeId() : c.closeId();
         String pool = s != null ? s.poolId() : c.poolId();
-<<<<<<< HEAD
         String outcome = c != null ? c.outcome() : unfinished;
-=======
-        String outcome = c == null ? "INCOMPLETE" : c.outcome();
         int killed = c == null ? 0 : killed(c);
->>>>>>> main
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
             n.put("closeId", closeId).put("poolId", pool);

@@ -5,11 +5,8 @@ import java.util.List;
 
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.CloseCompleted;
-<<<<<<< HEAD
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
-=======
 import dev.vigil.journal.InFlightSettled;
->>>>>>> main
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.StrayFound;
 
@@ -31,15 +28,12 @@ public final class RebuiltClose {
     private final List<InFlightSettled> settled;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-<<<<<<< HEAD
-            List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex) {
+            List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
+            AdmissionFenced fenced, List<InFlightSettled> settled) {
         this.endedByDeath = endedByDeath;
         this.strays = List.copyOf(strays);
-=======
-            CloseCompleted completed, long endIndex, AdmissionFenced fenced, List<InFlightSettled> settled) {
         this.fenced = fenced;
         this.settled = List.copyOf(settled);
->>>>>>> main
         this.started = started;
         this.startIndex = startIndex;
         this.protocolMode = protocolMode;
@@ -84,11 +78,11 @@ public final class RebuiltClose {
         return completed;
     }
 
-<<<<<<< HEAD
     /** Set when the close never completed because its orchestrator died (journaled by the next one's recovery). */
     public CloseEndedByOrchestratorDeath endedByDeath() {
         return endedByDeath;
-=======
+    }
+
     /** The admission fence of this close (how many operations were in flight), or null if not journaled. */
     public AdmissionFenced fenced() {
         return fenced;
@@ -97,7 +91,6 @@ public final class RebuiltClose {
     /** How each operation in flight at the fence settled (FINISHED or ABANDONED), in journal order. */
     public List<InFlightSettled> settled() {
         return settled;
->>>>>>> main
     }
 
     public boolean isComplete() {
