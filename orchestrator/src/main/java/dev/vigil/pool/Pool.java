@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 import dev.vigil.close.ChildExit;
@@ -27,6 +28,7 @@ import dev.vigil.close.PoolJournal;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.journal.ChildExited;
+import dev.vigil.contain.PoolContainment;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.PoolStarted;
@@ -74,7 +76,8 @@ public final class Pool implements AutoCloseable {
     private final CloseSettings settings;
     private final Duration startTimeout;
     private final Redirect childOutput;
-    private final Map<String, ChildSpec> groups;
+    /** Per group, the spec of its child {@code i} (the same for every child unless the builder varied it). */
+    private final Map<String, IntFunction<ChildSpec>> groups;
     private final Map<String, Integer> counts;
     private final Map<String, Integer> nextIndex = new HashMap<>();
     private final List<PoolChild> all = new CopyOnWriteArrayList<>();
@@ -86,6 +89,8 @@ public final class Pool implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile long currentCloseId;
     private CloseReport lastReport;
+    /** Holds every process of this pool (dev.vigil.contain); opened by {@link #start()}. */
+    private PoolContainment container;
 
     private Pool(Builder b) {
         this.orchestrator = b.orchestrator;
@@ -134,6 +139,11 @@ public final class Pool implements AutoCloseable {
             }
         }
         throw new IllegalArgumentException("pool=" + poolId + " has no child group=" + group + " index=" + index);
+    }
+
+    /** What holds every process of this pool: its cgroup, or its process groups in the fallback. */
+    public PoolContainment containment() {
+        return container;
     }
 
     /** True once a close began (admission is fenced for good). */
@@ -190,14 +200,15 @@ public final class Pool implements AutoCloseable {
 
     /** Starts one more child in {@code group} (same spec) and waits until it is ready. */
     public PoolChild addChild(String group) {
-        ChildSpec spec = groups.get(group);
-        if (spec == null) {
+        IntFunction<ChildSpec> specOf = groups.get(group);
+        if (specOf == null) {
             throw new IllegalArgumentException("pool=" + poolId + " has no group=" + group);
         }
         int index;
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
+        ChildSpec spec = specOf.apply(index);
         // Only spawning and registering pass the fence; a close that fenced meanwhile takes the child (below).
         PoolChild c = admitted(OP_SPAWN, group, index, null, () -> {
             PoolChild spawned = spawn(group, index, spec);
@@ -238,15 +249,21 @@ public final class Pool implements AutoCloseable {
     // ------------------------------------------------------------------ start
 
     private void start() {
+        try {
+            container = orchestrator.containment().openPool(poolId);
+        } catch (RuntimeException e) {
+            throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
+        }
         List<PoolChild> started = new ArrayList<>();
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
-                    started.add(spawn(g.getKey(), i, groups.get(g.getKey())));
+                    started.add(spawn(g.getKey(), i, groups.get(g.getKey()).apply(i)));
                 }
             }
         } catch (RuntimeException e) {
-            throw rollback("spawn failed: " + e.getMessage(), e);
+            // A SpawnException's message already starts with "spawn failed:".
+            throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
         }
         String failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
         if (failure != null) {
@@ -272,7 +289,8 @@ public final class Pool implements AutoCloseable {
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
         }
-        SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput);
+        SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput)
+                .inCgroup(container.cgroup());
         ChildProcess process;
         try {
             process = orchestrator.spawner().spawn(request);
@@ -285,6 +303,7 @@ public final class Pool implements AutoCloseable {
             }
             throw e;
         }
+        container.childStarted(process.pid());
         PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
         if (mailbox != null) {
             orchestrator.drainer().register(mailbox);
@@ -491,12 +510,20 @@ public final class Pool implements AutoCloseable {
         }
 
         @Override
+        public PoolContainment containment() {
+            return container;
+        }
+
+        @Override
         public void closeFinished(CloseReport report) {
             for (PoolChild c : tracked) {
                 if (c.exit().isDone() && (!c.hasMailbox() || c.mailboxReleased())) {
                     tracked.remove(c);
                     journal.forget(poolId, c.group(), c.index());
                 }
+            }
+            if (tracked.isEmpty() && container.isEmpty()) {
+                orchestrator.containment().release(container);
             }
         }
     }
@@ -505,7 +532,7 @@ public final class Pool implements AutoCloseable {
     public static final class Builder {
         private final Orchestrator orchestrator;
         private final String poolId;
-        private final Map<String, ChildSpec> specs = new LinkedHashMap<>();
+        private final Map<String, IntFunction<ChildSpec>> specs = new LinkedHashMap<>();
         private final Map<String, Integer> counts = new LinkedHashMap<>();
         private ProtocolMode mode = ProtocolMode.STICKY;
         private CloseSettings settings;
@@ -522,13 +549,23 @@ public final class Pool implements AutoCloseable {
 
         /** A group of {@code count} children started from {@code spec}; groups start in the order given. */
         public Builder group(String name, int count, ChildSpec spec) {
+            Objects.requireNonNull(spec, "spec");
+            return group(name, count, i -> spec);
+        }
+
+        /**
+         * A group whose children differ (the demo draws each child's teardown time): child {@code i} of
+         * the first {@code count} starts from {@code specOfChild.apply(i)}; children added later with
+         * {@link Pool#addChild} from {@code specOfChild.apply(0)}.
+         */
+        public Builder group(String name, int count, IntFunction<ChildSpec> specOfChild) {
             if (name == null || name.isBlank() || specs.containsKey(name)) {
                 throw new IllegalArgumentException("pool=" + poolId + " group=" + name + " is blank or given twice");
             }
             if (count < 0) {
                 throw new IllegalArgumentException("pool=" + poolId + " group=" + name + " count=" + count + " must be >= 0");
             }
-            specs.put(name, Objects.requireNonNull(spec, "spec"));
+            specs.put(name, Objects.requireNonNull(specOfChild, "specOfChild"));
             counts.put(name, count);
             return this;
         }

@@ -76,7 +76,12 @@ public final class ShowCommand implements Callable<Integer> {
         CloseOutcome rebuilt = rc.outcome();
         out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  overlapping closes %d%n",
                 s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), s.overlappingCloses());
-        if (c == null) {
+        if (c == null && rc.endedByDeath() != null) {
+            out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
+                    + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
+                    rc.endedByDeath().orchestratorPid(), CloseVerdict.at(rc.endedByDeath().timeNanos(), t0),
+                    rc.endedByDeath().unreaped(), rebuilt.outcome());
+        } else if (c == null) {
             out.printf(Locale.ROOT, "started +0.000 s, not completed in the journal, rebuilt outcome %s, survivors %d%n",
                     rebuilt.outcome(), rebuilt.survivors());
         } else {
@@ -119,10 +124,13 @@ public final class ShowCommand implements Callable<Integer> {
         ChildReaped r = ch.reaped();
         out.println("  reaped: " + (r == null ? "never" : CloseVerdict.at(r.timeNanos(), t0)
                 + (r.sinceBroadcastNanos() >= 0 ? " (" + seconds(r.sinceBroadcastNanos()) + " after broadcast)" : "")
-                + (r.signal() > 0 ? " by signal " + r.signal() : " exit " + r.exitCode())));
-        if (ch.escalation() != null) {
-            out.println("  escalation: signal " + ch.escalation().signal() + " to " + ch.escalation().target() + " at "
-                    + CloseVerdict.at(ch.escalation().timeNanos(), t0));
+                + (r.signal() > 0 ? " by " + SignalNames.name(r.signal()) + " (" + r.signal() + ")" : " exit " + r.exitCode())));
+        if (!ch.escalations().isEmpty()) {
+            List<String> sent = new java.util.ArrayList<>();
+            for (var e : ch.escalations()) {
+                sent.add(SignalNames.name(e.signal()) + " to " + e.target() + " at " + CloseVerdict.at(e.timeNanos(), t0));
+            }
+            out.println("  escalation: " + String.join(", then ", sent) + "; " + CloseVerdict.ending(ch));
         }
         out.println("  mailbox released: " + (ch.released() == null ? "no" : CloseVerdict.at(ch.released().timeNanos(), t0)));
         if (ch.finalWords() != null) {
@@ -178,6 +186,8 @@ public final class ShowCommand implements Callable<Integer> {
             cn.set("acked", event(ch.acked()));
             cn.set("reaped", event(ch.reaped()));
             cn.set("escalation", event(ch.escalation()));
+            ArrayNode esc = cn.putArray("escalations");
+            ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
