@@ -102,7 +102,12 @@ public final class JournalDirectory {
         }
     }
 
-    private static void checkMarker(Path dir) {
+    /** The schema version in the journal's marker (1 or later); the journal must have been validated. */
+    public static int markerSchemaVersion(Path dir) {
+        return checkMarker(dir);
+    }
+
+    private static int checkMarker(Path dir) {
         Path marker = dir.resolve(JournalSchema.MARKER_FILE);
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(marker)) {
@@ -125,5 +130,6 @@ public final class JournalDirectory {
             throw new JournalException("journal dir=" + dir + " has schema version=" + version
                     + ", newer than this reader's version=" + JournalSchema.VERSION);
         }
+        return version;
     }
 }

@@ -31,6 +31,7 @@ public final class JournalReader implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue queue;
     private final ExcerptTailer tailer;
+    private final EventDecoder decoder;
     /**
      * How long data past the point where Chronicle's tailer stops may stay undeliverable before it
      * is called damage: a live writer's excerpt becomes readable within microseconds, but a writer
@@ -59,6 +60,7 @@ public final class JournalReader implements AutoCloseable {
             throw new JournalException("cannot open journal dir=" + dir + ": " + e, e);
         }
         this.tailer = queue.createTailer();
+        this.decoder = new EventDecoder(JournalDirectory.markerSchemaVersion(dir) < 2);
     }
 
     /** Opens an existing journal; fails with a clear message if {@code dir} is not one. */
@@ -146,17 +148,19 @@ public final class JournalReader implements AutoCloseable {
                     lastEndPosition = end;
                     lastEndCycle = cycle;
                     lastEndIndex = index;
-                    type = EventCodec.readHeader(bytes);
+                    type = decoder.readHeader(bytes);
                     if (filter.wants(type)) {
-                        event = EventCodec.readBody(type, bytes);
+                        event = decoder.readBody(type);
                     }
                 }
-            } catch (EventCodec.UnsupportedSchemaException e) {
+            } catch (EventCodec.UnreadableEventException e) {
                 throw corrupt(index, e.getMessage(), e);
             } catch (JournalException e) {
                 throw e;
             } catch (RuntimeException | AssertionError | InternalError e) {
-                throw corrupt(index, "unreadable excerpt: " + e, e);
+                String truncation = truncationAfterLastEvent();
+                throw corrupt(index, truncation != null ? truncation
+                        : "unreadable excerpt (" + JournalException.plain(e) + ")", e);
             }
             if (atEnd) {
                 boolean waiting = keepWaiting.getAsBoolean();
@@ -191,6 +195,22 @@ public final class JournalReader implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Why reading past the last event failed when the cycle file was cut short there (a mapped
+     * page past the end of a file faults inside Chronicle), or null: looked up with plain reads.
+     */
+    private String truncationAfterLastEvent() {
+        if (lastEndCycle == Integer.MIN_VALUE) {
+            return null;
+        }
+        Path file = dir.resolve(fileOfCycle(lastEndCycle));
+        if (!Files.isRegularFile(file)) {
+            return null;
+        }
+        CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
+        return f.kind() == CycleFileTail.Kind.DAMAGED ? f.detail() : null;
     }
 
     /**
@@ -236,7 +256,7 @@ public final class JournalReader implements AutoCloseable {
         try {
             last = queue.lastIndex();
         } catch (InternalError fault) {
-            throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
+            throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + JournalException.plain(fault), fault);
         } catch (RuntimeException unknown) {
             return null;
         }

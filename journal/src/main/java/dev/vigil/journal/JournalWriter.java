@@ -14,7 +14,6 @@ import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 
-import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.io.SingleThreadedChecked;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -193,7 +192,7 @@ public final class JournalWriter implements AutoCloseable {
         private final SingleChronicleQueue closeIndex;
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
-        private final Bytes<?> scratch = Bytes.allocateElasticDirect(512);
+        private final EventEncoder encoder = new EventEncoder();
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
@@ -231,16 +230,14 @@ public final class JournalWriter implements AutoCloseable {
                 // ThreadLocal lookup) was a tenth of the appender thread's time.
                 confineToThisThread(appender);
                 confineToThisThread(indexAppender);
-                confineToThisThread(scratch);
             }
             // Encode into a small hot buffer, then copy once: each small write straight into the
             // memory-mapped excerpt pays Chronicle's chunk and bounds checks, which doubled the
             // cost of an event (see docs/BENCHMARKS.md).
-            scratch.clear();
-            EventCodec.write(event, scratch);
+            encoder.encode(event);
             long index;
             try (DocumentContext dc = appender.writingDocument()) {
-                dc.wire().bytes().write(scratch, scratch.readPosition(), scratch.readRemaining());
+                encoder.writeTo(dc.wire().bytes());
                 index = dc.index();
             }
             lastIndexInBatch = index;
@@ -261,7 +258,6 @@ public final class JournalWriter implements AutoCloseable {
                 appender.close();
                 indexAppender.close();
             }
-            scratch.releaseLast();
         }
     }
 }

@@ -3,7 +3,7 @@ package dev.vigil.replay.internal;
 import java.nio.file.Path;
 
 import dev.vigil.journal.ChildSpawned;
-import dev.vigil.journal.EventCodec;
+import dev.vigil.journal.EventDecoder;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalEvent;
@@ -36,6 +36,7 @@ public final class PoolStartLocator {
             if (!tailer.moveToIndex(closeStartIndex)) {
                 return -1;
             }
+            EventDecoder decoder = new EventDecoder(JournalDirectory.markerSchemaVersion(dir) < 2);
             long earliest = -1;
             int spawnsExpected = -1;
             int spawnsSeen = 0;
@@ -48,12 +49,12 @@ public final class PoolStartLocator {
                         continue;
                     }
                     Bytes<?> bytes = dc.wire().bytes();
-                    EventType type = EventCodec.readHeader(bytes);
+                    EventType type = decoder.readHeader(bytes);
                     if (type != EventType.POOL_STARTED && type != EventType.CHILD_SPAWNED
                             && type != EventType.SPAWN_FAILED) {
                         continue;
                     }
-                    JournalEvent e = EventCodec.readBody(type, bytes);
+                    JournalEvent e = decoder.readBody(type);
                     if (!poolId.equals(e.poolId())) {
                         continue;
                     }
