@@ -16,9 +16,11 @@ $(BUILD)/vigil-child-selftest: src/child/child_selftest.c $(BUILD)/libvigil-chil
 	$(CC) $(CFLAGS) -o $@ src/child/child_selftest.c $(BUILD)/libvigil-child.a
 
 # The same self test built with AddressSanitizer + UndefinedBehaviorSanitizer.
+ifeq ($(SANITIZE),1)
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PROGRAMS       += $(BUILD)/vigil-child-selftest-sanitized
 NATIVE_TESTS   += ./$(BUILD)/vigil-child-selftest-sanitized
 
 $(BUILD)/vigil-child-selftest-sanitized: src/child/child_selftest.c src/child/vigil_child.c $(CHILD_HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -o $@ src/child/child_selftest.c src/child/vigil_child.c
+endif

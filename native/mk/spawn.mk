@@ -2,7 +2,7 @@
 # vigil-exit-stamp (a child that stamps CLOCK_MONOTONIC right before _exit) and
 # vigil-reap-reference (reference reapers: pidfd_open + poll, and a waitpid WNOHANG loop).
 PROGRAMS     += $(BUILD)/vigil-spawn-shim $(BUILD)/vigil-exit-stamp $(BUILD)/vigil-reap-reference
-NATIVE_TESTS += ./src/spawn/shim-test.sh
+NATIVE_TEST_SCRIPTS += ./src/spawn/shim-test.sh
 
 $(BUILD)/vigil-spawn-shim: src/spawn/vigil-spawn-shim.c src/spawn/shim_protocol.h | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<

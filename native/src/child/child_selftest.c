@@ -77,7 +77,9 @@ int main(void)
     if (pid == 0) {
         _exit(vigil_child_serve(&child, &handler));
     }
-    for (int i = 0; i < 5000 && vigil_word_state(__atomic_load_n(&mailbox->state_word, __ATOMIC_ACQUIRE)) != VIGIL_CONTROL_DONE; i++) {
+    /* the child records the transition in the ring right after its CAS: wait for both, not only the state word */
+    for (int i = 0; i < 5000 && (vigil_word_state(__atomic_load_n(&mailbox->state_word, __ATOMIC_ACQUIRE)) != VIGIL_CONTROL_DONE
+                                 || __atomic_load_n(&mailbox->ring[0].ticket, __ATOMIC_ACQUIRE) == 0); i++) {
         usleep(1000);
     }
     CHECK(vigil_word_state(mailbox->state_word) == VIGIL_CONTROL_DONE);

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Native test of vigil-spawn-shim on its own (the Java tests cover it through the spawner).
+# BUILD names the build directory (default build); RUN, when set, runs the shim through an emulator
+# (qemu-aarch64-static for the aarch64 build: the commands the shim execs are the host's own).
 set -eu
-shim=./build/vigil-spawn-shim
+shim="${RUN:+$RUN }./${BUILD:-build}/vigil-spawn-shim"
 fail() { echo "shim-test: FAIL: $*" >&2; exit 1; }
 
 # A successful exec: the command's own exit code comes through, the status fd reads EOF.
@@ -22,7 +24,14 @@ out=$(mktemp)
 (trap '' INT; exec $shim $$ 9 -- grep SigIgn /proc/self/status 9>/dev/null >"$out")
 ign=$(tr -d ' \t' <"$out")
 rm -f "$out"
-[ "$ign" = "SigIgn:0000000000000000" ] || fail "ignored signals reached the child: $ign"
+# Under qemu-user (RUN set) host signal 32 has no guest number (qemu remaps the real-time signals and keeps
+# some for itself), so an emulated shim cannot reset it when its own parent (make does) left it ignored;
+# every other signal is still checked. On real aarch64 the raw rt_sigaction resets it as on x86-64.
+case "$ign" in
+  SigIgn:0000000000000000) ;;
+  SigIgn:0000000080000000) [ -n "${RUN:-}" ] || fail "ignored signals reached the child: $ign";;
+  *) fail "ignored signals reached the child: $ign";;
+esac
 
 # A wrong parent pid: exit 125, report stage 3 (PARENT_GONE).
 $shim 1 9 -- /bin/true 9>/dev/null && rc=0 || rc=$?

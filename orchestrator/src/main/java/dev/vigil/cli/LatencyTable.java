@@ -4,9 +4,9 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
 
-import org.HdrHistogram.Histogram;
+import dev.vigil.close.decision.CloseReport;
 
-import dev.vigil.close.CloseReport;
+import org.HdrHistogram.Histogram;
 
 /** Reap latency (broadcast to reap) of every reaped child of a run: min / median / p90 / max / mean. */
 final class LatencyTable {

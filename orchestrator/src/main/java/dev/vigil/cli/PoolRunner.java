@@ -13,9 +13,9 @@ import java.util.concurrent.TimeoutException;
 
 import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReport;
 import dev.vigil.close.CloseSettings;
-import dev.vigil.close.EscalationPolicy;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.mailbox.ProtocolMode;
 import dev.vigil.pool.ChildSpec;
 import dev.vigil.pool.Orchestrator;

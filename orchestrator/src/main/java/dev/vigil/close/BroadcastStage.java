@@ -1,5 +1,6 @@
 package dev.vigil.close;
 
+import dev.vigil.close.decision.ChildWatch;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.ShutdownPublished;
 
@@ -18,11 +19,7 @@ final class BroadcastStage extends CloseStage {
         long epoch = job.closeId;
         job.broadcastNanos = MonotonicClock.nanos();
         for (CloseJob.ChildTrack t : job.children) {
-            t.lastBeatSeenNanos = job.broadcastNanos;
-            MailboxWords w = t.child.mailboxWords();
-            if (w != null) {
-                t.heartbeat = w.heartbeat();
-            }
+            t.watch = new ChildWatch(t.child.mailboxWords(), job.broadcastNanos);
             t.child.exit().whenComplete((exit, error) -> job.wakeups.offer(t));
             if (t.child.exit().isDone()) {
                 continue; // gone before the broadcast: nothing to tell it; reap collects it at once

@@ -1,5 +1,7 @@
 package dev.vigil.close;
 
+import dev.vigil.close.decision.CloseReport;
+
 /** A close left a child not cleanly reaped (a survivor, or one killed by escalation); carries the full report. */
 public final class CloseFailedException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -6,6 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import dev.vigil.close.decision.ChildWatch;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.SurvivorDiagnosis;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.MonotonicClock;
 
@@ -110,9 +113,8 @@ final class CloseJob {
         final ClosingChild child;
         ChildExit exit;
         long sinceBroadcastNanos = -1;
-        long ackNanos;
-        long heartbeat;
-        long lastBeatSeenNanos;
+        /** Set at the broadcast: acks and beats seen since, and the progress rule. */
+        ChildWatch watch;
         long escalatedNanos;
         SurvivorDiagnosis diagnosis;
 

@@ -13,6 +13,8 @@ import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.EventHandlerGroup;
 import com.lmax.disruptor.dsl.ProducerType;
 
+import dev.vigil.close.decision.CloseReport;
+
 /**
  * Runs closes: one Disruptor ring shared by every pool of an orchestrator, with the stages
  * fence > broadcast > reap > diagnose > escalate > release > report as event handlers in sequence.
@@ -48,6 +50,7 @@ public final class ClosePipeline implements AutoCloseable {
         }
         this.journal = journal;
         this.lanes = maxParallelCloses;
+        CloseReport.warmUp();
         this.permits = new Semaphore(maxParallelCloses, true);
         int id = PIPELINE_IDS.incrementAndGet();
         AtomicInteger threadIds = new AtomicInteger();

@@ -5,6 +5,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.ReapBudget;
+
 /**
  * How a pool closes. Every setting has a name (a system property; the C side reads the same name
  * as an environment variable, {@code vigil.close.window} -> {@code VIGIL_CLOSE_WINDOW}), a default
@@ -115,10 +118,7 @@ public final class CloseSettings {
 
     /** A fresh budget for one reap stage that starts at {@code startNanos}. */
     public ReapBudget newBudget(long startNanos) {
-        if (!fixedBudget.isZero()) {
-            return new FixedBudget(fixedBudget.toNanos(), startNanos);
-        }
-        return new NoProgressBudget(window.toNanos(), hardCap.toNanos(), startNanos);
+        return ReapBudget.of(window.toNanos(), hardCap.toNanos(), fixedBudget.toNanos(), startNanos);
     }
 
     private static Map<String, String> docs(String... pairs) {

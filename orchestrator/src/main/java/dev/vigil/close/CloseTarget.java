@@ -2,6 +2,8 @@ package dev.vigil.close;
 
 import java.util.List;
 
+import dev.vigil.close.decision.CloseReport;
+
 /** A pool as the close pipeline sees it: its admission fence, its tracked children, and the settings it closes with. */
 public interface CloseTarget {
     String poolId();

@@ -2,6 +2,8 @@ package dev.vigil.close;
 
 import java.util.concurrent.CompletableFuture;
 
+import dev.vigil.close.decision.MailboxWords;
+
 /**
  * One child as the close pipeline drives it. Implemented by the pool over a spawned process and
  * its mailbox; every method is called from close-pipeline threads, one stage at a time.

@@ -1,5 +1,9 @@
 package dev.vigil.close;
 
+import dev.vigil.close.decision.MailboxWords;
+import dev.vigil.close.decision.ProcSnapshot;
+import dev.vigil.close.decision.SurvivorDiagnosis;
+import dev.vigil.close.decision.SurvivorEvidence;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.SurvivorDiagnosed;
 
@@ -17,7 +21,7 @@ final class DiagnoseStage extends CloseStage {
         for (CloseJob.ChildTrack t : job.unreaped()) {
             MailboxWords w = t.child.mailboxWords();
             SurvivorEvidence e = new SurvivorEvidence(t.child.group(), t.child.index(), t.child.pid(), t.child.kind(), w,
-                    w == null ? -1 : now - t.lastBeatSeenNanos, job.settings.window().toNanos(),
+                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), job.settings.window().toNanos(),
                     ProcSnapshot.read(t.child.pid()), job.journal.lastEvents(job.poolId(), t.child.group(), t.child.index()));
             if (t.child.exit().isDone()) {
                 continue; // exited while we looked: the next collect reports it as reaped, not as a survivor

@@ -2,48 +2,41 @@ package dev.vigil.close;
 
 import java.util.List;
 
+import dev.vigil.close.decision.EscalationStep;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.MonotonicClock;
 
 /**
- * Stage 5: LEAK does nothing; TERM_THEN_KILL sends SIGTERM to each survivor's process group, waits
- * the grace period, then SIGKILL through the pidfd (and to the group, for its descendants), and waits
- * the grace period again for those reaps.
+ * Stage 5: performs the steps {@link EscalationStep#plan} decides for the close's policy (LEAK: none;
+ * TERM_THEN_KILL: SIGTERM to each survivor's process group, wait the grace period, then SIGKILL through the
+ * pidfd and to the group, and wait again for those reaps).
  */
 final class EscalateStage extends CloseStage {
-    static final int SIGTERM = 15;
-    static final int SIGKILL = 9;
-
     EscalateStage(int lane) {
         super(lane);
     }
 
     @Override
     void run(CloseJob job) throws InterruptedException {
-        if (job.settings.escalation() != EscalationPolicy.TERM_THEN_KILL) {
-            return;
-        }
-        long grace = job.settings.grace().toNanos();
-        job.collectReaped();
-        if (send(job, job.unreaped(), SIGTERM, "pgroup")) {
-            job.awaitAllReaped(grace);
-        }
-        if (send(job, job.unreaped(), SIGKILL, "pidfd+pgroup")) {
-            job.awaitAllReaped(Math.max(grace, 1_000_000_000L));
+        for (EscalationStep step : EscalationStep.plan(job.settings.escalation(), job.settings.grace().toNanos())) {
+            job.collectReaped();
+            if (send(job, job.unreaped(), step)) {
+                job.awaitAllReaped(step.waitNanos());
+            }
         }
     }
 
-    private static boolean send(CloseJob job, List<CloseJob.ChildTrack> survivors, int signal, String target) {
+    private static boolean send(CloseJob job, List<CloseJob.ChildTrack> survivors, EscalationStep step) {
         for (CloseJob.ChildTrack t : survivors) {
             long now = MonotonicClock.nanos();
             // Journaled before it is sent, so a reap it causes always comes after it in the journal.
             job.journal.append(new EscalationSent(now, job.pid(), job.poolId(), job.closeId, t.child.group(),
-                    t.child.index(), t.child.pid(), signal, target));
+                    t.child.index(), t.child.pid(), step.signal(), step.target()));
             t.escalatedNanos = now;
-            if (signal == SIGKILL) {
-                t.child.signal(signal);
+            if (step.throughPidfd()) {
+                t.child.signal(step.signal());
             }
-            t.child.signalProcessGroup(signal);
+            t.child.signalProcessGroup(step.signal());
         }
         return !survivors.isEmpty();
     }

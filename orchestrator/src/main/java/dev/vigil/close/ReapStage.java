@@ -2,14 +2,16 @@ package dev.vigil.close;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.vigil.close.decision.ChildWatch;
+import dev.vigil.close.decision.MailboxWords;
+import dev.vigil.close.decision.ReapBudget;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.MonotonicClock;
 
 /**
  * Stage 3: collect exits as they happen, under the close's {@link ReapBudget}. Exits wake it at
  * once; acks and heartbeats (shared-memory words without a notification) are sampled every
- * {@link #SAMPLE_NANOS}. Progress is a reap, a first ack, or a heartbeat advance of a child that has
- * acknowledged shutdown.
+ * {@link #SAMPLE_NANOS}. Progress is a reap, or what {@link ChildWatch} says it is.
  */
 final class ReapStage extends CloseStage {
     static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -47,19 +49,12 @@ final class ReapStage extends CloseStage {
             if (w == null) {
                 continue;
             }
-            if (t.ackNanos == 0 && w.ackNanos() != 0) {
-                t.ackNanos = w.ackNanos();
+            ChildWatch.Seen seen = t.watch.observe(w, now);
+            if (seen.firstAck()) {
                 job.journal.append(new ChildAcked(now, job.pid(), job.poolId(), job.closeId, t.child.group(),
                         t.child.index(), t.child.pid(), w.ackNanos()));
-                moved = true;
             }
-            if (w.heartbeat() != t.heartbeat) {
-                t.heartbeat = w.heartbeat();
-                t.lastBeatSeenNanos = now;
-                // Only a child that has seen shutdown beats towards its exit. One that never acknowledged it
-                // (a legacy child whose SHUTDOWN was overwritten) may beat in its loop forever: not progress.
-                moved |= t.ackNanos != 0;
-            }
+            moved |= seen.progress();
         }
         return moved;
     }

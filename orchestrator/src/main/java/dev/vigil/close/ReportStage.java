@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.MonotonicClock;
 
@@ -61,11 +62,10 @@ final class ReportStage extends CloseStage {
             String evidence = t.diagnosis == null ? null : t.diagnosis.line();
             if (t.exit == null) {
                 children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(),
-                        CloseReport.ChildOutcome.SURVIVOR, -1, 0, -1, diagnosis, evidence));
+                        CloseReport.ChildOutcome.of(false, false, 0), -1, 0, -1, diagnosis, evidence));
                 continue;
             }
-            CloseReport.ChildOutcome outcome = t.escalatedNanos != 0 ? CloseReport.ChildOutcome.KILLED_BY_ESCALATION
-                    : t.exit.signal() > 0 ? CloseReport.ChildOutcome.SIGNALED : CloseReport.ChildOutcome.EXITED;
+            CloseReport.ChildOutcome outcome = CloseReport.ChildOutcome.of(true, t.escalatedNanos != 0, t.exit.signal());
             children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome,
                     t.exit.signal() > 0 ? -1 : t.exit.exitCode(), t.exit.signal(), t.sinceBroadcastNanos, diagnosis,
                     evidence));

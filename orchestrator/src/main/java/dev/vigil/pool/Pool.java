@@ -17,13 +17,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReport;
+import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.CloseTarget;
-import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.ClosingChild;
-import dev.vigil.close.EscalationPolicy;
 import dev.vigil.close.PoolJournal;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.PoolStarted;

@@ -4,8 +4,8 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.vigil.close.ChildExit;
 import dev.vigil.close.ClosingChild;
-import dev.vigil.close.MailboxWords;
 import dev.vigil.close.ShutdownDelivery;
+import dev.vigil.close.decision.MailboxWords;
 import dev.vigil.mailbox.MailboxDescriptor;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxState;

@@ -1,6 +1,6 @@
 package dev.vigil.pool;
 
-import dev.vigil.close.CloseReport;
+import dev.vigil.close.decision.CloseReport;
 
 /**
  * A pool did not start (a spawn failed, a child reported INIT_FAILED, exited, or was not ready in

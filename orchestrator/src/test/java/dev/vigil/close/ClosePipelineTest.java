@@ -14,18 +14,21 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.MailboxWords;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MonotonicClock;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The pipeline's stages against scripted children (no processes): ordering, outcomes, lanes. */
 @Timeout(60)

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.child.demo.GateControlHandler;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.mailbox.MailboxState;
 import dev.vigil.mailbox.ProtocolMode;
 import dev.vigil.pool.ChildSpec;

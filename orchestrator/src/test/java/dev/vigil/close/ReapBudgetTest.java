@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.FixedBudget;
+import dev.vigil.close.decision.NoProgressBudget;
+
 import org.junit.jupiter.api.Test;
 
 class ReapBudgetTest {

@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.JournalScenarios;
+import dev.vigil.close.decision.CloseReport;
+
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.vigil.close.CloseReport;
-import dev.vigil.close.CloseSettings;
-import dev.vigil.close.JournalScenarios;
 
 /** Many rounds of many pools closing at once: never a false survivor, never a leftover process. Slow: not in the default run. */
 @Tag("slow")

@@ -14,19 +14,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReport;
-import dev.vigil.close.CloseReport.ChildOutcome;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.JournalScenarios;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.CloseReport.ChildOutcome;
 import dev.vigil.journal.AdmissionRejected;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
@@ -34,6 +28,12 @@ import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.SpawnFailed;
 import dev.vigil.spawn.Redirect;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Pools of real processes closed through the real pipeline; after each test no process and no early release. */
 @Timeout(90)

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.EscalationSent;
@@ -130,12 +131,11 @@ public final class ChildHistory {
     public ChildOutcome outcome() {
         String diagnosis = diagnosed == null ? null : diagnosed.diagnosis();
         String evidence = diagnosed == null ? null : diagnosed.evidence();
+        String outcome = CloseReport.ChildOutcome.of(reaped != null, escalatedBeforeReap,
+                reaped == null ? 0 : reaped.signal()).name();
         if (reaped == null) {
-            return new ChildOutcome(key.group(), key.index(), pid, kind, ChildOutcome.SURVIVOR, -1, 0, -1,
-                    diagnosis, evidence);
+            return new ChildOutcome(key.group(), key.index(), pid, kind, outcome, -1, 0, -1, diagnosis, evidence);
         }
-        String outcome = escalatedBeforeReap ? ChildOutcome.KILLED_BY_ESCALATION
-                : reaped.signal() > 0 ? ChildOutcome.SIGNALED : ChildOutcome.EXITED;
         return new ChildOutcome(key.group(), key.index(), pid, kind, outcome, reaped.exitCode(), reaped.signal(),
                 reaped.sinceBroadcastNanos(), diagnosis, evidence);
     }

@@ -1,5 +1,7 @@
 package dev.vigil.replay;
 
+import dev.vigil.close.decision.CloseReport;
+
 /**
  * One child's line of a close report, field for field the {@code children[]} entry of the live
  * CloseReport JSON that {@link dev.vigil.journal.CloseCompleted#reportJson()} carries.
@@ -19,6 +21,11 @@ public record ChildOutcome(String group, int index, int pid, String kind, String
 
     /** Survivors and children killed by escalation make a close FAILED. */
     public boolean failsTheClose() {
-        return SURVIVOR.equals(outcome) || KILLED_BY_ESCALATION.equals(outcome);
+        for (CloseReport.ChildOutcome o : CloseReport.ChildOutcome.values()) {
+            if (o.name().equals(outcome)) {
+                return o.failsTheClose();
+            }
+        }
+        return false; // a name this tool does not know (a newer orchestrator wrote it)
     }
 }

@@ -11,13 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import dev.vigil.close.decision.MailboxWords;
+import dev.vigil.mailbox.MailboxDescriptor;
+import dev.vigil.mailbox.MailboxState;
+
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.vigil.mailbox.MailboxDescriptor;
-import dev.vigil.mailbox.MailboxState;
 
 /**
  * Post-mortem with --map: the orchestrator died inside a legacy-mode close, after the closer wrote
@@ -91,7 +92,8 @@ class MapPostMortemTest {
             {MailboxState.TASK_DONE, MailboxStates.TASK_DONE}, {MailboxState.SHUTDOWN, MailboxStates.SHUTDOWN},
             {MailboxState.CONTROL_REQUEST, MailboxStates.CONTROL_REQUEST},
             {MailboxState.CONTROL_DONE, MailboxStates.CONTROL_DONE}, {MailboxState.INIT_READY, MailboxStates.INIT_READY},
-            {MailboxState.INIT_FAILED, MailboxStates.INIT_FAILED}};
+            {MailboxState.INIT_FAILED, MailboxStates.INIT_FAILED},
+            {MailboxState.SHUTDOWN, MailboxWords.LEGACY_SHUTDOWN_STATE}};
         for (int[] p : pairs) {
             assertEquals(p[0], p[1]);
         }

@@ -10,12 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import dev.vigil.close.JournalScenarios;
+import dev.vigil.close.decision.CloseReport;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.vigil.close.CloseReport;
-import dev.vigil.close.JournalScenarios;
 
 /**
  * The property of DESIGN section 8 on journals of real pools: the orchestrator closes real

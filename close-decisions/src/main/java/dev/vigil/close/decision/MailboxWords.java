@@ -1,6 +1,4 @@
-package dev.vigil.close;
-
-import dev.vigil.mailbox.MailboxState;
+package dev.vigil.close.decision;
 
 /**
  * One read of a child's mailbox protocol words, as close sees them (each word read with acquire
@@ -18,8 +16,14 @@ import dev.vigil.mailbox.MailboxState;
  */
 public record MailboxWords(int state, String stateName, String writerName, long seq, boolean legacy,
         long shutdownWord, long ackNanos, long heartbeat) {
+    /**
+     * The legacy-mode SHUTDOWN state (DESIGN section 3 numbering); the orchestrator's MailboxState.SHUTDOWN
+     * equals it (checked by a parity test), this module cannot see that class.
+     */
+    public static final int LEGACY_SHUTDOWN_STATE = 3;
+
     /** True when the shutdown request is visible to the child in this mailbox. */
     public boolean shutdownVisible() {
-        return legacy ? state == MailboxState.SHUTDOWN : shutdownWord != 0;
+        return legacy ? state == LEGACY_SHUTDOWN_STATE : shutdownWord != 0;
     }
 }

@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 /**
  * Expires only after a whole window passes with no progress, or at the optional hard cap counted

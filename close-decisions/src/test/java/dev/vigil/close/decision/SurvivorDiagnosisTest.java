@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

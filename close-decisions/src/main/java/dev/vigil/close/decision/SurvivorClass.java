@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 /** Why a child outlived the reap budget; {@link SurvivorDiagnosis#classify} tries them in this order, first match wins. */
 public enum SurvivorClass {

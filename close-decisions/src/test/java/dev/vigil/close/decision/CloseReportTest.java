@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,15 +33,5 @@ class CloseReportTest {
                 CloseReport.ChildOutcome.KILLED_BY_ESCALATION))));
         assertEquals(CloseReport.Outcome.FAILED, CloseReport.outcomeOf(List.of(child("g", 0,
                 CloseReport.ChildOutcome.SURVIVOR))));
-    }
-
-    @Test
-    void theExceptionMessageCarriesEveryDiagnosis() {
-        CloseReport r = new CloseReport("p1", 7, CloseReport.Outcome.FAILED, 1,
-                List.of(child("g", 0, CloseReport.ChildOutcome.EXITED), child("g", 1, CloseReport.ChildOutcome.SURVIVOR)));
-        CloseFailedException e = new CloseFailedException(r);
-        assertTrue(e.getMessage().startsWith("close failed pool=p1 closeId=7 children=2 survivors=1"), e.getMessage());
-        assertTrue(e.getMessage().contains("outcome=SURVIVOR pid=101 class=NOT_OBSERVED"), e.getMessage());
-        assertEquals(r, e.report());
     }
 }

@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 /** A fixed deadline from the start, progress or not: what the upstream runner had, kept for comparison. */
 public final class FixedBudget implements ReapBudget {

@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 import java.io.IOException;
 import java.nio.file.Files;

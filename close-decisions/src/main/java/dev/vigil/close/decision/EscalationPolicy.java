@@ -1,4 +1,4 @@
-package dev.vigil.close;
+package dev.vigil.close.decision;
 
 /** What close does with children that outlived the reap budget. */
 public enum EscalationPolicy {
