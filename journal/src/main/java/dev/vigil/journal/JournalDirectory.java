@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.Properties;
 import java.util.stream.Stream;
 
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
@@ -18,6 +20,9 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
  * instead of an empty queue being created.
  */
 public final class JournalDirectory {
+
+    /** The roll cycle every journal is written with: Chronicle's default (one file per UTC day), which the writer does not change. */
+    public static final RollCycle ROLL_CYCLE = RollCycles.FAST_DAILY;
 
     private JournalDirectory() {
     }

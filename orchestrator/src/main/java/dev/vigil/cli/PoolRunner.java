@@ -69,14 +69,18 @@ public final class PoolRunner {
             out.println("protocol=legacy: REPRODUCTION MODE, the pre-Vigil protocol whose shutdown request can be lost");
         }
         boolean failed = false;
+        dev.vigil.journal.JournalWriter journalWriter;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 failed |= runCycle(orchestrator, mode, cycle);
             }
             failed |= closeOpenPools();
+            journalWriter = orchestrator.journal().writer();
         }
         LatencyTable.print(reports(), out);
         printReplayHints(journal);
+        // Read after the orchestrator closed: its close flushed the journal, so the count is final.
+        journalWriter.gap().ifPresent(g -> out.println("JOURNAL INCOMPLETE: " + g.describe()));
         if (stopRequested) {
             out.println("stopped: every open pool was closed and journaled");
             return 128 + stopSignal;
@@ -201,6 +205,9 @@ public final class PoolRunner {
             }
             failed |= !r.isClean();
             out.println("  " + summary(r));
+            if (r.journalGap() != null) {
+                out.println("    " + r.journalGap());
+            }
             if (!r.isClean()) {
                 out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
             }

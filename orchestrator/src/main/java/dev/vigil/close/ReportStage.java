@@ -11,6 +11,9 @@ import dev.vigil.journal.MonotonicClock;
 
 /** Stage 7: settle what is still in flight, build the {@link CloseReport}, journal it, and answer the caller. */
 final class ReportStage extends CloseStage {
+    /** How long a close waits for its events to reach the journal file before it answers anyway. */
+    private static final java.time.Duration FLUSH_BOUND = java.time.Duration.ofSeconds(2);
+
     private final AtomicInteger running;
     private final IntConsumer laneFreed;
 
@@ -44,6 +47,11 @@ final class ReportStage extends CloseStage {
             job.journal.append(new CloseCompleted(MonotonicClock.nanos(), job.pid(), job.poolId(), job.closeId,
                     report.outcome().name(), reaped, report.children().size() - reaped, report.durationNanos(),
                     report.toJson()));
+            // The report goes back only once its close is in the journal (or the journal says it is not).
+            java.util.Optional<dev.vigil.journal.JournalGap> gap = job.journal.flush(FLUSH_BOUND);
+            if (gap.isPresent()) {
+                report = report.withJournalGap(gap.get().describe());
+            }
             job.target.closeFinished(report);
             job.result.complete(report);
         } catch (Throwable t) {

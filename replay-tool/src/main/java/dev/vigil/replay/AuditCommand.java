@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.vigil.journal.JsonEvents;
 import dev.vigil.replay.internal.JournalScan;
+import dev.vigil.replay.internal.TimeOrderedSink;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -66,11 +67,16 @@ public final class AuditCommand implements Callable<Integer> {
             }
         }, 0);
         long events;
+        TimeOrderedSink inTimeOrder = new TimeOrderedSink((i, e) -> {
+            fold.accept(i, e);
+            return true;
+        });
         try (map) {
-            events = JournalScan.readAll(dir, CloseReconstruction.KINDS, (i, e) -> {
-                fold.accept(i, e);
-                return true;
-            });
+            try {
+                events = JournalScan.readAll(dir, CloseReconstruction.KINDS, inTimeOrder);
+            } finally {
+                inTimeOrder.finish(); // the events before damage are judged, then the damage is reported
+            }
             if (map != null) {
                 fold.finishFromMap(map);
             }

@@ -17,9 +17,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *
  * <p>outcome is FAILED iff any child is a SURVIVOR or was KILLED_BY_ESCALATION.
  */
-@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children"})
+@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "journalGap"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
-public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
+public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String journalGap) {
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -71,6 +72,19 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
 
     public CloseReport {
         children = List.copyOf(children);
+    }
+
+    /** A report whose journal was complete when the close returned it. */
+    public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
+        this(poolId, closeId, outcome, durationNanos, children, null);
+    }
+
+    /**
+     * This report, saying that the journal is incomplete ({@code gap}: from which index, how many
+     * events, why); the live report only: the journal cannot carry it.
+     */
+    public CloseReport withJournalGap(String gap) {
+        return new CloseReport(poolId, closeId, outcome, durationNanos, children, gap);
     }
 
     /** The outcome the report's children imply. */

@@ -3,6 +3,7 @@ package dev.vigil.replay.internal;
 import java.nio.file.Path;
 
 import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.CycleFiles;
 import dev.vigil.journal.EventDecoder;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalDirectory;
@@ -30,6 +31,12 @@ public final class PoolStartLocator {
     /** Index to start a rebuild of {@code poolId} from, or -1 for "from the start of the journal". */
     public static long locate(Path dir, long closeStartIndex, String poolId) {
         JournalDirectory.validate(dir);
+        int startCycle = JournalDirectory.ROLL_CYCLE.toCycle(closeStartIndex);
+        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of())) {
+            if (f.cycle() <= startCycle && !f.readable()) {
+                return -1; // reading backwards would open it; the forward read names the damage
+            }
+        }
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).readOnly(true).build();
                 ExcerptTailer tailer = q.createTailer()) {
             tailer.direction(TailerDirection.BACKWARD);
