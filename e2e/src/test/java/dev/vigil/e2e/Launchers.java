@@ -34,7 +34,9 @@ final class Launchers {
         List<String> cmd = new ArrayList<>();
         cmd.add(ROOT.resolve("bin").resolve(launcher).toString());
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).directory(workDir.toFile())
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("VIGIL_PYTHON", System.getProperty("vigil.python", "python3")); // the Python of python groups
+        return pb.directory(workDir.toFile())
                 .redirectOutput(workDir.resolve(launcher + ".out").toFile())
                 .redirectError(workDir.resolve(launcher + ".err").toFile())
                 .start();

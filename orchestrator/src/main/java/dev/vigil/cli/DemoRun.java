@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 import dev.vigil.child.demo.DemoBehaviour;
 
 /**
- * The embedded default run ({@code vigil demo}): three racks of C and Java chips closing at once,
+ * The embedded default run ({@code vigil demo}): three racks of C, Java and Python chips closing at once,
  * over a few cycles, each group's teardown time drawn every cycle from the field distribution
  * ({@link FieldTeardownDistribution}) and scaled; one control left in flight at every close, so the
  * legacy protocol loses its shutdown requests exactly as the upstream runner did.
@@ -25,7 +25,8 @@ public final class DemoRun {
         List<RunSpec.PoolEntry> pools = List.of("rack-a", "rack-b", "rack-c").stream()
                 .map(id -> new RunSpec.PoolEntry(id, List.of(
                         new RunSpec.Group("c-chips", "c", List.of(), 3, null, env, "TERM"),
-                        new RunSpec.Group("java-chips", "java", List.of(), 1, null, env, "TERM")), workload))
+                        new RunSpec.Group("java-chips", "java", List.of(), 1, null, env, "TERM"),
+                        new RunSpec.Group("py-chips", "python", List.of(), 1, null, env, "TERM")), workload))
                 .toList();
         RunSpec.Close close = new RunSpec.Close(1_000, 0, 0, "term-then-kill", 500, 3);
         return new RunSpec(journalDir, protocol, cycles, close, pools);

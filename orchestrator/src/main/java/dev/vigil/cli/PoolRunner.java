@@ -241,7 +241,10 @@ public final class PoolRunner {
     }
 
     private CloseSettings closeSettings() {
-        RunSpec.Close c = spec.close();
+        return closeSettings(spec.close());
+    }
+
+    static CloseSettings closeSettings(RunSpec.Close c) {
         CloseSettings.Builder b = CloseSettings.builder()
                 .window(Duration.ofMillis(c.windowMs()))
                 .escalation(EscalationPolicy.parse(c.escalation()))
@@ -260,7 +263,10 @@ public final class PoolRunner {
         List<String> cmd = g.command();
         String[] args = cmd.size() > 1 ? cmd.subList(1, cmd.size()).toArray(String[]::new) : new String[0];
         ChildSpec s = switch (g.kind()) {
-            case "java" -> ChildSpec.java(g.handler() != null ? g.handler() : DemoHandler.class.getName());
+            case "java" -> ChildSpec.java(g.handler() != null ? g.handler() : DemoHandler.class.getName())
+                    .withClassPath(g.classPath()).withRuntimeOptions(g.jvmOptions());
+            case "python" -> ChildSpec.python(g.handler() != null ? g.handler() : ChildSpec.PYTHON_DEMO_HANDLER)
+                    .withClassPath(g.classPath());
             case "c" -> cmd.isEmpty() ? ChildSpec.cDemo() : ChildSpec.c(Path.of(cmd.get(0)), args);
             case "mailbox-exec" -> ChildSpec.mailboxExec(cmd.get(0), args);
             case "exec" -> ChildSpec.exec(cmd.get(0), args);

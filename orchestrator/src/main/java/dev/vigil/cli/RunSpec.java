@@ -15,11 +15,25 @@ public record RunSpec(String journalDir, String protocol, int cycles, Close clos
 
     /**
      * A group of identical children. {@code kind}: java (the Java child runtime with {@code handler}),
-     * c (a C program linked with the C runtime, default the demo child), mailbox-exec (any executable
-     * that speaks the mailbox protocol), exec (a plain executable, signals only).
+     * python (the Python child runtime with {@code handler}), c (a C program linked with the C runtime,
+     * default the demo child), mailbox-exec (any executable that speaks the mailbox protocol), exec (a
+     * plain executable, signals only). {@code classPath} (java, python) is where the handler lives,
+     * {@code jvmOptions} (java) go to the child JVM.
      */
     public record Group(String name, String kind, List<String> command, int children, String handler,
-            Map<String, String> env, String stopSignal) {
+            Map<String, String> env, String stopSignal, List<String> classPath, List<String> jvmOptions) {
+        public Group {
+            command = List.copyOf(command);
+            env = Map.copyOf(env);
+            classPath = List.copyOf(classPath);
+            jvmOptions = List.copyOf(jvmOptions);
+        }
+
+        /** A group without class path or JVM options. */
+        public Group(String name, String kind, List<String> command, int children, String handler, Map<String, String> env,
+                String stopSignal) {
+            this(name, kind, command, children, handler, env, stopSignal, List.of(), List.of());
+        }
     }
 
     /**

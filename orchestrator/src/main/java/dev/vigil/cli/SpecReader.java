@@ -27,7 +27,7 @@ import dev.vigil.cli.RunSpec.Workload;
  */
 public final class SpecReader {
     /** Child kinds a group may have. */
-    public static final Set<String> KINDS = Set.of("java", "c", "mailbox-exec", "exec");
+    public static final Set<String> KINDS = Set.of("java", "python", "c", "mailbox-exec", "exec");
     public static final Set<String> PROTOCOLS = Set.of("sticky", "legacy");
     public static final Set<String> ESCALATIONS = Set.of("leak", "term-then-kill");
     public static final String DEFAULT_JOURNAL_DIR = "./vigil-journal";
@@ -169,15 +169,35 @@ public final class SpecReader {
         String handler = o.string("handler", null);
         Map<String, String> env = o.stringMap("env");
         String stopSignal = o.string("stopSignal", "TERM");
+        List<String> classPath = o.stringList("classPath");
+        List<String> jvmOptions = o.stringList("jvmOptions");
         if (kind != null) {
+            boolean userCode = kind.equals("java") || kind.equals("python");
+            if (classPath != null && !userCode) {
+                problem(o.path("classPath"), "only for kind java or python (where the handler lives)");
+            }
+            if (jvmOptions != null && !kind.equals("java")) {
+                problem(o.path("jvmOptions"), "only for kind java");
+            }
+            if (handler != null && !userCode) {
+                problem(o.path("handler"), "only for kind java or python");
+            }
+            if (classPath != null) {
+                for (int i = 0; i < classPath.size(); i++) {
+                    if (!Files.exists(Path.of(classPath.get(i)))) {
+                        problem(o.path("classPath") + "[" + i + "]", "no such file or directory '" + classPath.get(i) + "'");
+                    }
+                }
+            }
             boolean needsCommand = kind.equals("mailbox-exec") || kind.equals("exec");
             if (needsCommand && (command == null || command.isEmpty())) {
                 problem(o.path("command"), "required for kind " + kind);
             }
-            if (kind.equals("java") && command != null && !command.isEmpty()) {
-                problem(o.path("command"), "not used for kind java (set handler to a ChildHandler class)");
+            if (userCode && command != null && !command.isEmpty()) {
+                problem(o.path("command"), "not used for kind " + kind + " (set handler to a "
+                        + (kind.equals("java") ? "ChildHandler class" : "module:Class") + ")");
             }
-            if (command != null && !command.isEmpty() && !kind.equals("java")) {
+            if (command != null && !command.isEmpty() && !userCode) {
                 String missing = CommandLookup.whyNotExecutable(command.get(0));
                 if (missing != null) {
                     problem(o.path("command") + "[0]", missing);
@@ -188,7 +208,8 @@ public final class SpecReader {
             problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
         }
         o.rejectUnknown();
-        return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal);
+        return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,
+                classPath == null ? List.of() : classPath, jvmOptions == null ? List.of() : jvmOptions);
     }
 
     private void problem(String path, String message) {

@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
-        subcommands = {VigilCli.Run.class, VigilCli.Demo.class})
+        subcommands = {VigilCli.Run.class, VigilCli.Demo.class, VigilCli.Session.class})
 public final class VigilCli implements Callable<Integer> {
     public static final int BAD_USAGE = 2;
 
@@ -117,9 +117,41 @@ public final class VigilCli implements Callable<Integer> {
         }
     }
 
+    /** {@code vigil session SPEC}: see {@link PoolSession}. */
+    @Command(name = "session", mixinStandardHelpOptions = true,
+            description = "Start the pools of a spec once and take JSON-line requests on stdin (control, task, send, inside,"
+                    + " gate, close), one JSON answer line each on stdout; end of input closes every pool. For test fixtures.")
+    static final class Session implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        VigilCli cli;
+
+        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml); cycles and workload are not used")
+        Path specFile;
+
+        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
+        Path journal;
+
+        @Override
+        public Integer call() throws java.io.IOException {
+            RunSpec spec;
+            try {
+                spec = SpecReader.read(specFile);
+            } catch (SpecInvalidException e) {
+                cli.err.println("ERR: " + e.getMessage());
+                return BAD_USAGE;
+            }
+            if (journal != null) {
+                spec = new RunSpec(journal.toString(), spec.protocol(), spec.cycles(), spec.close(), spec.pools());
+            }
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                    java.nio.charset.StandardCharsets.UTF_8));
+            return new PoolSession(spec, cli.out, cli.err).run(in);
+        }
+    }
+
     /** {@code vigil demo}. */
     @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = "The embedded default: three racks of C and Java chips closing concurrently over a few cycles,"
+            description = "The embedded default: three racks of C, Java and Python chips closing concurrently over a few cycles,"
                     + " teardown times drawn from the field distribution (median 1.4 s, p90 1.6 s, max 1.8 s) x --time-scale.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.ParentCommand

@@ -1,96 +1,185 @@
 package dev.vigil.pool;
 
+import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * How to start one child of a group: its kind, its command or handler, extra environment variables,
- * and (plain executables) the signal close stops it with.
+ * where the user's code is, and (plain executables) the signal close stops it with.
  *
- * <p>{@code program} is: the handler class name for JAVA; the program path for C (null = the demo
- * child {@code vigil-demo-child} of the native build directory); argv[0] otherwise.
+ * <p>{@code program} is: the handler class name for JAVA ({@code dev.vigil.child.ChildHandler}); the
+ * handler for PYTHON ({@code module:Class}); the program path for C (null = the demo child
+ * {@code vigil-demo-child} of the native build directory); argv[0] otherwise.
+ *
+ * <p>{@code classPath} is where the user's handler lives: JAVA puts it after the orchestrator's own
+ * classes on the child's {@code -cp}; PYTHON puts it first on the child's {@code PYTHONPATH}.
+ * {@code runtimeOptions} go to the child's interpreter before its main class or module (JVM options for
+ * JAVA, interpreter options such as {@code -X dev} for PYTHON).
  */
-public record ChildSpec(ChildKind kind, String program, List<String> args, Map<String, String> env, int stopSignal) {
+public record ChildSpec(ChildKind kind, String program, List<String> args, Map<String, String> env, int stopSignal,
+        List<String> classPath, List<String> runtimeOptions) {
     /** SIGTERM, the default stop signal of a plain executable. */
     public static final int SIGTERM = 15;
     /** Name of the C demo child in the native build directory. */
     public static final String DEMO_CHILD = "vigil-demo-child";
+    /** The Python child runtime's entry module: {@code python3 -m vigil_child HANDLER}. */
+    public static final String PYTHON_MAIN_MODULE = "vigil_child";
+    /** The Python demo handler, the twin of {@code dev.vigil.child.demo.DemoHandler}. */
+    public static final String PYTHON_DEMO_HANDLER = "vigil_child.demo:DemoHandler";
 
     public ChildSpec {
         Objects.requireNonNull(kind, "kind");
         args = List.copyOf(args);
         env = Map.copyOf(env);
+        classPath = List.copyOf(classPath);
+        runtimeOptions = List.copyOf(runtimeOptions);
         if (kind != ChildKind.C && (program == null || program.isBlank())) {
             throw new IllegalArgumentException("child kind=" + kind + " needs a program");
         }
         if (stopSignal < 1 || stopSignal > 64) {
             throw new IllegalArgumentException("stopSignal=" + stopSignal + " must be a signal number 1..64");
         }
+        if (!kind.runsUserCode() && (!classPath.isEmpty() || !runtimeOptions.isEmpty())) {
+            throw new IllegalArgumentException("child kind=" + kind + " takes no class path or runtime options (JAVA and PYTHON only)");
+        }
     }
 
-    /** A Java child running {@code handlerClass} (a {@code dev.vigil.child.ChildHandler} on the orchestrator's class path). */
+    /**
+     * A Java child running {@code handlerClass}, a {@code dev.vigil.child.ChildHandler}; add where its
+     * class lives with {@link #withClassPath} unless it is on the orchestrator's own class path.
+     */
     public static ChildSpec java(String handlerClass, String... args) {
-        return new ChildSpec(ChildKind.JAVA, handlerClass, List.of(args), Map.of(), SIGTERM);
+        return new ChildSpec(ChildKind.JAVA, handlerClass, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+    }
+
+    /**
+     * A Python child ({@code python3 -m vigil_child HANDLER}) running {@code handler}, a class named
+     * {@code module:Class} (or {@code module.Class}); add where its module lives with {@link #withClassPath}.
+     */
+    public static ChildSpec python(String handler, String... args) {
+        return new ChildSpec(ChildKind.PYTHON, handler, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** The C demo child with {@code args} (its flags, e.g. {@code --exit-code 42}). */
     public static ChildSpec cDemo(String... args) {
-        return new ChildSpec(ChildKind.C, null, List.of(args), Map.of(), SIGTERM);
+        return new ChildSpec(ChildKind.C, null, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** A C program linked with the C child runtime. */
     public static ChildSpec c(Path program, String... args) {
-        return new ChildSpec(ChildKind.C, program.toString(), List.of(args), Map.of(), SIGTERM);
+        return new ChildSpec(ChildKind.C, program.toString(), List.of(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** Any executable that speaks the mailbox protocol. */
     public static ChildSpec mailboxExec(String program, String... args) {
-        return new ChildSpec(ChildKind.MAILBOX_EXEC, program, List.of(args), Map.of(), SIGTERM);
+        return new ChildSpec(ChildKind.MAILBOX_EXEC, program, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** A plain executable, stopped with SIGTERM unless {@link #withStopSignal} says otherwise. */
     public static ChildSpec exec(String program, String... args) {
-        return new ChildSpec(ChildKind.EXEC, program, List.of(args), Map.of(), SIGTERM);
+        return new ChildSpec(ChildKind.EXEC, program, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     public ChildSpec withStopSignal(int signal) {
-        return new ChildSpec(kind, program, args, env, signal);
+        return new ChildSpec(kind, program, args, env, signal, classPath, runtimeOptions);
     }
 
     /** Adds environment variables (over the orchestrator's own; the VIGIL_* handoff always wins). */
     public ChildSpec withEnv(Map<String, String> more) {
         Map<String, String> merged = new LinkedHashMap<>(env);
         merged.putAll(more);
-        return new ChildSpec(kind, program, args, merged, stopSignal);
+        return new ChildSpec(kind, program, args, merged, stopSignal, classPath, runtimeOptions);
     }
 
     public ChildSpec withEnv(String name, String value) {
         return withEnv(Map.of(name, value));
     }
 
+    /** Adds class path entries (JAVA: jars or class directories; PYTHON: directories holding the handler's module). */
+    public ChildSpec withClassPath(Path... entries) {
+        return withClassPath(Stream.of(entries).map(Path::toString).toList());
+    }
+
+    /** Adds class path entries, each one path (no separators inside). */
+    public ChildSpec withClassPath(List<String> entries) {
+        List<String> more = new ArrayList<>(classPath);
+        more.addAll(entries);
+        return new ChildSpec(kind, program, args, env, stopSignal, more, runtimeOptions);
+    }
+
+    /** Adds JVM options of a JAVA child (e.g. {@code -Xmx256m}, {@code -Dkey=value}), placed before its main class. */
+    public ChildSpec withJvmOptions(String... options) {
+        if (kind != ChildKind.JAVA) {
+            throw new IllegalArgumentException("JVM options are for kind=JAVA, not kind=" + kind);
+        }
+        return withRuntimeOptions(List.of(options));
+    }
+
+    /** Adds interpreter options (JAVA: JVM options; PYTHON: options of python3 such as {@code -X dev}). */
+    public ChildSpec withRuntimeOptions(List<String> options) {
+        List<String> more = new ArrayList<>(runtimeOptions);
+        more.addAll(options);
+        return new ChildSpec(kind, program, args, env, stopSignal, classPath, more);
+    }
+
     /** The argv that starts this child. */
-    List<String> argv(Path nativeDir, String javaBinary, String childClassPath) {
+    List<String> argv(ChildRuntimes runtimes) {
         List<String> argv = new ArrayList<>();
         switch (kind) {
             case JAVA -> {
-                argv.add(javaBinary);
+                argv.add(runtimes.javaBinary());
                 // A child JVM needs no JIT tiers or parallel GC to serve a mailbox; this halves its start time.
                 argv.add("-XX:TieredStopAtLevel=1");
                 argv.add("-XX:+UseSerialGC");
                 argv.add("-Xshare:auto");
+                argv.addAll(runtimeOptions); // after the defaults: a user's option wins
                 argv.add("-cp");
-                argv.add(childClassPath);
+                List<String> cp = new ArrayList<>();
+                cp.add(runtimes.javaClassPath());
+                cp.addAll(classPath);
+                argv.add(String.join(File.pathSeparator, cp));
                 argv.add("dev.vigil.child.ChildMain");
                 argv.add(program);
             }
-            case C -> argv.add(program != null ? program : nativeDir.resolve(DEMO_CHILD).toString());
+            case PYTHON -> {
+                argv.add(runtimes.pythonBinary());
+                argv.addAll(runtimeOptions);
+                argv.add("-m");
+                argv.add(PYTHON_MAIN_MODULE);
+                argv.add(program);
+            }
+            case C -> argv.add(program != null ? program : runtimes.nativeDir().resolve(DEMO_CHILD).toString());
             default -> argv.add(program);
         }
         argv.addAll(args);
         return argv;
+    }
+
+    /**
+     * The environment this spec adds for its runtime: PYTHON children get {@code PYTHONPATH} (the user's
+     * entries, then the Vigil Python package, then what the orchestrator had) and the C runtime library to load.
+     */
+    Map<String, String> runtimeEnv(ChildRuntimes runtimes, Map<String, String> inherited) {
+        if (kind != ChildKind.PYTHON) {
+            return Map.of();
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        List<String> path = new ArrayList<>(classPath);
+        runtimes.pythonPackageDir().ifPresent(dir -> path.add(dir.toString()));
+        String before = inherited.get("PYTHONPATH");
+        if (before != null && !before.isBlank()) {
+            path.add(before);
+        }
+        if (!path.isEmpty()) {
+            out.put("PYTHONPATH", String.join(File.pathSeparator, path));
+        }
+        out.put(ChildRuntimes.PYTHON_LIBRARY_ENV, runtimes.childLibrary().toString());
+        return out;
     }
 }

@@ -1,12 +1,10 @@
 package dev.vigil.pool;
 
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.vigil.child.ChildMain;
 import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.PoolJournal;
@@ -37,9 +35,7 @@ public final class Orchestrator implements AutoCloseable {
     private final RingDrainer drainer;
     private final ClosePipeline pipeline;
     private final CloseSettings closeSettings;
-    private final Path nativeDir;
-    private final String childClassPath;
-    private final String javaBinary;
+    private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -48,9 +44,7 @@ public final class Orchestrator implements AutoCloseable {
         this.ownsJournal = b.journal == null;
         this.journal = new PoolJournal(writer);
         this.closeSettings = b.closeSettings;
-        this.nativeDir = b.spawnerOptions.nativeDir();
-        this.childClassPath = locateChildClassPath();
-        this.javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        this.runtimes = ChildRuntimes.locate(b.spawnerOptions.nativeDir());
         Spawner s = null;
         MailboxStore m = null;
         RingDrainer d = null;
@@ -86,14 +80,6 @@ public final class Orchestrator implements AutoCloseable {
         return new Builder();
     }
 
-    private static String locateChildClassPath() {
-        try {
-            return Path.of(ChildMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        } catch (URISyntaxException | RuntimeException e) {
-            throw new IllegalStateException("cannot locate the Java child runtime's classes: " + e, e);
-        }
-    }
-
     public PoolJournal journal() {
         return journal;
     }
@@ -121,16 +107,17 @@ public final class Orchestrator implements AutoCloseable {
 
     /** Where the spawn shim and the C demo child live. */
     public Path nativeDir() {
-        return nativeDir;
+        return runtimes.nativeDir();
     }
 
-    /** The class path a Java child runs with: the orchestrator's own classes directory or jar, nothing else. */
+    /** The class path a Java child runs with: the orchestrator's own classes directory or jar, then its spec's class path. */
     public String childClassPath() {
-        return childClassPath;
+        return runtimes.javaClassPath();
     }
 
-    String javaBinary() {
-        return javaBinary;
+    /** The interpreters and runtime files children are started with. */
+    public ChildRuntimes childRuntimes() {
+        return runtimes;
     }
 
     /** A started pool; closed at {@link #close()} if it still tracks children then. */

@@ -250,8 +250,10 @@ public final class Pool implements AutoCloseable {
             mailbox = orchestrator.mailboxes().allocate(id, mode);
             mailbox.journalCommandsTo(journal::append, () -> currentCloseId);
         }
-        List<String> argv = spec.argv(orchestrator.nativeDir(), orchestrator.javaBinary(), orchestrator.childClassPath());
+        ChildRuntimes runtimes = orchestrator.childRuntimes();
+        List<String> argv = spec.argv(runtimes);
         Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(spec.runtimeEnv(runtimes, env));
         env.putAll(spec.env());
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));

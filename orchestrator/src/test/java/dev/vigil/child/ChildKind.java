@@ -9,12 +9,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The two child runtimes a contract test runs against, started as real processes. */
+/** The child runtimes a contract test runs against, started as real processes. */
 public enum ChildKind {
     /** dev.vigil.child.ChildMain + DemoHandler, with only orchestrator/target/classes on its class path. */
     JAVA,
     /** native/build/vigil-demo-child. */
-    C;
+    C,
+    /** python3 -m vigil_child with vigil_child.demo:DemoHandler, over native/build/libvigil-child.so. */
+    PYTHON;
+
+    /** The Python demo handler, twin of DemoHandler and vigil-demo-child. */
+    public static final String PYTHON_DEMO_HANDLER = dev.vigil.pool.ChildSpec.PYTHON_DEMO_HANDLER;
 
     public static final int PARENT_PID = (int) ProcessHandle.current().pid();
 
@@ -24,6 +29,15 @@ public enum ChildKind {
 
     public static Path nativeDir() {
         return Path.of(System.getProperty("vigil.native.dir", "../native/build"));
+    }
+
+    /** The interpreter of Python children: -Dvigil.python, else python3 on PATH. */
+    public static String pythonBin() {
+        return System.getProperty(dev.vigil.pool.ChildRuntimes.PYTHON_PROPERTY, "python3");
+    }
+
+    public static Path pythonDir() {
+        return Path.of(System.getProperty("vigil.root", "..")).resolve("python");
     }
 
     public static Path javaBin() {
@@ -41,6 +55,13 @@ public enum ChildKind {
             }
             return List.of(demo.toString());
         }
+        if (this == PYTHON) {
+            Path library = nativeDir().resolve(dev.vigil.pool.ChildRuntimes.CHILD_LIBRARY);
+            if (!Files.isRegularFile(library)) {
+                throw new IllegalStateException("native part unavailable because " + library + " is missing: build native/ first (mvn -pl native)");
+            }
+            return List.of(pythonBin(), "-m", dev.vigil.pool.ChildSpec.PYTHON_MAIN_MODULE);
+        }
         List<String> argv = new java.util.ArrayList<>();
         argv.add(javaBin().toString());
         argv.addAll(jvmFlags);
@@ -53,7 +74,12 @@ public enum ChildKind {
     public Map<String, String> env(MailboxHandle handle, DemoBehaviour behaviour) {
         Map<String, String> env = new HashMap<>(handle.handoffEnv(PARENT_PID));
         env.putAll(behaviour.toEnv());
-        env.put(ChildMain.HANDLER_ENV, DemoHandler.class.getName());
+        env.put(ChildMain.HANDLER_ENV, this == PYTHON ? PYTHON_DEMO_HANDLER : DemoHandler.class.getName());
+        if (this == PYTHON) {
+            env.put("PYTHONPATH", pythonDir().toAbsolutePath().toString());
+            env.put(dev.vigil.pool.ChildRuntimes.PYTHON_LIBRARY_ENV,
+                    nativeDir().resolve(dev.vigil.pool.ChildRuntimes.CHILD_LIBRARY).toAbsolutePath().toString());
+        }
         return env;
     }
 

@@ -40,6 +40,37 @@ class SpecReaderTest {
     }
 
     @Test
+    void javaAndPythonGroupsTakeAClassPathAndJavaGroupsJvmOptionsAndNothingElseDoes() throws IOException {
+        Path lib = Files.createDirectories(dir.resolve("lib"));
+        RunSpec spec = SpecReader.read(write("user.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "hosts", "kind": "java", "children": 1, "handler": "com.example.H", "classPath": ["%s"],
+                     "jvmOptions": ["-Xmx64m"]},
+                    {"name": "py", "kind": "python", "children": 2, "handler": "m:H", "classPath": ["%s"]}]}]}
+                """.formatted(lib, lib)));
+        RunSpec.Group java = spec.pools().get(0).groups().get(0);
+        assertEquals(List.of(lib.toString()), java.classPath());
+        assertEquals(List.of("-Xmx64m"), java.jvmOptions());
+        assertEquals("python", spec.pools().get(0).groups().get(1).kind());
+        assertEquals(List.of("-Xmx64m"), PoolRunner.childSpec(java).runtimeOptions());
+        assertEquals("m:H", PoolRunner.childSpec(spec.pools().get(0).groups().get(1)).program());
+
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("wrong.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "py", "kind": "python", "children": 1, "jvmOptions": ["-Xmx1g"], "command": ["x"],
+                     "classPath": ["/no/such/dir"]},
+                    {"name": "c", "kind": "c", "children": 1, "classPath": ["%s"], "handler": "H"}]}]}
+                """.formatted(lib))));
+        for (String expected : List.of("pools[0].groups[0].jvmOptions: only for kind java",
+                "pools[0].groups[0].command: not used for kind python (set handler to a module:Class)",
+                "pools[0].groups[0].classPath[0]: no such file or directory '/no/such/dir'",
+                "pools[0].groups[1].classPath: only for kind java or python (where the handler lives)",
+                "pools[0].groups[1].handler: only for kind java or python")) {
+            assertTrue(e.problems().stream().anyMatch(p -> p.toString().equals(expected)), () -> "missing '" + expected + "' in " + e.problems());
+        }
+    }
+
+    @Test
     void yamlSpecsAreReadToo() throws IOException {
         RunSpec spec = SpecReader.read(write("ok.yaml", """
                 protocol: legacy
@@ -74,7 +105,7 @@ class SpecReaderTest {
                 "close.escalation: unknown value 'pray', expected one of [leak, term-then-kill]",
                 "pools[0].groups[0].children: must be >= 1",
                 "pools[0].groups[0].command[0]: command '/no/such/binary' does not exist",
-                "pools[0].groups[1].kind: unknown value 'teapot', expected one of [c, exec, java, mailbox-exec]",
+                "pools[0].groups[1].kind: unknown value 'teapot', expected one of [c, exec, java, mailbox-exec, python]",
                 "pools[0].groups[1].children: must be an integer",
                 "pools[0].groups[1].name: duplicate group name 'a'",
                 "pools[0].groups[2].name: required",

@@ -1,0 +1,213 @@
+package dev.vigil.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.vigil.close.CloseFailedException;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.mailbox.CommandResult;
+import dev.vigil.mailbox.MailboxHandle;
+import dev.vigil.mailbox.MailboxState;
+import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.pool.Orchestrator;
+import dev.vigil.pool.Pool;
+import dev.vigil.pool.PoolChild;
+import dev.vigil.spawn.Redirect;
+
+/**
+ * {@code vigil session SPEC}: the spec's pools started once and driven by another program (the pytest
+ * fixture of the Python package) over JSON lines: requests on stdin, one answer line each on stdout.
+ * Children's output goes to {@code <journal>-children.log}, so stdout carries the protocol only.
+ *
+ * <p>First line out: {@code {"event":"ready","pools":[{"id":..,"children":[{"group","index","pid","kind"}]}]}},
+ * or {@code {"event":"startFailed","error":..}} (exit 1). Requests ({@code op}):
+ * <ul>
+ * <li>{@code control} / {@code task} {pool, group, index, opcode, argument, timeoutMs}: {@code {"ok":true,"value","errorCode","errorText"}};</li>
+ * <li>{@code send} {pool, group, index, opcode, argument}: places a control without waiting: {@code {"ok":true,"commandId"}};</li>
+ * <li>{@code inside} {pool, group, index, timeoutMs}: waits until the child is inside its handler (a command
+ *     pending and the heartbeat still for {@value #STILL_MILLIS} ms) — the moment of the lost-shutdown race;</li>
+ * <li>{@code gate} {pool, group, index, value}: sets the demo/test GATE word;</li>
+ * <li>{@code close}: closes every pool at once: {@code {"ok":true,"clean",reports:[{"pool","outcome","failures","report"}]}},
+ *     then the session ends (exit 0 clean, 1 not).</li>
+ * </ul>
+ * A request that fails answers {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does.
+ */
+public final class PoolSession {
+    /** How long the heartbeat must stand still for {@code inside}: the child loop beats every iteration. */
+    static final long STILL_MILLIS = 250;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RunSpec spec;
+    private final PrintStream out;
+    private final PrintStream log;
+    private final Map<String, Pool> pools = new LinkedHashMap<>();
+
+    public PoolSession(RunSpec spec, PrintStream out, PrintStream log) {
+        this.spec = spec;
+        this.out = out;
+        this.log = log;
+    }
+
+    /** Runs the session over {@code in}; returns 0 when the final close was clean, 1 otherwise. */
+    public int run(BufferedReader in) throws IOException {
+        Path journal = Path.of(spec.journalDir()).toAbsolutePath().normalize();
+        ProtocolMode mode = spec.protocol().equals("legacy") ? ProtocolMode.LEGACY : ProtocolMode.STICKY;
+        Path childLog = childLog(journal);
+        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(PoolRunner.closeSettings(spec.close()))
+                .open()) {
+            try {
+                for (RunSpec.PoolEntry entry : spec.pools()) {
+                    Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.appendTo(childLog));
+                    for (RunSpec.Group g : entry.groups()) {
+                        b.group(g.name(), g.children(), PoolRunner.childSpec(g));
+                    }
+                    pools.put(entry.id(), b.start());
+                }
+            } catch (RuntimeException e) {
+                answer(JSON.createObjectNode().put("event", "startFailed").put("error", String.valueOf(e.getMessage())));
+                closeAll();
+                return 1;
+            }
+            answer(ready(journal));
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                ObjectNode reply;
+                JsonNode request = null;
+                try {
+                    request = JSON.readTree(line);
+                    if ("close".equals(request.path("op").asText())) {
+                        break;
+                    }
+                    reply = handle(request);
+                } catch (IOException | RuntimeException e) {
+                    reply = JSON.createObjectNode().put("ok", false).put("error", String.valueOf(e.getMessage()));
+                }
+                answer(reply);
+            }
+            ObjectNode closed = closeAll();
+            answer(closed);
+            return closed.path("clean").asBoolean() ? 0 : 1;
+        }
+    }
+
+    private ObjectNode ready(Path journal) {
+        ObjectNode ready = JSON.createObjectNode().put("event", "ready").put("journal", journal.toString())
+                .put("childLog", childLog(journal).toString());
+        ArrayNode list = ready.putArray("pools");
+        for (Pool p : pools.values()) {
+            ObjectNode pool = list.addObject().put("id", p.poolId());
+            ArrayNode children = pool.putArray("children");
+            for (PoolChild c : p.children()) {
+                children.addObject().put("group", c.group()).put("index", c.index()).put("pid", c.pid()).put("kind", c.kind());
+            }
+        }
+        return ready;
+    }
+
+    /** Where the children's stdout and stderr go: beside the journal, {@code <journal>-children.log}. */
+    static Path childLog(Path journal) {
+        return journal.resolveSibling(journal.getFileName() + "-children.log");
+    }
+
+    private ObjectNode handle(JsonNode r) {
+        String op = r.path("op").asText();
+        Pool pool = pools.get(r.path("pool").asText(pools.keySet().iterator().next()));
+        if (pool == null) {
+            throw new IllegalArgumentException("no such pool: pool=" + r.path("pool").asText() + " pools=" + pools.keySet());
+        }
+        String group = r.path("group").asText();
+        int index = r.path("index").asInt(0);
+        Duration timeout = Duration.ofMillis(r.path("timeoutMs").asLong(5_000));
+        ObjectNode reply = JSON.createObjectNode().put("ok", true);
+        switch (op) {
+            case "control", "task" -> {
+                int opcode = r.path("opcode").asInt();
+                long argument = r.path("argument").asLong();
+                CommandResult result = op.equals("control") ? pool.control(group, index, opcode, argument, timeout)
+                        : pool.runTask(group, index, opcode, argument, timeout);
+                reply.put("value", result.value()).put("errorCode", result.errorCode()).put("errorText", result.errorText());
+            }
+            case "send" -> reply.put("commandId", pool.sendControl(group, index, r.path("opcode").asInt(), r.path("argument").asLong()));
+            case "inside" -> awaitInside(pool.child(group, index).mailbox(), timeout);
+            case "gate" -> pool.child(group, index).mailbox().setGate(r.path("value").asLong(1));
+            default -> throw new IllegalArgumentException("unknown op '" + op + "' (control, task, send, inside, gate, close)");
+        }
+        return reply;
+    }
+
+    private static void awaitInside(MailboxHandle mailbox, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long beat = mailbox.heartbeat();
+        long stillSince = System.nanoTime();
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            long now = mailbox.heartbeat();
+            int state = mailbox.state();
+            boolean pending = state == MailboxState.CONTROL_REQUEST || state == MailboxState.TASK_READY;
+            if (now != beat || !pending) {
+                beat = now;
+                stillSince = System.nanoTime();
+            } else if (System.nanoTime() - stillSince >= STILL_MILLIS * 1_000_000) {
+                return;
+            }
+        }
+        throw new IllegalStateException("child never entered its handler within " + timeout.toMillis() + " ms: " + mailbox);
+    }
+
+    private ObjectNode closeAll() {
+        List<CompletableFuture<CloseReport>> closes = new ArrayList<>();
+        for (Pool p : pools.values()) {
+            closes.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.closeWithReport();
+                } catch (CloseFailedException e) {
+                    return e.report();
+                }
+            }));
+        }
+        ObjectNode reply = JSON.createObjectNode().put("ok", true);
+        ArrayNode reports = reply.putArray("reports");
+        boolean clean = true;
+        for (CompletableFuture<CloseReport> f : closes) {
+            CloseReport r = f.join();
+            clean &= r.isClean();
+            log.println("vigil session: " + PoolRunner.summary(r));
+            ObjectNode entry = reports.addObject().put("pool", r.poolId()).put("outcome", r.outcome().name())
+                    .put("summary", PoolRunner.summary(r)).put("failures", r.isClean() ? "" : r.describeFailures());
+            try {
+                entry.set("report", JSON.readTree(r.toJson()));
+            } catch (IOException e) {
+                entry.put("report", r.toJson());
+            }
+        }
+        pools.clear();
+        return reply.put("clean", clean);
+    }
+
+    private void answer(ObjectNode node) {
+        out.println(node.toString());
+        out.flush();
+    }
+}
