@@ -144,8 +144,8 @@ public final class JournalWriter implements AutoCloseable {
                     String why = "the appender wrote nothing for " + TimeUnit.NANOSECONDS.toMillis(publishTimeoutNanos)
                             + " ms (ring full)";
                     // Everything claimed so far may still be written; nothing from this event on.
-                    handler.failAt(ring.getCursor() + 1, event, why);
                     handler.notWritten.incrementAndGet();
+                    handler.failAt(ring.getCursor() + 1, event, why);
                     throw new JournalException("journal dir=" + dir + " ring full for "
                             + TimeUnit.NANOSECONDS.toMillis(publishTimeoutNanos) + " ms; event not written: " + event
                             + "; the journal is incomplete from here on");
@@ -297,8 +297,8 @@ public final class JournalWriter implements AutoCloseable {
                     write(event);
                 } catch (Throwable t) {
                     lastIndex = lastIndexInBatch;
-                    failAt(sequence, event, WriteFailure.describe(dir, t));
                     notWritten.incrementAndGet();
+                    failAt(sequence, event, WriteFailure.describe(dir, t));
                 }
             }
             // Volatile stores cost a fence each on x86: publish progress once per batch (a batch

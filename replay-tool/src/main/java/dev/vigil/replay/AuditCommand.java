@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.vigil.journal.JsonEvents;
 import dev.vigil.replay.internal.JournalScan;
-import dev.vigil.replay.internal.TimeOrderedSink;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -67,16 +66,11 @@ public final class AuditCommand implements Callable<Integer> {
             }
         }, 0);
         long events;
-        TimeOrderedSink inTimeOrder = new TimeOrderedSink((i, e) -> {
-            fold.accept(i, e);
-            return true;
-        });
         try (map) {
-            try {
-                events = JournalScan.readAll(dir, CloseReconstruction.KINDS, inTimeOrder);
-            } finally {
-                inTimeOrder.finish(); // the events before damage are judged, then the damage is reported
-            }
+            events = JournalScan.readAll(dir, CloseReconstruction.KINDS, (i, e) -> {
+                fold.accept(i, e);
+                return true;
+            });
             if (map != null) {
                 fold.finishFromMap(map);
             }

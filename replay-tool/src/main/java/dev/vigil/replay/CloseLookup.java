@@ -8,7 +8,6 @@ import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalException;
 import dev.vigil.replay.internal.JournalScan;
-import dev.vigil.replay.internal.TimeOrderedSink;
 import dev.vigil.replay.internal.PoolStartLocator;
 
 /**
@@ -60,16 +59,13 @@ public final class CloseLookup {
             }
         }, closeId);
         JournalException damage = null;
-        TimeOrderedSink inTimeOrder = new TimeOrderedSink((i, e) -> {
-            fold.accept(i, e);
-            return found[0] == null;
-        });
         try {
-            JournalScan.read(dir, from, CloseReconstruction.KINDS, inTimeOrder);
+            JournalScan.read(dir, from, CloseReconstruction.KINDS, (i, e) -> {
+                fold.accept(i, e);
+                return found[0] == null;
+            });
         } catch (JournalException e) {
             damage = e;
-        } finally {
-            inTimeOrder.finish();
         }
         try (MailboxMapFile map = mapFile == null ? null : MailboxMapFile.open(mapFile)) {
             if (found[0] == null) {
