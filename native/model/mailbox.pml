@@ -12,6 +12,116 @@
  * Property: every run ends with all three processes at their end, the child having exited after seeing
  * shutdown (assertions below). Sticky: holds for every interleaving. Legacy: counterexample.
  */
+/*
+ * With -DRING this file models the transition ring's flow control instead (docs/MAILBOX.md, "Flow control"):
+ *   spin -a -DRING mailbox.pml                                    -> errors: 0  (live drainer: no record lost)
+ *   spin -a -DRING -DDRAINER_STOPS mailbox.pml                    -> errors: 0  (every record journaled or counted lost, once)
+ *   spin -a -DRING -DDRAINER_STOPS -DEXPECT_NO_LOSS mailbox.pml   -> errors: 1  (a stopped drainer does make writers lap)
+ *   spin -a -DRING -DNO_FLOW_CONTROL mailbox.pml                  -> errors: 1  (without flow control a live drainer loses records)
+ * Two writers (the parent's control path and the child) record N transitions each into a ring of CAP slots:
+ * claim a ticket (fetch-and-add), wait while the ticket would lap the consumer position, write the slot as a
+ * seqlock (busy mark, body, ticket + 1). The bounded wait's expiry is Promela's `timeout` (nothing else in the
+ * system can move): a live drainer always can, so only a drainer that stopped makes a writer lap. The drainer
+ * reads tickets in order (marker, body, marker again), counts an overwritten slot as lost, publishes its position.
+ */
+#ifdef RING
+#define CAP   2
+#define N     3                 /* records per writer */
+#define W     2                 /* writers */
+#define TOTAL 6                 /* N * W */
+
+byte head = 0;                  /* RING_HEAD: next ticket */
+byte consumer = 0;              /* RING_CONSUMER_POSITION, written by the drainer only */
+#ifdef NO_FLOW_CONTROL
+bool flow = false;              /* RING_FLOW_CONTROL */
+#else
+bool flow = true;
+#endif
+byte marker[CAP];               /* slot ticket field: ticket + 1, 0 while being written */
+byte body[CAP];                 /* slot body: which record (writer * N + i) */
+bool journaled[TOTAL];
+byte lost = 0;                  /* the drainer's count of records it could not read (overwritten) */
+byte finished = 0;              /* writers done */
+
+proctype Writer(byte id)
+{
+    byte i = 0;
+    byte t;
+    do
+    :: i < N ->
+        atomic { t = head; head++ };                     /* fetch-and-add */
+        do                                               /* flow control: wait, bounded */
+        :: !flow || t - consumer < CAP -> break
+        :: timeout -> break                              /* the wait expired: the drainer is not draining; lap */
+        od;
+        marker[t % CAP] = 0;                             /* busy */
+        body[t % CAP] = id * N + i;
+        marker[t % CAP] = t + 1;                         /* publish (release) */
+        i++
+    :: else -> break
+    od;
+    finished++
+}
+
+active proctype Drainer()
+{
+    byte next = 0;
+    byte m;
+    byte b;
+    byte k;
+#ifdef DRAINER_STOPS
+    bool stopped = false;
+#endif
+    do
+    :: next < head ->
+        m = marker[next % CAP];
+        if
+        :: m == next + 1 ->
+            b = body[next % CAP];
+            if
+            :: marker[next % CAP] == next + 1 -> journaled[b] = true   /* the re-check held: a whole record */
+            :: else -> lost++                                          /* overwritten while read */
+            fi;
+            next++;
+            consumer = next
+        :: m > next + 1 ->
+            lost++;                                                    /* overwritten before read: lapped */
+            next++;
+            consumer = next
+        :: else ->
+            if
+            :: marker[next % CAP] != m -> skip                         /* claimed, not yet published: wait */
+            :: finished == W && marker[next % CAP] == m ->           /* the final drain: never published, or a */
+                lost++;                                                /* stale writer overwrote it (RingDrainer: */
+                next++;                                                /* stall / drainFinal) */
+                consumer = next
+            fi
+        fi
+#ifdef DRAINER_STOPS
+    :: !stopped ->
+        stopped = true;
+        (finished == W)                                                /* stopped (SIGSTOP) until every writer gave up or finished */
+#endif
+    :: finished == W && next == head -> break
+    od;
+    k = 0;
+    b = 0;
+    do
+    :: k < TOTAL -> if :: journaled[k] -> b++ :: else -> skip fi; k++
+    :: else -> break
+    od;
+    assert(b + lost == TOTAL);                                         /* every record journaled or counted lost: exact */
+#if !defined(DRAINER_STOPS) || defined(EXPECT_NO_LOSS)
+    assert(lost == 0)                                                  /* a live drainer loses nothing */
+#endif
+}
+
+init
+{
+    atomic { run Writer(0); run Writer(1) }
+}
+
+#else
 #define IDLE            0
 #define CONTROL_REQUEST 4
 #define CONTROL_DONE    5
@@ -107,3 +217,4 @@ active proctype Child()
     od;
     assert(published && ackWritten)
 }
+#endif

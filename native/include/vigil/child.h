@@ -32,6 +32,7 @@ struct vigil_child {
     uint64_t idle_spin_nanos;
     int honours_shutdown;    /* 0 only for tests: never look at the shutdown request */
     char error_text[VIGIL_ERROR_TEXT_LENGTH + 1]; /* a handler may fill it before returning an error code */
+    uint32_t ring_capacity;  /* from the mailbox's identity line, checked at attach (layout version 2) */
 };
 
 struct vigil_child_handler {

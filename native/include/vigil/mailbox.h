@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define VIGIL_MAGIC                 0x31424D4C49474956ULL /* "VIGILMB1" little-endian */
-#define VIGIL_LAYOUT_VERSION        1
+#define VIGIL_LAYOUT_VERSION        2
 #define VIGIL_CACHE_LINE_LENGTH     64
 #define VIGIL_MAILBOX_ALIGNMENT     64
 
@@ -24,6 +24,7 @@
 #define VIGIL_SPAWN_EPOCH_OFFSET    24
 #define VIGIL_PARENT_PID_OFFSET     32
 #define VIGIL_CHILD_PID_OFFSET      36
+#define VIGIL_RING_WAIT_NANOS_OFFSET 40
 #define VIGIL_STATE_WORD_OFFSET     64
 #define VIGIL_SHUTDOWN_WORD_OFFSET  128
 #define VIGIL_SHUTDOWN_ACK_OFFSET   192
@@ -39,14 +40,20 @@
 #define VIGIL_ERROR_TEXT_OFFSET     344
 #define VIGIL_ERROR_TEXT_LENGTH     104
 #define VIGIL_RING_HEAD_OFFSET      448
-#define VIGIL_RING_OFFSET           512
-#define VIGIL_RING_CAPACITY         64
+#define VIGIL_RING_CONSUMER_POSITION_OFFSET 512
+#define VIGIL_RING_FLOW_CONTROL_OFFSET      520
+#define VIGIL_DOORBELL_LINE_OFFSET  576
+#define VIGIL_RING_OFFSET           640
+#define VIGIL_DEFAULT_RING_CAPACITY 256 /* the ring's real capacity is the identity line's ring_capacity */
+#define VIGIL_MIN_RING_CAPACITY     8
+#define VIGIL_MAX_RING_CAPACITY     65536
+#define VIGIL_DEFAULT_RING_WAIT_NANOS 1000000000LL
 #define VIGIL_RING_RECORD_LENGTH    32
 #define VIGIL_RECORD_TICKET_OFFSET  0
 #define VIGIL_RECORD_SEQ_OFFSET     8
 #define VIGIL_RECORD_TIME_OFFSET    16
 #define VIGIL_RECORD_ORIGIN_OFFSET  24
-#define VIGIL_MAILBOX_LENGTH        2560
+#define VIGIL_DEFAULT_MAILBOX_LENGTH (VIGIL_RING_OFFSET + VIGIL_DEFAULT_RING_CAPACITY * VIGIL_RING_RECORD_LENGTH)
 
 /* state word: bits 0-7 state | bits 8-15 writer role | bits 16-63 sequence */
 #define VIGIL_STATE_BITS    8
@@ -87,7 +94,8 @@ struct vigil_mailbox {
     uint64_t spawn_epoch;
     uint32_t parent_pid;
     uint32_t child_pid;
-    uint8_t reserved0[24];
+    uint64_t ring_wait_nanos; /* how long a writer waits for the drainer before it laps (flow control) */
+    uint8_t reserved0[16];
     /* line 1 */
     uint64_t state_word;
     uint8_t pad1[56];
@@ -111,10 +119,16 @@ struct vigil_mailbox {
     uint32_t error_code;
     uint32_t error_length;
     char error_text[VIGIL_ERROR_TEXT_LENGTH];
-    /* line 7 */
+    /* line 7: every transition writer (fetch-and-add) */
     uint64_t ring_head;
     uint8_t pad7[56];
-    struct vigil_ring_record ring[VIGIL_RING_CAPACITY];
+    /* line 8: the parent's drainer only (release stores) */
+    uint64_t ring_consumer_position; /* next ticket not yet drained */
+    uint64_t ring_flow_control;      /* 1: do not lap the consumer position (wait, bounded) */
+    uint8_t pad8[48];
+    /* line 9: reserved for the doorbell (issue 15) */
+    uint8_t doorbell_line[64];
+    struct vigil_ring_record ring[]; /* ring_capacity records, a power of two */
 };
 
 #define VIGIL_CHECK_OFFSET(field, offset) \
@@ -127,6 +141,7 @@ VIGIL_CHECK_OFFSET(ring_capacity, VIGIL_RING_CAPACITY_OFFSET);
 VIGIL_CHECK_OFFSET(spawn_epoch, VIGIL_SPAWN_EPOCH_OFFSET);
 VIGIL_CHECK_OFFSET(parent_pid, VIGIL_PARENT_PID_OFFSET);
 VIGIL_CHECK_OFFSET(child_pid, VIGIL_CHILD_PID_OFFSET);
+VIGIL_CHECK_OFFSET(ring_wait_nanos, VIGIL_RING_WAIT_NANOS_OFFSET);
 VIGIL_CHECK_OFFSET(state_word, VIGIL_STATE_WORD_OFFSET);
 VIGIL_CHECK_OFFSET(shutdown_word, VIGIL_SHUTDOWN_WORD_OFFSET);
 VIGIL_CHECK_OFFSET(shutdown_ack, VIGIL_SHUTDOWN_ACK_OFFSET);
@@ -141,14 +156,28 @@ VIGIL_CHECK_OFFSET(error_code, VIGIL_ERROR_CODE_OFFSET);
 VIGIL_CHECK_OFFSET(error_length, VIGIL_ERROR_LENGTH_OFFSET);
 VIGIL_CHECK_OFFSET(error_text, VIGIL_ERROR_TEXT_OFFSET);
 VIGIL_CHECK_OFFSET(ring_head, VIGIL_RING_HEAD_OFFSET);
+VIGIL_CHECK_OFFSET(ring_consumer_position, VIGIL_RING_CONSUMER_POSITION_OFFSET);
+VIGIL_CHECK_OFFSET(ring_flow_control, VIGIL_RING_FLOW_CONTROL_OFFSET);
+VIGIL_CHECK_OFFSET(doorbell_line, VIGIL_DOORBELL_LINE_OFFSET);
 VIGIL_CHECK_OFFSET(ring, VIGIL_RING_OFFSET);
 _Static_assert(offsetof(struct vigil_ring_record, ticket) == VIGIL_RECORD_TICKET_OFFSET, "record ticket");
 _Static_assert(offsetof(struct vigil_ring_record, seq) == VIGIL_RECORD_SEQ_OFFSET, "record seq");
 _Static_assert(offsetof(struct vigil_ring_record, time_nanos) == VIGIL_RECORD_TIME_OFFSET, "record time");
 _Static_assert(offsetof(struct vigil_ring_record, origin) == VIGIL_RECORD_ORIGIN_OFFSET, "record origin");
 _Static_assert(sizeof(struct vigil_ring_record) == VIGIL_RING_RECORD_LENGTH, "record length");
-_Static_assert(sizeof(struct vigil_mailbox) == VIGIL_MAILBOX_LENGTH, "mailbox length");
-_Static_assert(VIGIL_MAILBOX_LENGTH == VIGIL_RING_OFFSET + VIGIL_RING_CAPACITY * VIGIL_RING_RECORD_LENGTH, "ring ends the mailbox");
+_Static_assert(sizeof(struct vigil_mailbox) == VIGIL_RING_OFFSET, "the ring ends the mailbox");
+
+/* the length of a mailbox whose ring holds ring_capacity records */
+static inline size_t vigil_mailbox_length(uint32_t ring_capacity)
+{
+    return (size_t) VIGIL_RING_OFFSET + (size_t) ring_capacity * VIGIL_RING_RECORD_LENGTH;
+}
+
+static inline int vigil_ring_capacity_valid(uint32_t ring_capacity)
+{
+    return ring_capacity >= VIGIL_MIN_RING_CAPACITY && ring_capacity <= VIGIL_MAX_RING_CAPACITY
+           && (ring_capacity & (ring_capacity - 1)) == 0;
+}
 
 static inline uint64_t vigil_state_word(int state, int writer, uint64_t seq)
 {

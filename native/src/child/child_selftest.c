@@ -47,8 +47,8 @@ int main(void)
     formatted.magic = VIGIL_MAGIC;
     formatted.layout_version = VIGIL_LAYOUT_VERSION;
     formatted.protocol_mode = VIGIL_PROTOCOL_STICKY;
-    formatted.mailbox_length = VIGIL_MAILBOX_LENGTH;
-    formatted.ring_capacity = VIGIL_RING_CAPACITY;
+    formatted.mailbox_length = (uint32_t) vigil_mailbox_length(VIGIL_DEFAULT_RING_CAPACITY);
+    formatted.ring_capacity = VIGIL_DEFAULT_RING_CAPACITY;
     formatted.state_word = vigil_state_word(VIGIL_CONTROL_REQUEST, VIGIL_WRITER_PARENT, 1); /* a command before init */
     formatted.command_id = 9;
     formatted.opcode = 2;

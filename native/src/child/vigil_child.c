@@ -55,11 +55,12 @@ int vigil_child_attach(struct vigil_child *child, const char *file, uint64_t off
     }
     long page = sysconf(_SC_PAGESIZE);
     uint64_t start = offset & ~((uint64_t) page - 1);
-    size_t length = (size_t) (offset - start) + VIGIL_MAILBOX_LENGTH;
+    /* first the fixed part (identity line .. doorbell line), then, once the ring capacity is known, all of it */
+    size_t length = (size_t) (offset - start) + VIGIL_RING_OFFSET;
     void *mapping = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t) start);
     int saved = errno;
-    close(fd);
     if (mapping == MAP_FAILED) {
+        close(fd);
         return fail(err, err_length, "cannot map mailbox: file=%s offset=%llu error=%s", file, (unsigned long long) offset, strerror(saved));
     }
     struct vigil_mailbox *mailbox = (struct vigil_mailbox *) ((char *) mapping + (offset - start));
@@ -68,15 +69,36 @@ int vigil_child_attach(struct vigil_child *child, const char *file, uint64_t off
     child->mapping_length = length;
     uint64_t magic = __atomic_load_n(&mailbox->magic, __ATOMIC_ACQUIRE);
     if (magic != VIGIL_MAGIC) {
+        close(fd);
         vigil_child_detach(child);
         return fail(err, err_length, "not a vigil mailbox: magic=0x%llx expected=0x%llx", (unsigned long long) magic, (unsigned long long) VIGIL_MAGIC);
     }
-    if (mailbox->layout_version != VIGIL_LAYOUT_VERSION || mailbox->mailbox_length != VIGIL_MAILBOX_LENGTH
-        || mailbox->ring_capacity != VIGIL_RING_CAPACITY) {
+    uint32_t capacity = mailbox->ring_capacity;
+    if (mailbox->layout_version != VIGIL_LAYOUT_VERSION || !vigil_ring_capacity_valid(capacity)
+        || mailbox->mailbox_length != vigil_mailbox_length(capacity)) {
         int version = (int) mailbox->layout_version;
+        unsigned length_found = mailbox->mailbox_length;
+        close(fd);
         vigil_child_detach(child);
-        return fail(err, err_length, "layout mismatch: layoutVersion=%d expected=%d", version, VIGIL_LAYOUT_VERSION);
+        return fail(err, err_length, "layout mismatch: layoutVersion=%d expected=%d mailboxLength=%u ringCapacity=%u", version,
+                    VIGIL_LAYOUT_VERSION, length_found, (unsigned) capacity);
     }
+    munmap(mapping, length);
+    length = (size_t) (offset - start) + vigil_mailbox_length(capacity);
+    mapping = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t) start);
+    saved = errno;
+    close(fd);
+    child->mailbox = NULL;
+    child->mapping = NULL;
+    if (mapping == MAP_FAILED) {
+        return fail(err, err_length, "cannot map mailbox: file=%s offset=%llu length=%zu error=%s", file, (unsigned long long) offset, length,
+                    strerror(saved));
+    }
+    mailbox = (struct vigil_mailbox *) ((char *) mapping + (offset - start));
+    child->mailbox = mailbox;
+    child->mapping = mapping;
+    child->mapping_length = length;
+    child->ring_capacity = capacity;
     if ((int) mailbox->protocol_mode != mode) {
         int found = (int) mailbox->protocol_mode;
         vigil_child_detach(child);
@@ -114,7 +136,16 @@ int vigil_child_attach_env(struct vigil_child *child, char *err, size_t err_leng
         memset(child, 0, sizeof(*child));
         return fail(err, err_length, "unknown protocol mode: VIGIL_PROTOCOL=%s", protocol);
     }
-    return vigil_child_attach(child, file, strtoull(offset, NULL, 10), mode, (int32_t) atoi(parent), err, err_length);
+    if (vigil_child_attach(child, file, strtoull(offset, NULL, 10), mode, (int32_t) atoi(parent), err, err_length) != 0) {
+        return -1;
+    }
+    const char *length = getenv("VIGIL_MAILBOX_LENGTH");
+    if (length != NULL && *length != '\0' && strtoull(length, NULL, 10) != child->mailbox->mailbox_length) {
+        unsigned found = child->mailbox->mailbox_length;
+        vigil_child_detach(child);
+        return fail(err, err_length, "mailbox length mismatch: VIGIL_MAILBOX_LENGTH=%s mailbox=%u", length, found);
+    }
+    return 0;
 }
 
 void vigil_child_detach(struct vigil_child *child)
@@ -137,64 +168,6 @@ uint64_t vigil_child_gate(const struct vigil_child *child)
 {
     return __atomic_load_n(&child->mailbox->gate, __ATOMIC_ACQUIRE);
 }
-
-static void record_transition(struct vigil_mailbox *mailbox, uint64_t seq, uint64_t time, int from, int to, int writer, int32_t pid)
-{
-    uint64_t ticket = __atomic_fetch_add(&mailbox->ring_head, 1, __ATOMIC_SEQ_CST);
-    struct vigil_ring_record *record = &mailbox->ring[ticket % VIGIL_RING_CAPACITY];
-    __atomic_store_n(&record->ticket, 0, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE); /* the busy mark is visible before any body byte changes */
-    __atomic_store_n(&record->seq, seq, __ATOMIC_RELAXED);
-    __atomic_store_n(&record->time_nanos, time, __ATOMIC_RELAXED);
-    __atomic_store_n(&record->origin, (uint64_t) (from & 0xFF) | (uint64_t) (to & 0xFF) << 8 | (uint64_t) (writer & 0xFF) << 16
-                                          | (uint64_t) (uint32_t) pid << 32, __ATOMIC_RELAXED);
-    __atomic_store_n(&record->ticket, ticket + 1, __ATOMIC_RELEASE);
-}
-
-/* sticky: CAS from exactly read_word; legacy: plain release store computed from read_word. Returns 0 on success. */
-static int transition(struct vigil_child *child, uint64_t read_word, int to_state)
-{
-    struct vigil_mailbox *mailbox = child->mailbox;
-    uint64_t next = vigil_state_word(to_state, VIGIL_WRITER_CHILD, vigil_word_seq(read_word) + 1);
-    if (child->mode == VIGIL_PROTOCOL_STICKY) {
-        uint64_t expected = read_word;
-        if (!__atomic_compare_exchange_n(&mailbox->state_word, &expected, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-            return -1;
-        }
-    } else {
-        __atomic_store_n(&mailbox->state_word, next, __ATOMIC_RELEASE);
-    }
-    record_transition(mailbox, vigil_word_seq(next), vigil_now_nanos(), vigil_word_state(read_word), to_state, VIGIL_WRITER_CHILD, child->pid);
-    return 0;
-}
-
-static int shutdown_visible(struct vigil_child *child)
-{
-    if (child->mode == VIGIL_PROTOCOL_STICKY) {
-        return __atomic_load_n(&child->mailbox->shutdown_word, __ATOMIC_ACQUIRE) != 0;
-    }
-    return vigil_word_state(__atomic_load_n(&child->mailbox->state_word, __ATOMIC_ACQUIRE)) == VIGIL_SHUTDOWN;
-}
-
-int vigil_child_shutdown_requested(struct vigil_child *child)
-{
-    vigil_child_beat(child);
-    return child->honours_shutdown && shutdown_visible(child);
-}
-
-static void write_result(struct vigil_child *child, uint64_t command_id, int64_t value, int error_code)
-{
-    struct vigil_mailbox *mailbox = child->mailbox;
-    mailbox->result_id = command_id;
-    mailbox->result_value = (uint64_t) value;
-    mailbox->error_code = (uint32_t) error_code;
-    size_t length = error_code == 0 ? 0 : strnlen(child->error_text, VIGIL_ERROR_TEXT_LENGTH);
-    memcpy(mailbox->error_text, child->error_text, length);
-    mailbox->error_length = (uint32_t) length;
-    child->error_text[0] = '\0';
-}
-
-/* ------------------------------------------------------------------ serve loop */
 
 static inline void cpu_relax(void)
 {
@@ -234,6 +207,92 @@ static void idle_step(struct idle_backoff *idle)
         idle->park_nanos = idle->park_nanos * 2 > IDLE_MAX_PARK_NANOS ? IDLE_MAX_PARK_NANOS : idle->park_nanos * 2;
     }
 }
+
+static int ring_full(const struct vigil_mailbox *mailbox, uint64_t ticket, uint32_t capacity)
+{
+    return __atomic_load_n(&mailbox->ring_flow_control, __ATOMIC_ACQUIRE) != 0
+           && ticket - __atomic_load_n(&mailbox->ring_consumer_position, __ATOMIC_ACQUIRE) >= capacity;
+}
+
+/* Flow control (docs/MAILBOX.md): wait, beating, until the parent has drained the record in this ticket's slot, for at
+ * most ring_wait_nanos (spin, yield, then sleep); the condition is checked before the clock. Then lap: the drainer
+ * journals the overwritten record's seq as lost. Same as MappedMailbox.awaitRingSpace. */
+static void await_ring_space(struct vigil_child *child, uint64_t ticket)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    uint64_t bound = mailbox->ring_wait_nanos;
+    uint64_t start = vigil_now_nanos();
+    struct idle_backoff backoff = {DEFAULT_IDLE_SPIN_NANOS, 0, 1000};
+    while (ring_full(mailbox, ticket, child->ring_capacity)) {
+        if (vigil_now_nanos() - start >= bound) {
+            return;
+        }
+        vigil_child_beat(child);
+        idle_step(&backoff);
+    }
+}
+
+static void record_transition(struct vigil_child *child, uint64_t seq, uint64_t time, int from, int to, int writer, int32_t pid)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    uint64_t ticket = __atomic_fetch_add(&mailbox->ring_head, 1, __ATOMIC_SEQ_CST);
+    if (ring_full(mailbox, ticket, child->ring_capacity)) {
+        await_ring_space(child, ticket);
+    }
+    struct vigil_ring_record *record = &mailbox->ring[ticket & (child->ring_capacity - 1)];
+    __atomic_store_n(&record->ticket, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* the busy mark is visible before any body byte changes */
+    __atomic_store_n(&record->seq, seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&record->time_nanos, time, __ATOMIC_RELAXED);
+    __atomic_store_n(&record->origin, (uint64_t) (from & 0xFF) | (uint64_t) (to & 0xFF) << 8 | (uint64_t) (writer & 0xFF) << 16
+                                          | (uint64_t) (uint32_t) pid << 32, __ATOMIC_RELAXED);
+    __atomic_store_n(&record->ticket, ticket + 1, __ATOMIC_RELEASE);
+}
+
+/* sticky: CAS from exactly read_word; legacy: plain release store computed from read_word. Returns 0 on success. */
+static int transition(struct vigil_child *child, uint64_t read_word, int to_state)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    uint64_t next = vigil_state_word(to_state, VIGIL_WRITER_CHILD, vigil_word_seq(read_word) + 1);
+    if (child->mode == VIGIL_PROTOCOL_STICKY) {
+        uint64_t expected = read_word;
+        if (!__atomic_compare_exchange_n(&mailbox->state_word, &expected, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            return -1;
+        }
+    } else {
+        __atomic_store_n(&mailbox->state_word, next, __ATOMIC_RELEASE);
+    }
+    record_transition(child, vigil_word_seq(next), vigil_now_nanos(), vigil_word_state(read_word), to_state, VIGIL_WRITER_CHILD, child->pid);
+    return 0;
+}
+
+static int shutdown_visible(struct vigil_child *child)
+{
+    if (child->mode == VIGIL_PROTOCOL_STICKY) {
+        return __atomic_load_n(&child->mailbox->shutdown_word, __ATOMIC_ACQUIRE) != 0;
+    }
+    return vigil_word_state(__atomic_load_n(&child->mailbox->state_word, __ATOMIC_ACQUIRE)) == VIGIL_SHUTDOWN;
+}
+
+int vigil_child_shutdown_requested(struct vigil_child *child)
+{
+    vigil_child_beat(child);
+    return child->honours_shutdown && shutdown_visible(child);
+}
+
+static void write_result(struct vigil_child *child, uint64_t command_id, int64_t value, int error_code)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    mailbox->result_id = command_id;
+    mailbox->result_value = (uint64_t) value;
+    mailbox->error_code = (uint32_t) error_code;
+    size_t length = error_code == 0 ? 0 : strnlen(child->error_text, VIGIL_ERROR_TEXT_LENGTH);
+    memcpy(mailbox->error_text, child->error_text, length);
+    mailbox->error_length = (uint32_t) length;
+    child->error_text[0] = '\0';
+}
+
+/* ------------------------------------------------------------------ serve loop */
 
 static void serve(struct vigil_child *child, const struct vigil_child_handler *handler, uint64_t request_word, int control)
 {

@@ -34,6 +34,9 @@ final class LitmusMailbox {
      * four times that, so a slice is never reused while a state on it still runs.
      */
     static final int POOL_SLICES = 4 * LitmusSuite.STATES_PER_EPOCH;
+    /** The smallest ring keeps the pool small; the ring's capacity does not change any ordering tested here. */
+    static final int RING = MIN_RING_CAPACITY;
+    static final int MAILBOX_LENGTH = mailboxLength(RING);
     private static final ByteBuffer POOL = ByteBuffer.allocateDirect(POOL_SLICES * MAILBOX_LENGTH).order(ByteOrder.nativeOrder());
     private static final AtomicInteger NEXT = new AtomicInteger();
 
@@ -47,7 +50,7 @@ final class LitmusMailbox {
             LONGS.set(buffer, offset, 0L);
         }
         VarHandle.fullFence(); // zeroed before the state is handed to the actors (jcstress publishes it too)
-        mailbox = MappedMailbox.over(buffer, 0);
+        mailbox = MappedMailbox.over(buffer, 0, RING);
     }
 
     /** A mailbox whose state word already holds a control request (command area filled). */

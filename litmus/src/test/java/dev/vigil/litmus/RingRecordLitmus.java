@@ -22,7 +22,7 @@ import org.openjdk.jcstress.infra.results.I_Result;
  */
 public final class RingRecordLitmus {
     static final long OLD_TICKET = 0;
-    static final long NEW_TICKET = RING_CAPACITY;
+    static final long NEW_TICKET = LitmusMailbox.RING;
 
     private RingRecordLitmus() {
     }
@@ -69,7 +69,7 @@ public final class RingRecordLitmus {
     @State
     public static class SeqlockPublicationPlain {
         final LitmusMailbox words = withOldRecord();
-        final int slot = ringSlotOffset(NEW_TICKET);
+        final int slot = ringSlotOffset(NEW_TICKET, LitmusMailbox.RING);
 
         @Actor
         public void writer() {

@@ -36,6 +36,10 @@ public final class ChildMain {
             handoff = MailboxHandoff.fromEnv(env);
             mailbox = MappedMailbox.map(handoff.mapFile(), handoff.offset());
             mailbox.checkHeader();
+            if (handoff.mailboxLength() != 0 && handoff.mailboxLength() != mailbox.mailboxLength()) {
+                throw new MailboxException("mailbox length mismatch: " + MailboxHandoff.LENGTH + "=" + handoff.mailboxLength()
+                        + " mailbox=" + mailbox.mailboxLength());
+            }
             if (mailbox.protocolMode() != handoff.mode()) {
                 throw new MailboxException("protocol mismatch: " + MailboxHandoff.PROTOCOL + "=" + handoff.mode() + " mailbox=" + mailbox.protocolMode());
             }

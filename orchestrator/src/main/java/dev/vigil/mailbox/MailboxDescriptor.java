@@ -22,7 +22,9 @@ package dev.vigil.mailbox;
  *  +---------------------------------------------------------------+
  *  |  PARENT_PID  @32               |  CHILD_PID  @36              |
  *  +---------------------------------------------------------------+
- *  |                     reserved  @40 .. 63                       |
+ *  |                     RING_WAIT_NANOS  @40                      |
+ *  +---------------------------------------------------------------+
+ *  |                     reserved  @48 .. 63                       |
  *  +===============================================================+
  *  |                     STATE_WORD  @64                           | line 1: CAS by parent, child
  *  +===============================================================+ (closer too, legacy only)
@@ -43,8 +45,13 @@ package dev.vigil.mailbox;
  *  +===============================================================+
  *  |                     RING_HEAD  @448                           | line 7: fetch-and-add by
  *  +===============================================================+ every transition writer
- *  |  RING  @512: RING_CAPACITY records of RING_RECORD_LENGTH (32)  |
- *  +---------------------------------------------------------------+
+ *  |                     RING_CONSUMER_POSITION  @512              | line 8: the parent's drainer
+ *  |                     RING_FLOW_CONTROL  @520                   | only (release stores)
+ *  +===============================================================+
+ *  |                     reserved @576 .. 639 (doorbell, issue 15) | line 9
+ *  +===============================================================+
+ *  |  RING  @640: RING_CAPACITY records of RING_RECORD_LENGTH (32)  | capacity: a power of two
+ *  +---------------------------------------------------------------+ in the identity line
  *
  *  state word (64 bit):  bits 0-7 state | bits 8-15 writer role | bits 16-63 sequence
  *
@@ -60,7 +67,7 @@ package dev.vigil.mailbox;
 public final class MailboxDescriptor {
     /** "VIGILMB1" read as a little-endian long: the first word of every mailbox. */
     public static final long MAGIC = 0x31424D4C49474956L;
-    public static final int LAYOUT_VERSION = 1;
+    public static final int LAYOUT_VERSION = 2;
 
     public static final int CACHE_LINE_LENGTH = 64;
     /** Every mailbox starts at a file offset that is a multiple of this. */
@@ -74,6 +81,11 @@ public final class MailboxDescriptor {
     public static final int SPAWN_EPOCH_OFFSET = RING_CAPACITY_OFFSET + Integer.BYTES;
     public static final int PARENT_PID_OFFSET = SPAWN_EPOCH_OFFSET + Long.BYTES;
     public static final int CHILD_PID_OFFSET = PARENT_PID_OFFSET + Integer.BYTES;
+    /**
+     * How long a transition writer waits for the parent's drainer before it laps an undrained record (spin,
+     * yield, then park; docs/MAILBOX.md "Flow control"). Written by the parent at allocation.
+     */
+    public static final int RING_WAIT_NANOS_OFFSET = CHILD_PID_OFFSET + Integer.BYTES;
 
     public static final int STATE_WORD_OFFSET = CACHE_LINE_LENGTH;
     public static final int SHUTDOWN_WORD_OFFSET = STATE_WORD_OFFSET + CACHE_LINE_LENGTH;
@@ -94,8 +106,19 @@ public final class MailboxDescriptor {
     public static final int RING_HEAD_OFFSET = RESULT_ID_OFFSET + 2 * CACHE_LINE_LENGTH;
     public static final int ERROR_TEXT_LENGTH = RING_HEAD_OFFSET - ERROR_TEXT_OFFSET;
 
-    public static final int RING_OFFSET = RING_HEAD_OFFSET + CACHE_LINE_LENGTH;
-    public static final int RING_CAPACITY = 64;
+    /** The next ticket the parent has not yet drained: every lower ticket is in the journal (or counted lost). Parent only. */
+    public static final int RING_CONSUMER_POSITION_OFFSET = RING_HEAD_OFFSET + CACHE_LINE_LENGTH;
+    /** 1 while a live drainer publishes its position and writers must not lap it; 0: writers never wait. Parent only. */
+    public static final int RING_FLOW_CONTROL_OFFSET = RING_CONSUMER_POSITION_OFFSET + Long.BYTES;
+    /** Line 9, reserved for the doorbell (issue 15). */
+    public static final int DOORBELL_LINE_OFFSET = RING_CONSUMER_POSITION_OFFSET + CACHE_LINE_LENGTH;
+    public static final int RING_OFFSET = DOORBELL_LINE_OFFSET + CACHE_LINE_LENGTH;
+    /** Ring capacity unless the orchestrator is told otherwise; always a power of two in [MIN, MAX]. */
+    public static final int DEFAULT_RING_CAPACITY = 256;
+    public static final int MIN_RING_CAPACITY = 8;
+    public static final int MAX_RING_CAPACITY = 65536;
+    /** Default of {@link #RING_WAIT_NANOS_OFFSET}: a live drainer frees space within a millisecond; one second means it is not live. */
+    public static final long DEFAULT_RING_WAIT_NANOS = 1_000_000_000L;
     public static final int RING_RECORD_LENGTH = 32;
     public static final int RECORD_TICKET_OFFSET = 0;
     public static final int RECORD_SEQ_OFFSET = 8;
@@ -103,7 +126,8 @@ public final class MailboxDescriptor {
     /** from (byte 0), to (byte 1), writer role (byte 2), pad, writer pid (bytes 4-7): one 64-bit word. */
     public static final int RECORD_ORIGIN_OFFSET = 24;
 
-    public static final int MAILBOX_LENGTH = RING_OFFSET + RING_CAPACITY * RING_RECORD_LENGTH;
+    /** The length of a mailbox with the default ring; see {@link #mailboxLength(int)}. */
+    public static final int DEFAULT_MAILBOX_LENGTH = RING_OFFSET + DEFAULT_RING_CAPACITY * RING_RECORD_LENGTH;
 
     public static final int STATE_BITS = 8;
     public static final int WRITER_SHIFT = 8;
@@ -135,8 +159,26 @@ public final class MailboxDescriptor {
         return MailboxState.name(state(stateWord)) + "/" + WriterRole.nameOf(writerCode(stateWord)) + "#" + seq(stateWord);
     }
 
-    public static int ringSlotOffset(long ticket) {
-        return RING_OFFSET + (int) Long.remainderUnsigned(ticket, RING_CAPACITY) * RING_RECORD_LENGTH;
+    /** The length of a mailbox whose ring holds {@code ringCapacity} records (the ring ends the mailbox). */
+    public static int mailboxLength(int ringCapacity) {
+        checkRingCapacity(ringCapacity);
+        return RING_OFFSET + ringCapacity * RING_RECORD_LENGTH;
+    }
+
+    public static void checkRingCapacity(int ringCapacity) {
+        if (!validRingCapacity(ringCapacity)) {
+            throw new MailboxException("ring capacity must be a power of two in [" + MIN_RING_CAPACITY + ", " + MAX_RING_CAPACITY
+                    + "]: ringCapacity=" + ringCapacity);
+        }
+    }
+
+    private static boolean validRingCapacity(int ringCapacity) {
+        return ringCapacity >= MIN_RING_CAPACITY && ringCapacity <= MAX_RING_CAPACITY && Integer.bitCount(ringCapacity) == 1;
+    }
+
+    /** Offset of the ring slot of {@code ticket} in a ring of {@code ringCapacity} (a power of two) records. */
+    public static int ringSlotOffset(long ticket, int ringCapacity) {
+        return RING_OFFSET + (int) (ticket & (ringCapacity - 1)) * RING_RECORD_LENGTH;
     }
 
     public static void checkMailboxOffset(long fileOffset) {
@@ -153,9 +195,10 @@ public final class MailboxDescriptor {
         if (layoutVersion != LAYOUT_VERSION) {
             throw new MailboxException("layout version mismatch: layoutVersion=" + layoutVersion + " expected=" + LAYOUT_VERSION);
         }
-        if (mailboxLength != MAILBOX_LENGTH || ringCapacity != RING_CAPACITY) {
+        if (!validRingCapacity(ringCapacity) || mailboxLength != RING_OFFSET + ringCapacity * RING_RECORD_LENGTH) {
             throw new MailboxException("mailbox geometry mismatch: mailboxLength=" + mailboxLength + " ringCapacity=" + ringCapacity
-                    + " expectedLength=" + MAILBOX_LENGTH + " expectedRingCapacity=" + RING_CAPACITY);
+                    + " expectedLength=RING_OFFSET(" + RING_OFFSET + ")+ringCapacity*" + RING_RECORD_LENGTH + " with ringCapacity a power of two in ["
+                    + MIN_RING_CAPACITY + ", " + MAX_RING_CAPACITY + "]");
         }
     }
 

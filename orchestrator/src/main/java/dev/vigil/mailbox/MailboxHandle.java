@@ -38,6 +38,7 @@ public final class MailboxHandle {
 
     private volatile Consumer<? super JournalEvent> journal = event -> { };
     private volatile LongSupplier closeId = () -> 0L;
+    private volatile Runnable commandCompletedListener;
 
     // guarded by commandLock
     private long nextCommandId;
@@ -73,6 +74,11 @@ public final class MailboxHandle {
         return this;
     }
 
+    /** {@code listener} runs on the command path after every completion it observes (the ring drainer's hook); null removes it. */
+    public void onCommandCompleted(Runnable listener) {
+        this.commandCompletedListener = listener;
+    }
+
     public MailboxId id() {
         return id;
     }
@@ -97,7 +103,8 @@ public final class MailboxHandle {
 
     /** The handoff a child of this mailbox needs. */
     public MailboxHandoff handoff(int parentPid) {
-        return new MailboxHandoff(mapFile, offset(), MailboxDescriptor.LAYOUT_VERSION, parentPid, mode, id.poolId(), id.group(), id.index());
+        return new MailboxHandoff(mapFile, offset(), MailboxDescriptor.LAYOUT_VERSION, parentPid, mode, id.poolId(), id.group(), id.index(),
+                mailbox.mailboxLength());
     }
 
     /** The environment variables that hand this mailbox to a child (see {@link MailboxHandoff}). */
@@ -319,6 +326,10 @@ public final class MailboxHandle {
                 pendingKind, result.commandId(), result.value(), result.errorCode(), result.elapsedNanos()));
         pendingKind = null;
         pendingCommandId = 0;
+        Runnable listener = commandCompletedListener;
+        if (listener != null) {
+            listener.run();
+        }
         return result;
     }
 

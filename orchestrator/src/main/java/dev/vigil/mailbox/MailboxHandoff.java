@@ -13,9 +13,11 @@ import java.util.Map;
  * @param layoutVersion {@link MailboxDescriptor#LAYOUT_VERSION} the parent wrote ({@value #LAYOUT_VERSION})
  * @param parentPid   the pid whose death the child must notice ({@value #PARENT_PID})
  * @param mode        sticky or legacy ({@value #PROTOCOL})
+ * @param mailboxLength the mailbox's length in bytes, which depends on its ring capacity ({@value #LENGTH}; 0 when
+ *                    the environment did not say: the identity line decides)
  */
 public record MailboxHandoff(Path mapFile, long offset, int layoutVersion, int parentPid, ProtocolMode mode,
-        String poolId, String group, int index) {
+        String poolId, String group, int index, int mailboxLength) {
 
     public static final String FILE = "VIGIL_MAILBOX_FILE";
     public static final String OFFSET = "VIGIL_MAILBOX_OFFSET";
@@ -32,7 +34,7 @@ public record MailboxHandoff(Path mapFile, long offset, int layoutVersion, int p
         Map<String, String> env = new LinkedHashMap<>();
         env.put(FILE, mapFile.toAbsolutePath().toString());
         env.put(OFFSET, Long.toString(offset));
-        env.put(LENGTH, Integer.toString(MailboxDescriptor.MAILBOX_LENGTH));
+        env.put(LENGTH, Integer.toString(mailboxLength));
         env.put(LAYOUT_VERSION, Integer.toString(layoutVersion));
         env.put(PARENT_PID, Integer.toString(parentPid));
         env.put(PROTOCOL, mode.name().toLowerCase(java.util.Locale.ROOT));
@@ -48,13 +50,9 @@ public record MailboxHandoff(Path mapFile, long offset, int layoutVersion, int p
         if (version != MailboxDescriptor.LAYOUT_VERSION) {
             throw new MailboxException("layout version mismatch: " + LAYOUT_VERSION + "=" + version + " supported=" + MailboxDescriptor.LAYOUT_VERSION);
         }
-        String length = env.get(LENGTH);
-        if (length != null && Integer.parseInt(length.trim()) != MailboxDescriptor.MAILBOX_LENGTH) {
-            throw new MailboxException("mailbox length mismatch: " + LENGTH + "=" + length + " expected=" + MailboxDescriptor.MAILBOX_LENGTH);
-        }
         return new MailboxHandoff(Path.of(required(env, FILE)), number(env, OFFSET), version, (int) number(env, PARENT_PID),
                 ProtocolMode.parse(env.getOrDefault(PROTOCOL, "sticky")), env.getOrDefault(POOL_ID, ""),
-                env.getOrDefault(GROUP, ""), (int) numberOr(env, INDEX, 0));
+                env.getOrDefault(GROUP, ""), (int) numberOr(env, INDEX, 0), (int) numberOr(env, LENGTH, 0));
     }
 
     private static String required(Map<String, String> env, String name) {

@@ -1,7 +1,6 @@
 package dev.vigil.mailbox;
 
 import static dev.vigil.mailbox.MailboxDescriptor.MAILBOX_ALIGNMENT;
-import static dev.vigil.mailbox.MailboxDescriptor.MAILBOX_LENGTH;
 
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.mailbox.internal.FileMappings;
@@ -30,8 +29,6 @@ import net.openhft.chronicle.map.MapEntry;
  * removed ({@link #release}) only after its child has been reaped.
  */
 public final class MailboxStore implements AutoCloseable {
-    /** Value size: one mailbox plus the slack needed to start it on a 64-byte file offset. */
-    static final int VALUE_LENGTH = MAILBOX_LENGTH + MAILBOX_ALIGNMENT;
     private static final int PARENT_PID = (int) ProcessHandle.current().pid();
 
     private final Path mapFile;
@@ -40,9 +37,15 @@ public final class MailboxStore implements AutoCloseable {
     private final Map<MailboxId, MailboxHandle> handles = new ConcurrentHashMap<>();
     private final List<String> recoveryNotes;
     private final Path ownerMarker;
+    private final RingSettings ring;
+    /** Value size: one mailbox plus the slack needed to start it on a 64-byte file offset. */
+    private final int valueLength;
 
-    private MailboxStore(Path mapFile, ChronicleMap<CharSequence, byte[]> map, List<String> recoveryNotes, Path ownerMarker) throws IOException {
+    private MailboxStore(Path mapFile, ChronicleMap<CharSequence, byte[]> map, List<String> recoveryNotes, Path ownerMarker,
+            RingSettings ring) throws IOException {
         this.mapFile = mapFile;
+        this.ring = ring;
+        this.valueLength = valueLength(ring);
         this.map = map;
         this.ownerMarker = ownerMarker;
         this.mappings = new FileMappings(mapFile);
@@ -57,6 +60,11 @@ public final class MailboxStore implements AutoCloseable {
      * map grows into extra tiers up to 4x. One orchestrator process owns a store at a time.
      */
     public static MailboxStore createOrOpen(Path mapFile, int maxMailboxes) {
+        return createOrOpen(mapFile, maxMailboxes, RingSettings.defaults());
+    }
+
+    /** {@link #createOrOpen(Path, int)} with mailboxes whose rings follow {@code ring} (its capacity sizes every value). */
+    public static MailboxStore createOrOpen(Path mapFile, int maxMailboxes, RingSettings ring) {
         if (maxMailboxes <= 0) {
             throw new MailboxException("maxMailboxes must be positive: maxMailboxes=" + maxMailboxes);
         }
@@ -76,21 +84,30 @@ public final class MailboxStore implements AutoCloseable {
                     .name("vigil-mailboxes")
                     .entries(Math.max(64, maxMailboxes))
                     .averageKeySize(48)
-                    .constantValueSizeBySample(new byte[VALUE_LENGTH])
+                    .constantValueSizeBySample(new byte[valueLength(ring)])
                     .maxBloatFactor(4.0)
                     .checksumEntries(false);
             ChronicleMap<CharSequence, byte[]> map = crashed
                     ? builder.recoverPersistedTo(mapFile.toFile(), true, corruption -> notes.add(corruption.message()))
                     : builder.createPersistedTo(mapFile.toFile());
             Files.writeString(marker, "pid=" + PARENT_PID + "\n");
-            return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker);
+            return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker, ring);
         } catch (IOException e) {
             throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + " error=" + e.getMessage(), e);
         }
     }
 
+    private static int valueLength(RingSettings ring) {
+        return ring.mailboxLength() + MAILBOX_ALIGNMENT;
+    }
+
     public Path mapFile() {
         return mapFile;
+    }
+
+    /** The ring settings every mailbox of this store is formatted with. */
+    public RingSettings ringSettings() {
+        return ring;
     }
 
     /** Why and how this store was recovered when it reopened a file whose owner died (empty after a clean close). */
@@ -101,12 +118,12 @@ public final class MailboxStore implements AutoCloseable {
     /** Creates the mailbox of a new child: a fresh record (IDLE, seq 0, shutdown word 0) in {@code mode}. */
     public synchronized MailboxHandle allocate(MailboxId id, ProtocolMode mode) {
         String key = id.key();
-        if (map.putIfAbsent(key, new byte[VALUE_LENGTH]) != null) {
+        if (map.putIfAbsent(key, new byte[valueLength]) != null) {
             throw new MailboxException("mailbox already allocated: " + id);
         }
         long offset = mailboxOffset(id);
-        MappedMailbox mailbox = MappedMailbox.map(mapFile, offset);
-        mailbox.format(mode, PARENT_PID, MonotonicClock.nanos());
+        MappedMailbox mailbox = MappedMailbox.map(mapFile, offset, ring.capacity());
+        mailbox.format(mode, PARENT_PID, MonotonicClock.nanos(), ring.writerWait().toNanos());
         verifySameMemory(id, mailbox);
         MailboxHandle handle = new MailboxHandle(id, mode, mapFile, mailbox);
         handles.put(id, handle);
@@ -183,8 +200,9 @@ public final class MailboxStore implements AutoCloseable {
                 throw new MailboxException("mailbox not allocated: " + id);
             }
             Data<byte[]> value = entry.value();
-            if (value.size() != VALUE_LENGTH) {
-                throw new MailboxException("mailbox value has the wrong size: " + id + " size=" + value.size() + " expected=" + VALUE_LENGTH);
+            if (value.size() != valueLength) {
+                throw new MailboxException("mailbox value has the wrong size: " + id + " size=" + value.size() + " expected=" + valueLength
+                        + " (ring capacity " + ring.capacity() + ")");
             }
             RandomDataInput bytes = value.bytes();
             return bytes.addressForRead(value.offset());

@@ -32,33 +32,75 @@ public final class MappedMailbox {
 
     private final ByteBuffer buffer;
     private final long fileOffset;
+    private final int ringCapacity;
+    private final int mailboxLength;
+    /** Parent process only: told when one of its own writers finds the ring full (wakes the drainer). */
+    private volatile Runnable ringFullListener;
 
-    private MappedMailbox(ByteBuffer buffer, long fileOffset) {
-        if (buffer.capacity() < MAILBOX_LENGTH || !buffer.isDirect()) {
-            throw new MailboxException("mailbox buffer too small or not direct: capacity=" + buffer.capacity() + " length=" + MAILBOX_LENGTH);
+    private MappedMailbox(ByteBuffer buffer, long fileOffset, int ringCapacity) {
+        this.mailboxLength = MailboxDescriptor.mailboxLength(ringCapacity);
+        if (buffer.capacity() < mailboxLength || !buffer.isDirect()) {
+            throw new MailboxException("mailbox buffer too small or not direct: capacity=" + buffer.capacity() + " length=" + mailboxLength);
         }
         this.buffer = buffer.order(ByteOrder.nativeOrder());
         this.fileOffset = fileOffset;
+        this.ringCapacity = ringCapacity;
     }
 
-    /** Maps the mailbox at {@code fileOffset} of {@code mapFile} read-write (MAP_SHARED). */
+    /**
+     * Maps the existing mailbox at {@code fileOffset} of {@code mapFile} read-write (MAP_SHARED); its ring
+     * capacity (and so its length) comes from its identity line, which must hold a mailbox of this layout.
+     */
     public static MappedMailbox map(Path mapFile, long fileOffset) {
+        return map(mapFile, fileOffset, 0);
+    }
+
+    /**
+     * Maps a mailbox of {@code ringCapacity} records at {@code fileOffset} (to be formatted by the parent); 0 reads
+     * the capacity from the identity line already there.
+     */
+    public static MappedMailbox map(Path mapFile, long fileOffset, int ringCapacity) {
         checkMailboxOffset(fileOffset);
         try (FileChannel channel = FileChannel.open(mapFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long size = channel.size();
-            if (fileOffset + MAILBOX_LENGTH > size) {
-                throw new MailboxException("mailbox beyond end of map file: file=" + mapFile + " offset=" + fileOffset + " fileSize=" + size);
+            int capacity = ringCapacity;
+            if (capacity == 0) {
+                ByteBuffer header = ByteBuffer.allocate(CACHE_LINE_LENGTH).order(ByteOrder.nativeOrder());
+                while (header.hasRemaining() && channel.read(header, fileOffset + header.position()) > 0) {
+                    // read the identity line
+                }
+                MailboxDescriptor.checkHeader(header.getLong(MAGIC_OFFSET), header.getInt(LAYOUT_VERSION_OFFSET),
+                        header.getInt(MAILBOX_LENGTH_OFFSET), header.getInt(RING_CAPACITY_OFFSET));
+                capacity = header.getInt(RING_CAPACITY_OFFSET);
             }
-            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, fileOffset, MAILBOX_LENGTH);
-            return new MappedMailbox(mapped, fileOffset);
+            int length = MailboxDescriptor.mailboxLength(capacity);
+            if (fileOffset + length > size) {
+                throw new MailboxException("mailbox beyond end of map file: file=" + mapFile + " offset=" + fileOffset + " length=" + length
+                        + " fileSize=" + size);
+            }
+            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, fileOffset, length);
+            return new MappedMailbox(mapped, fileOffset, capacity);
         } catch (IOException e) {
             throw new MailboxException("cannot map mailbox: file=" + mapFile + " offset=" + fileOffset + " error=" + e.getMessage(), e);
         }
     }
 
-    /** A mailbox over an existing direct buffer whose position 0 is the mailbox start (tests, in-process children). */
+    /** A mailbox with the default ring over an existing direct buffer whose position 0 is the mailbox start (tests, in-process children). */
     public static MappedMailbox over(ByteBuffer mailboxRegion, long fileOffset) {
-        return new MappedMailbox(mailboxRegion, fileOffset);
+        return new MappedMailbox(mailboxRegion, fileOffset, DEFAULT_RING_CAPACITY);
+    }
+
+    /** {@link #over(ByteBuffer, long)} with a ring of {@code ringCapacity} records. */
+    public static MappedMailbox over(ByteBuffer mailboxRegion, long fileOffset, int ringCapacity) {
+        return new MappedMailbox(mailboxRegion, fileOffset, ringCapacity);
+    }
+
+    public int ringCapacity() {
+        return ringCapacity;
+    }
+
+    public int mailboxLength() {
+        return mailboxLength;
     }
 
     public long fileOffset() {
@@ -72,23 +114,33 @@ public final class MappedMailbox {
      * magic last with a release store so a child that reads the magic sees the rest.
      */
     public void format(ProtocolMode mode, int parentPid, long spawnEpoch) {
+        format(mode, parentPid, spawnEpoch, DEFAULT_RING_WAIT_NANOS);
+    }
+
+    /** {@link #format(ProtocolMode, int, long)} with the writers' ring wait bound (see {@link MailboxDescriptor#RING_WAIT_NANOS_OFFSET}). */
+    public void format(ProtocolMode mode, int parentPid, long spawnEpoch, long ringWaitNanos) {
         LONGS.setVolatile(buffer, MAGIC_OFFSET, 0L);
-        for (int i = Long.BYTES; i < MAILBOX_LENGTH; i += Long.BYTES) {
+        for (int i = Long.BYTES; i < mailboxLength; i += Long.BYTES) {
             LONGS.set(buffer, i, 0L);
         }
         INTS.set(buffer, LAYOUT_VERSION_OFFSET, LAYOUT_VERSION);
         INTS.set(buffer, PROTOCOL_MODE_OFFSET, mode.code());
-        INTS.set(buffer, MAILBOX_LENGTH_OFFSET, MAILBOX_LENGTH);
-        INTS.set(buffer, RING_CAPACITY_OFFSET, RING_CAPACITY);
+        INTS.set(buffer, MAILBOX_LENGTH_OFFSET, mailboxLength);
+        INTS.set(buffer, RING_CAPACITY_OFFSET, ringCapacity);
         LONGS.set(buffer, SPAWN_EPOCH_OFFSET, spawnEpoch);
         INTS.set(buffer, PARENT_PID_OFFSET, parentPid);
+        LONGS.set(buffer, RING_WAIT_NANOS_OFFSET, Math.max(0, ringWaitNanos));
         LONGS.setRelease(buffer, MAGIC_OFFSET, MAGIC);
     }
 
-    /** Fails with name=value context unless this region holds a mailbox of this layout. */
+    /** Fails with name=value context unless this region holds a mailbox of this layout and of this mapping's ring capacity. */
     public void checkHeader() {
+        int capacity = (int) INTS.get(buffer, RING_CAPACITY_OFFSET);
         MailboxDescriptor.checkHeader((long) LONGS.getAcquire(buffer, MAGIC_OFFSET), (int) INTS.get(buffer, LAYOUT_VERSION_OFFSET),
-                (int) INTS.get(buffer, MAILBOX_LENGTH_OFFSET), (int) INTS.get(buffer, RING_CAPACITY_OFFSET));
+                (int) INTS.get(buffer, MAILBOX_LENGTH_OFFSET), capacity);
+        if (capacity != ringCapacity) {
+            throw new MailboxException("ring capacity differs from the mapping: ringCapacity=" + capacity + " mapped=" + ringCapacity);
+        }
     }
 
     public long magic() {
@@ -256,19 +308,79 @@ public final class MappedMailbox {
         return (long) LONGS.getAcquire(buffer, RING_HEAD_OFFSET);
     }
 
+    public long ringConsumerPositionAcquire() {
+        return (long) LONGS.getAcquire(buffer, RING_CONSUMER_POSITION_OFFSET);
+    }
+
+    /** Parent's drainer: every ticket below {@code position} is journaled (or counted lost); writers may reuse their slots. */
+    public void ringConsumerPositionRelease(long position) {
+        LONGS.setRelease(buffer, RING_CONSUMER_POSITION_OFFSET, position);
+    }
+
+    public boolean ringFlowControlAcquire() {
+        return (long) LONGS.getAcquire(buffer, RING_FLOW_CONTROL_OFFSET) != 0;
+    }
+
+    /** Parent's drainer: on while it is live and publishes its position (set the position first), off when it stops. */
+    public void ringFlowControlRelease(boolean on) {
+        LONGS.setRelease(buffer, RING_FLOW_CONTROL_OFFSET, on ? 1L : 0L);
+    }
+
+    public long ringWaitNanos() {
+        return (long) LONGS.get(buffer, RING_WAIT_NANOS_OFFSET);
+    }
+
+    /** Parent process only: {@code listener} runs when one of this process's writers finds the ring full. */
+    public void onRingFull(Runnable listener) {
+        this.ringFullListener = listener;
+    }
+
     /**
-     * Writes one ring record: claim a ticket with fetch-and-add on the ring head, mark the slot busy, write
-     * the body, publish with a release store of ticket + 1 (a seqlock: readers re-check the ticket).
+     * Writes one ring record: claim a ticket with fetch-and-add on the ring head; if flow control is on and the
+     * ticket would lap the parent's consumer position, wait for it ({@link #awaitRingSpace}); mark the slot busy,
+     * write the body, publish with a release store of ticket + 1 (a seqlock: readers re-check the ticket).
      */
     public void recordTransition(long seq, long timeNanos, int from, int to, WriterRole writer, int writerPid) {
         long ticket = (long) LONGS.getAndAdd(buffer, RING_HEAD_OFFSET, 1L);
-        int slot = ringSlotOffset(ticket);
+        if (ringFlowControlAcquire() && ticket - ringConsumerPositionAcquire() >= ringCapacity) {
+            awaitRingSpace(ticket, writer);
+        }
+        int slot = ringSlotOffset(ticket, ringCapacity);
         LONGS.setOpaque(buffer, slot + RECORD_TICKET_OFFSET, 0L);
         VarHandle.storeStoreFence(); // the busy mark is visible before any body byte changes
         LONGS.setOpaque(buffer, slot + RECORD_SEQ_OFFSET, seq);
         LONGS.setOpaque(buffer, slot + RECORD_TIME_OFFSET, timeNanos);
         LONGS.setOpaque(buffer, slot + RECORD_ORIGIN_OFFSET, origin(from, to, writer.code(), writerPid));
         LONGS.setRelease(buffer, slot + RECORD_TICKET_OFFSET, ticket + 1);
+    }
+
+    /**
+     * Flow control (docs/MAILBOX.md): waits until the parent has drained the record this ticket's slot still
+     * holds, spinning, then yielding, then parking ({@link IdleBackoff}), for at most {@link #ringWaitNanos()};
+     * a child beats meanwhile (it is waiting, not wedged). The condition is checked before the clock, so a
+     * writer that was itself stopped past the bound does not lap a parent that drained meanwhile. If the parent
+     * still has not drained (stopped, dead, wedged) or turned flow control off, the writer laps: the record of
+     * {@code ticket - capacity} is lost, and the drainer, whose seqlock read of that slot fails, journals the
+     * exact lost sequence numbers as a RingOverrun. Returns true when it had to lap.
+     */
+    boolean awaitRingSpace(long ticket, WriterRole writer) {
+        Runnable listener = ringFullListener;
+        if (listener != null) {
+            listener.run();
+        }
+        long bound = ringWaitNanos();
+        long start = System.nanoTime();
+        IdleBackoff backoff = new IdleBackoff();
+        while (ringFlowControlAcquire() && ticket - ringConsumerPositionAcquire() >= ringCapacity) {
+            if (System.nanoTime() - start >= bound) {
+                return true;
+            }
+            if (writer == WriterRole.CHILD) {
+                beat();
+            }
+            backoff.idle();
+        }
+        return false;
     }
 
     static long origin(int from, int to, int writerCode, int writerPid) {
@@ -280,7 +392,7 @@ public final class MappedMailbox {
      * published (or never written), {@link TransitionRecord#OVERWRITTEN} once a later ticket reused the slot.
      */
     public TransitionRecord readRing(long ticket) {
-        int slot = ringSlotOffset(ticket);
+        int slot = ringSlotOffset(ticket, ringCapacity);
         long marker = (long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET);
         if (marker != ticket + 1) {
             return marker > ticket + 1 ? TransitionRecord.OVERWRITTEN : TransitionRecord.PENDING;

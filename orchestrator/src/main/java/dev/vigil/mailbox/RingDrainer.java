@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -29,37 +30,125 @@ import java.util.function.LongSupplier;
  * first's {@code to}; that is the evidence of the lost update. A lost record whose seq was journaled anyway
  * (legacy only) is reported as RingOverrun with firstLostSeq == lastLostSeq == that seq.
  *
+ * <p>Flow control (docs/MAILBOX.md, "Flow control"), the way an Aeron publication respects its subscribers:
+ * after every drain the drainer publishes its consumer position (the next ticket it has not drained) in the
+ * mailbox, and at {@link #register} turns the mailbox's flow-control word on; a writer whose ticket would lap that
+ * position waits (bounded) instead of overwriting an undrained record. So while this drainer lives, nothing is
+ * lost at any rate; a writer laps only when the drainer stays still for the mailbox's writer wait (stopped, dead,
+ * wedged), and the overwritten records then show up here exactly: the seqlock read of their slot fails, and the
+ * sequence numbers they carried are journaled as one RingOverrun per gap. {@link #forget} and {@link #close}
+ * turn flow control off.
+ *
+ * <p>Promptness: the background thread ({@link #start}) parks {@value #BUSY_PARK_NANOS} ns after a pass that found
+ * records and doubles its park up to the idle period after passes that found none; the parent's command path calls
+ * {@link #commandCompleted} after it observes a completion, which drains inline when the ring is half full and
+ * otherwise wakes the background thread if it is in a long park; a writer of this process that finds a ring full
+ * wakes it too.
+ *
  * <p>Thread-safe; draining one mailbox from several threads serializes on its cursor.
  */
 public final class RingDrainer implements AutoCloseable {
     public static final Duration DEFAULT_STALL = Duration.ofSeconds(1);
+    /** Park of the background thread after a pass that found records: busy rings are drained within ~0.1 ms. */
+    public static final long BUSY_PARK_NANOS = 50_000;
+    /** A nudge unparks the background thread only when it is parked longer than this. */
+    private static final long NUDGE_ABOVE_NANOS = 200_000;
     private static final int ORCHESTRATOR_PID = (int) ProcessHandle.current().pid();
     private static final Comparator<TransitionRecord> SEQ_ORDER =
             Comparator.comparingLong(TransitionRecord::seq).thenComparingLong(TransitionRecord::ticket);
 
     private final Consumer<? super JournalEvent> sink;
     private final long stallNanos;
+    private final boolean flowControl;
     private final Map<MailboxHandle, Cursor> cursors = new ConcurrentHashMap<>();
     private volatile Thread background;
+    /** How long the background thread is parked for right now (0 while it drains). */
+    private volatile long parkedForNanos;
 
-    /** A drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
+    /** A flow-controlling drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
     public RingDrainer(Consumer<? super JournalEvent> sink) {
-        this(sink, DEFAULT_STALL);
+        this(sink, DEFAULT_STALL, true);
     }
 
     public RingDrainer(Consumer<? super JournalEvent> sink, Duration stall) {
+        this(sink, stall, true);
+    }
+
+    /** {@code flowControl false}: writers are never held back (the lapping ring, for comparison and tests). */
+    public RingDrainer(Consumer<? super JournalEvent> sink, Duration stall, boolean flowControl) {
         this.sink = Objects.requireNonNull(sink, "sink");
         this.stallNanos = stall.toNanos();
+        this.flowControl = flowControl;
     }
 
-    /** Starts tracking a mailbox from its first transition (seq 1, ticket 0). */
+    /**
+     * Starts tracking a mailbox from its first transition (seq 1, ticket 0): publishes the consumer position,
+     * turns flow control on (if this drainer does flow control) and hooks the handle's command path.
+     */
     public void register(MailboxHandle handle) {
-        cursors.computeIfAbsent(handle, h -> new Cursor());
+        cursorOf(handle);
     }
 
-    /** Stops tracking a mailbox (after its final drain, before it is released). */
+    /** Stops tracking a mailbox (after its final drain, before it is released); its writers are no longer held back. */
     public void forget(MailboxHandle handle) {
-        cursors.remove(handle);
+        Cursor cursor = cursors.remove(handle);
+        if (cursor != null) {
+            detach(handle);
+        }
+    }
+
+    private void attach(MailboxHandle handle, Cursor cursor) {
+        MappedMailbox mailbox = handle.mailbox();
+        handle.onCommandCompleted(() -> commandCompleted(handle));
+        if (flowControl) {
+            mailbox.ringConsumerPositionRelease(cursor.nextTicket);
+            mailbox.onRingFull(this::nudge);
+            mailbox.ringFlowControlRelease(true);
+        }
+    }
+
+    private void detach(MailboxHandle handle) {
+        handle.onCommandCompleted(null);
+        handle.mailbox().onRingFull(null);
+        if (flowControl) {
+            handle.mailbox().ringFlowControlRelease(false);
+        }
+    }
+
+    /**
+     * The parent's command path observed a completion on {@code handle}: drain it here when its ring is at least
+     * half full, else make sure the background thread is not in a long park.
+     */
+    public void commandCompleted(MailboxHandle handle) {
+        Cursor cursor = cursors.get(handle);
+        if (cursor == null || !flowControl) {
+            return; // without flow control only the background cadence drains (the pre-flow-control ring, for comparison)
+        }
+        MappedMailbox mailbox = handle.mailbox();
+        if (mailbox.ringHeadAcquire() - cursor.nextTicket >= mailbox.ringCapacity() / 2) {
+            cursor.drain(handle, 0, false);
+        } else {
+            nudge();
+        }
+    }
+
+    /** Wakes the background thread if it is parked for long (cheap when it is not). */
+    public void nudge() {
+        Thread thread = background;
+        if (thread != null && parkedForNanos > NUDGE_ABOVE_NANOS) {
+            parkedForNanos = 0;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** CPU time the background thread has used so far (nanos; -1 when not measurable or not started). */
+    public long backgroundCpuNanos() {
+        Thread thread = background;
+        if (thread == null) {
+            return -1;
+        }
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        return threads.isThreadCpuTimeSupported() ? threads.getThreadCpuTime(thread.getId()) : -1;
     }
 
     /** Journals what is new and complete in the ring of {@code handle} (registering it if needed); returns the number of events. */
@@ -95,23 +184,31 @@ public final class RingDrainer implements AutoCloseable {
         }
     }
 
-    /** Drains every registered mailbox every {@code period} on a daemon thread until {@link #stop()}. */
-    public synchronized void start(Duration period, LongSupplier closeId) {
+    /**
+     * Drains every registered mailbox on a daemon thread until {@link #stop()}: {@value #BUSY_PARK_NANOS} ns after
+     * a pass that found records, backing off (doubling) to {@code idlePeriod} while rings are idle.
+     */
+    public synchronized void start(Duration idlePeriod, LongSupplier closeId) {
         if (background != null) {
             throw new MailboxException("ring drainer already started");
         }
-        long periodNanos = period.toNanos();
+        long idleNanos = Math.max(BUSY_PARK_NANOS, idlePeriod.toNanos());
         Thread thread = new Thread(() -> {
             long failures = 0;
+            long park = BUSY_PARK_NANOS;
             while (!Thread.currentThread().isInterrupted()) {
+                int events = 0;
                 try {
-                    drainAll(closeId.getAsLong());
+                    events = drainAll(closeId.getAsLong());
                 } catch (RuntimeException e) { // e.g. the journal refused an event: keep draining, say so (rarely)
                     if (Long.bitCount(++failures) == 1) {
                         System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error=" + e);
                     }
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
+                park = events > 0 ? BUSY_PARK_NANOS : Math.min(idleNanos, park * 2);
+                parkedForNanos = park;
+                LockSupport.parkNanos(park);
+                parkedForNanos = 0;
             }
         }, "vigil-ring-drainer");
         thread.setDaemon(true);
@@ -119,10 +216,13 @@ public final class RingDrainer implements AutoCloseable {
         thread.start();
     }
 
-    /** {@link #stop()}. */
+    /** {@link #stop()}, then turns flow control off in every tracked mailbox (nobody drains them now). */
     @Override
     public void close() {
         stop();
+        for (MailboxHandle handle : cursors.keySet()) {
+            detach(handle);
+        }
     }
 
     /** Stops the background thread, if any (does not drain; call {@link #drainFinal} per mailbox afterwards). */
@@ -140,7 +240,15 @@ public final class RingDrainer implements AutoCloseable {
     }
 
     private Cursor cursorOf(MailboxHandle handle) {
-        return cursors.computeIfAbsent(handle, h -> new Cursor());
+        Cursor cursor = cursors.get(handle);
+        if (cursor != null) {
+            return cursor;
+        }
+        return cursors.computeIfAbsent(handle, h -> {
+            Cursor fresh = new Cursor();
+            attach(h, fresh);
+            return fresh;
+        });
     }
 
     private final class Cursor {
@@ -153,16 +261,26 @@ public final class RingDrainer implements AutoCloseable {
 
         synchronized int drain(MailboxHandle handle, long closeId, boolean force) {
             MappedMailbox mailbox = handle.mailbox();
-            long now = System.nanoTime();
             long head = mailbox.ringHeadAcquire();
-            if (head - nextTicket > MailboxDescriptor.RING_CAPACITY) {
-                lostTickets += head - MailboxDescriptor.RING_CAPACITY - nextTicket;
-                nextTicket = head - MailboxDescriptor.RING_CAPACITY;
+            if (nextTicket == head && held.isEmpty() && !force) {
+                return 0; // the idle case: one load
             }
+            long now = System.nanoTime();
+            long drainedFrom = nextTicket;
+            int events = 0;
+            // No skipping ahead on a big head - nextTicket: with flow control, writers claim tickets before they wait
+            // for space, so the head runs ahead of records that are still intact. An overwritten slot reads as such.
             while (nextTicket < head) {
                 TransitionRecord record = mailbox.readRing(nextTicket);
                 if (record.readable()) {
-                    held.add(record);
+                    if (held.isEmpty() && lostTickets == 0 && record.seq() == lastSeq + 1) {
+                        transition(handle, closeId, record); // in order: straight through
+                        lastSeq = record.seq();
+                        gapSince = 0;
+                        events++;
+                    } else {
+                        held.add(record);
+                    }
                 } else if (record == TransitionRecord.OVERWRITTEN) {
                     lostTickets++;
                 } else if (force || (stalledSince != 0 && now - stalledSince > stallNanos)) {
@@ -176,7 +294,10 @@ public final class RingDrainer implements AutoCloseable {
                 stalledSince = 0;
                 nextTicket++;
             }
-            int events = release(handle, closeId, now, force);
+            if (nextTicket != drainedFrom && flowControl) {
+                mailbox.ringConsumerPositionRelease(nextTicket); // every record below is copied: writers may reuse the slots
+            }
+            events += release(handle, closeId, now, force);
             if (force && held.isEmpty() && nextTicket == head) {
                 long stateSeq = MailboxDescriptor.seq(mailbox.stateAcquire());
                 if (stateSeq > lastSeq) {

@@ -11,6 +11,7 @@ import dev.vigil.close.PoolJournal;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.mailbox.MailboxStore;
 import dev.vigil.mailbox.RingDrainer;
+import dev.vigil.mailbox.RingSettings;
 import dev.vigil.spawn.Spawner;
 import dev.vigil.spawn.SpawnerOptions;
 
@@ -25,8 +26,8 @@ import dev.vigil.spawn.SpawnerOptions;
  * spawner.
  */
 public final class Orchestrator implements AutoCloseable {
-    /** How often the ring drainer moves transitions into the journal while pools run. */
-    public static final Duration DRAIN_PERIOD = Duration.ofMillis(50);
+    /** The longest the ring drainer parks while every ring is idle (it drains within ~0.1 ms while rings are busy). */
+    public static final Duration DRAIN_PERIOD = Duration.ofMillis(100);
 
     private final PoolJournal journal;
     private final boolean ownsJournal;
@@ -52,8 +53,8 @@ public final class Orchestrator implements AutoCloseable {
             s = Spawner.start(b.spawnerOptions);
             Path mapFile = b.mailboxFile != null ? b.mailboxFile
                     : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
-            m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes);
-            d = new RingDrainer(journal::append);
+            m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings);
+            d = new RingDrainer(journal::append, RingDrainer.DEFAULT_STALL, b.ringSettings.flowControl());
             d.start(DRAIN_PERIOD, () -> 0L);
         } catch (RuntimeException e) {
             if (d != null) {
@@ -189,6 +190,7 @@ public final class Orchestrator implements AutoCloseable {
         private int maxMailboxes = 256;
         private SpawnerOptions spawnerOptions;
         private CloseSettings closeSettings;
+        private RingSettings ringSettings;
 
         /** Journal directory (opened and owned by the orchestrator). */
         public Builder journalDir(Path dir) {
@@ -225,6 +227,12 @@ public final class Orchestrator implements AutoCloseable {
             return this;
         }
 
+        /** Transition-ring capacity, writer wait and flow control (default: {@link RingSettings#from} system properties). */
+        public Builder ringSettings(RingSettings settings) {
+            this.ringSettings = Objects.requireNonNull(settings, "ringSettings");
+            return this;
+        }
+
         public Orchestrator open() {
             if (journalDir == null && journal == null) {
                 throw new IllegalArgumentException("orchestrator needs a journal: journalDir or journal");
@@ -234,6 +242,9 @@ public final class Orchestrator implements AutoCloseable {
             }
             if (closeSettings == null) {
                 closeSettings = CloseSettings.from(System::getProperty);
+            }
+            if (ringSettings == null) {
+                ringSettings = RingSettings.from(System::getProperty);
             }
             if (journalDir != null) {
                 try {

@@ -57,7 +57,7 @@ class ChildMainTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("ERR: no handler"), err.toString(StandardCharsets.UTF_8));
         err.reset();
         assertEquals(ChildExitCodes.ATTACH_FAILED, ChildMain.run(new String[] {DemoHandler.class.getName()},
-                Map.of("VIGIL_LAYOUT_VERSION", "1"), new PrintStream(err, true, StandardCharsets.UTF_8)));
+                Map.of("VIGIL_LAYOUT_VERSION", Integer.toString(dev.vigil.mailbox.MailboxDescriptor.LAYOUT_VERSION)), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertEquals("ERR: cannot attach: missing environment variable: name=VIGIL_MAILBOX_FILE", err.toString(StandardCharsets.UTF_8).trim());
         err.reset();
         assertEquals(ChildExitCodes.ATTACH_FAILED, ChildMain.run(new String[] {DemoHandler.class.getName()},

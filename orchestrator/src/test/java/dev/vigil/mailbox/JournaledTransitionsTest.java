@@ -73,7 +73,7 @@ class JournaledTransitionsTest {
             MailboxHandle burst = MailboxFiles.formatted(dir, file, MAILBOXES, ProtocolMode.STICKY);
             MappedMailbox words = burst.mailbox();
             long word = words.stateAcquire();
-            for (int i = 0; i < 3 * MailboxDescriptor.RING_CAPACITY; i++) {
+            for (int i = 0; i < 3 * MailboxDescriptor.DEFAULT_RING_CAPACITY; i++) {
                 word = words.casTransition(word, i % 2 == 0 ? MailboxState.TASK_READY : MailboxState.IDLE, WriterRole.PARENT, 1);
             }
             handles.add(burst);

@@ -14,13 +14,13 @@ final class MailboxFiles {
     /** Maps {@code count} mailbox slots of a fresh file; slot i starts at i * MAILBOX_LENGTH. */
     static MappedByteBuffer mapSlots(Path file, int count) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            return channel.map(FileChannel.MapMode.READ_WRITE, 0, (long) count * MailboxDescriptor.MAILBOX_LENGTH);
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, (long) count * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH);
         }
     }
 
     static MappedMailbox slot(MappedByteBuffer file, int index) {
-        int offset = index * MailboxDescriptor.MAILBOX_LENGTH;
-        return MappedMailbox.over(file.slice(offset, MailboxDescriptor.MAILBOX_LENGTH), offset);
+        int offset = index * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH;
+        return MappedMailbox.over(file.slice(offset, MailboxDescriptor.DEFAULT_MAILBOX_LENGTH), offset);
     }
 
     static MailboxHandle formatted(Path path, MappedByteBuffer file, int index, ProtocolMode mode) {

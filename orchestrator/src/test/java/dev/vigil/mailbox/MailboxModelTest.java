@@ -44,10 +44,33 @@ class MailboxModelTest {
         System.out.println("spin: sticky " + summary(sticky) + "; legacy " + summary(legacy));
     }
 
-    private String verify(Path model, String mode) throws Exception {
+    @Test
+    void theFlowControlledRingLosesNothingWhileTheDrainerLivesAndCountsEveryLossExactlyWhenItStops() throws Exception {
+        Path model = Path.of(System.getProperty("vigil.root", "..")).resolve("native/model/mailbox.pml");
+        String live = verify(model, "RING");
+        assertEquals(0, errors(live), live);
+        String stopped = verify(model, "RING", "DRAINER_STOPS");
+        assertEquals(0, errors(stopped), "journaled + counted lost == written, in every interleaving: " + stopped);
+        String stoppedLoses = verify(model, "RING", "DRAINER_STOPS", "EXPECT_NO_LOSS");
+        assertTrue(errors(stoppedLoses) > 0 && stoppedLoses.contains("assertion violated (lost==0)"),
+                "a stopped drainer does make writers lap (the exactness check is not vacuous): " + stoppedLoses);
+        String noFlowControl = verify(model, "RING", "NO_FLOW_CONTROL");
+        assertTrue(errors(noFlowControl) > 0 && noFlowControl.contains("assertion violated (lost==0)"),
+                "without flow control a live drainer loses records: " + noFlowControl);
+        System.out.println("spin ring: live " + summary(live) + "; stopped " + summary(stopped) + "; stopped loses "
+                + summary(stoppedLoses) + "; no flow control " + summary(noFlowControl));
+    }
+
+    private String verify(Path model, String... defines) throws Exception {
+        String mode = String.join("-", defines);
         Path work = Files.createDirectories(dir.resolve(mode));
         Files.copy(model, work.resolve("mailbox.pml"));
-        run(work, true, "spin", "-a", "-D" + mode, "mailbox.pml");
+        List<String> spin = new ArrayList<>(List.of("spin", "-a"));
+        for (String define : defines) {
+            spin.add("-D" + define);
+        }
+        spin.add("mailbox.pml");
+        run(work, true, spin.toArray(String[]::new));
         run(work, true, "cc", "-O1", "-DSAFETY", "-o", "pan", "pan.c");
         return run(work, false, "./pan");
     }

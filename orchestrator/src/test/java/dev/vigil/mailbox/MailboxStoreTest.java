@@ -30,7 +30,7 @@ class MailboxStoreTest {
             }
             for (long a : offsets) {
                 for (long b : offsets) {
-                    assertTrue(a == b || Math.abs(a - b) >= MailboxDescriptor.MAILBOX_LENGTH, "overlap a=" + a + " b=" + b);
+                    assertTrue(a == b || Math.abs(a - b) >= MailboxDescriptor.DEFAULT_MAILBOX_LENGTH, "overlap a=" + a + " b=" + b);
                 }
             }
         }

@@ -68,7 +68,7 @@ class RingDrainerTest {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 1, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
         long word = mailbox.stateAcquire();
-        int total = MailboxDescriptor.RING_CAPACITY + 10;
+        int total = MailboxDescriptor.DEFAULT_RING_CAPACITY + 10;
         for (int i = 0; i < total; i++) {
             word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
         }
@@ -76,9 +76,64 @@ class RingDrainerTest {
         RingOverrun overrun = (RingOverrun) journal.get(0);
         assertEquals(1, overrun.firstLostSeq());
         assertEquals(10, overrun.lastLostSeq());
-        assertEquals(MailboxDescriptor.RING_CAPACITY + 1, journal.size());
+        assertEquals(MailboxDescriptor.DEFAULT_RING_CAPACITY + 1, journal.size());
         assertEquals(11, ((MailboxTransition) journal.get(1)).seq());
         assertEquals(total, ((MailboxTransition) journal.get(journal.size() - 1)).seq());
+    }
+
+    /** A small ring (8 records) with a 30 ms writer wait over slot {@code index}, formatted and handed to a handle. */
+    private MailboxHandle smallRing(int index) {
+        int offset = index * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH;
+        MappedMailbox mailbox = MappedMailbox.over(file.slice(offset, MailboxDescriptor.mailboxLength(8)), offset, 8);
+        mailbox.format(ProtocolMode.STICKY, PID, 1, Duration.ofMillis(30).toNanos());
+        return MailboxHandle.over(new MailboxId("test", "small", index), dir, mailbox);
+    }
+
+    @Test
+    void withALiveDrainerAWriterFasterThanItWaitsInsteadOfLappingAndNothingIsLost() throws Exception {
+        MailboxHandle handle = smallRing(0);
+        MappedMailbox mailbox = handle.mailbox();
+        List<JournalEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (RingDrainer drainer = new RingDrainer(events::add)) {
+            drainer.register(handle);
+            assertTrue(mailbox.ringFlowControlAcquire(), "registering turns flow control on");
+            drainer.start(Duration.ofMillis(5), () -> 0L);
+            long word = mailbox.stateAcquire();
+            for (int i = 0; i < 20_000; i++) { // 2,500 ring lengths, as fast as one thread can CAS
+                word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            }
+            drainer.stop();
+            drainer.drainFinal(handle, 0);
+        }
+        assertFalse(mailbox.ringFlowControlAcquire(), "closing the drainer turns flow control off");
+        assertEquals(20_000, events.size());
+        for (int i = 0; i < events.size(); i++) {
+            assertEquals(i + 1, ((MailboxTransition) events.get(i)).seq(), "no overrun, every seq in order");
+        }
+    }
+
+    @Test
+    void aWedgedDrainerMakesWritersLapAfterTheirBoundedWaitAndTheOverrunCountsExactlyTheLostRecords() {
+        MailboxHandle handle = smallRing(1);
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(journal::add);
+        drainer.register(handle); // flow control on, position 0; then the drainer does nothing (wedged)
+        long word = mailbox.stateAcquire();
+        long start = System.nanoTime();
+        for (int i = 0; i < 8 + 3; i++) {
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        long waited = System.nanoTime() - start;
+        assertTrue(waited >= 3 * Duration.ofMillis(30).toNanos(), "each of the 3 lapping writes waited the bound first: " + waited);
+        assertTrue(waited < Duration.ofSeconds(5).toNanos(), "and no longer than bounded: " + waited);
+        drainer.drain(handle, 0);
+        RingOverrun overrun = (RingOverrun) journal.get(0);
+        assertEquals(1, overrun.firstLostSeq());
+        assertEquals(3, overrun.lastLostSeq(), "exactly the 3 overwritten records");
+        assertEquals(1 + 8, journal.size());
+        for (int i = 1; i < journal.size(); i++) {
+            assertEquals(3 + i, ((MailboxTransition) journal.get(i)).seq());
+        }
     }
 
     @Test

@@ -17,13 +17,13 @@ import java.util.List;
  * into the journal when it died. Reads the file with plain positional reads (no mapping, so a
  * truncated file cannot fault) at the offsets the journal's ChildSpawned events name.
  *
- * <p>Layout version 1, as documented in docs/MAILBOX.md (defined by the orchestrator's
+ * <p>Layout version 2, as documented in docs/MAILBOX.md (defined by the orchestrator's
  * {@code dev.vigil.mailbox.MailboxDescriptor}; the replay tool reads files only and mirrors the
  * offsets here; a test checks they agree).
  */
 public final class MailboxMapFile implements AutoCloseable {
     static final long MAGIC = 0x31424D4C49474956L;
-    static final int LAYOUT_VERSION = 1;
+    static final int LAYOUT_VERSION = 2;
     static final int MAGIC_OFFSET = 0;
     static final int LAYOUT_VERSION_OFFSET = 8;
     static final int PROTOCOL_MODE_OFFSET = 12;
@@ -34,9 +34,9 @@ public final class MailboxMapFile implements AutoCloseable {
     static final int SHUTDOWN_WORD_OFFSET = 128;
     static final int SHUTDOWN_ACK_OFFSET = 192;
     static final int HEARTBEAT_OFFSET = 200;
-    static final int RING_OFFSET = 512;
+    static final int RING_OFFSET = 640;
     static final int RING_RECORD_LENGTH = 32;
-    static final int MAILBOX_LENGTH = 2560;
+    static final int MAX_RING_CAPACITY = 65536;
     private static final String[] ROLES = {"NONE", "PARENT", "CHILD", "CLOSER"};
 
     private final Path file;
@@ -92,17 +92,8 @@ public final class MailboxMapFile implements AutoCloseable {
      * never written); {@link ReplayInputException} when one of another layout version is there.
      */
     public Mailbox read(long offset) {
-        ByteBuffer b = ByteBuffer.allocate(MAILBOX_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        try {
-            while (b.hasRemaining()) {
-                if (channel.read(b, offset + b.position()) < 0) {
-                    return null; // the file ends before this offset: no mailbox there
-                }
-            }
-        } catch (IOException e) {
-            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " unreadable: " + e);
-        }
-        if (b.getLong(MAGIC_OFFSET) != MAGIC) {
+        ByteBuffer b = readAt(offset, RING_OFFSET);
+        if (b == null || b.getLong(MAGIC_OFFSET) != MAGIC) {
             return null;
         }
         int version = b.getInt(LAYOUT_VERSION_OFFSET);
@@ -111,11 +102,17 @@ public final class MailboxMapFile implements AutoCloseable {
                     + version + "; this reader knows version=" + LAYOUT_VERSION);
         }
         int capacity = b.getInt(RING_CAPACITY_OFFSET);
-        if (b.getInt(MAILBOX_LENGTH_OFFSET) != MAILBOX_LENGTH || capacity <= 0
-                || RING_OFFSET + capacity * RING_RECORD_LENGTH > MAILBOX_LENGTH) {
+        if (capacity <= 0 || capacity > MAX_RING_CAPACITY || Integer.bitCount(capacity) != 1
+                || b.getInt(MAILBOX_LENGTH_OFFSET) != RING_OFFSET + capacity * RING_RECORD_LENGTH) {
             throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " has a bad header: length="
                     + b.getInt(MAILBOX_LENGTH_OFFSET) + " ringCapacity=" + capacity);
         }
+        ByteBuffer whole = readAt(offset, b.getInt(MAILBOX_LENGTH_OFFSET));
+        if (whole == null) {
+            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " ends inside the mailbox: length="
+                    + b.getInt(MAILBOX_LENGTH_OFFSET));
+        }
+        b = whole;
         List<RingRecord> ring = new ArrayList<>();
         for (int slot = 0; slot < capacity; slot++) {
             int at = RING_OFFSET + slot * RING_RECORD_LENGTH;
@@ -133,6 +130,21 @@ public final class MailboxMapFile implements AutoCloseable {
         return new Mailbox(offset, b.getInt(PROTOCOL_MODE_OFFSET), b.getInt(CHILD_PID_OFFSET),
                 StateWord.of(b.getLong(STATE_WORD_OFFSET)), b.getLong(SHUTDOWN_WORD_OFFSET), b.getLong(SHUTDOWN_ACK_OFFSET),
                 b.getLong(HEARTBEAT_OFFSET), List.copyOf(ring));
+    }
+
+    /** {@code length} bytes at {@code offset}, or null when the file ends before them. */
+    private ByteBuffer readAt(long offset, int length) {
+        ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            while (b.hasRemaining()) {
+                if (channel.read(b, offset + b.position()) < 0) {
+                    return null;
+                }
+            }
+        } catch (IOException e) {
+            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " unreadable: " + e);
+        }
+        return b;
     }
 
     @Override

@@ -57,13 +57,13 @@ class MapPostMortemTest {
 
     /** A map file holding one live mailbox (the racer's); the released ones are gone (zeros). */
     static void writeMap(Path file, long offset, int layoutVersion, long seq) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate((int) offset + MailboxDescriptor.MAILBOX_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate((int) offset + MailboxDescriptor.DEFAULT_MAILBOX_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         int at = (int) offset;
         b.putLong(at + MailboxDescriptor.MAGIC_OFFSET, MailboxDescriptor.MAGIC);
         b.putInt(at + MailboxDescriptor.LAYOUT_VERSION_OFFSET, layoutVersion);
         b.putInt(at + MailboxDescriptor.PROTOCOL_MODE_OFFSET, 1);
-        b.putInt(at + MailboxDescriptor.MAILBOX_LENGTH_OFFSET, MailboxDescriptor.MAILBOX_LENGTH);
-        b.putInt(at + MailboxDescriptor.RING_CAPACITY_OFFSET, MailboxDescriptor.RING_CAPACITY);
+        b.putInt(at + MailboxDescriptor.MAILBOX_LENGTH_OFFSET, MailboxDescriptor.DEFAULT_MAILBOX_LENGTH);
+        b.putInt(at + MailboxDescriptor.RING_CAPACITY_OFFSET, MailboxDescriptor.DEFAULT_RING_CAPACITY);
         b.putInt(at + MailboxDescriptor.CHILD_PID_OFFSET, 4711);
         b.putLong(at + MailboxDescriptor.STATE_WORD_OFFSET, MailboxStates.CONTROL_DONE | 2L << 8 | seq << 16);
         b.putLong(at + MailboxDescriptor.HEARTBEAT_OFFSET, 98_765);
@@ -75,7 +75,7 @@ class MapPostMortemTest {
     }
 
     private static void ring(ByteBuffer b, int mailbox, long ticket, long seq, long time, int from, int to, int role, int pid) {
-        int at = mailbox + MailboxDescriptor.RING_OFFSET + (int) (ticket % MailboxDescriptor.RING_CAPACITY)
+        int at = mailbox + MailboxDescriptor.RING_OFFSET + (int) (ticket % MailboxDescriptor.DEFAULT_RING_CAPACITY)
                 * MailboxDescriptor.RING_RECORD_LENGTH;
         b.putLong(at + MailboxDescriptor.RECORD_TICKET_OFFSET, ticket + 1);
         b.putLong(at + MailboxDescriptor.RECORD_SEQ_OFFSET, seq);
@@ -117,7 +117,7 @@ class MapPostMortemTest {
         assertEquals(MailboxDescriptor.HEARTBEAT_OFFSET, MailboxMapFile.HEARTBEAT_OFFSET);
         assertEquals(MailboxDescriptor.RING_OFFSET, MailboxMapFile.RING_OFFSET);
         assertEquals(MailboxDescriptor.RING_RECORD_LENGTH, MailboxMapFile.RING_RECORD_LENGTH);
-        assertEquals(MailboxDescriptor.MAILBOX_LENGTH, MailboxMapFile.MAILBOX_LENGTH);
+        assertEquals(MailboxDescriptor.MAX_RING_CAPACITY, MailboxMapFile.MAX_RING_CAPACITY);
         assertEquals(8, MailboxDescriptor.RECORD_SEQ_OFFSET);
         assertEquals(16, MailboxDescriptor.RECORD_TIME_OFFSET);
         assertEquals(24, MailboxDescriptor.RECORD_ORIGIN_OFFSET);
@@ -158,7 +158,7 @@ class MapPostMortemTest {
             String[] args = cmd.equals("show") ? new String[] {cmd, journal.toString(), "1", "--map", wrong.toString()}
                     : new String[] {cmd, journal.toString(), "--map", wrong.toString()};
             CliRun run = CliRun.of(args);
-            assertTrue(run.isOneErrLine() && run.err().contains("layout version=2"), run::toString);
+            assertTrue(run.isOneErrLine() && run.err().contains("layout version=" + (MailboxDescriptor.LAYOUT_VERSION + 1)), run::toString);
             String nope = tmp.resolve("nope.dat").toString();
             CliRun missing = cmd.equals("show") ? CliRun.of(cmd, journal.toString(), "1", "--map", nope)
                     : CliRun.of(cmd, journal.toString(), "--map", nope);

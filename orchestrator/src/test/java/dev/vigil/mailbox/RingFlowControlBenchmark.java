@@ -1,0 +1,253 @@
+package dev.vigil.mailbox;
+
+import dev.vigil.child.ChildKind;
+import dev.vigil.child.SpawnedChild;
+import dev.vigil.child.demo.DemoBehaviour;
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalWriter;
+import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.RingOverrun;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Issue 10's ring benchmark, every figure against a baseline in the same run (bin/vigil-bench ring):
+ * <ol>
+ *   <li>transitions per second of 1 and 16 C demo children answering back-to-back echo controls, journaled (a
+ *       flow-controlling {@link RingDrainer} into a real {@link JournalWriter}) against the same load with journaling
+ *       off (nobody drains; the rings lap), rounds alternating; journaled rounds are checked lossless (every
+ *       transition made is a MailboxTransition, no RingOverrun);</li>
+ *   <li>control round trip p50 of one C child with flow control on (drainer registered and running) against the
+ *       same child with no drainer (what every round trip cost before flow control: no position to read);</li>
+ *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds.</li>
+ * </ol>
+ * Prints a Markdown section (bin/vigil-bench writes it into docs/BENCHMARKS.md between its bench:ring markers).
+ * Settings: -Dvigil.bench.rounds (3), -Dvigil.bench.roundMillis (3000), -Dvigil.bench.perRound (20000).
+ */
+public final class RingFlowControlBenchmark {
+    static final int ROUNDS = Integer.getInteger("vigil.bench.rounds", 3);
+    static final long ROUND_MILLIS = Long.getLong("vigil.bench.roundMillis", 3000);
+    static final int ROUND_TRIPS = Integer.getInteger("vigil.bench.perRound", 20_000);
+
+    private final Path dir;
+    private int store;
+
+    private RingFlowControlBenchmark(Path dir) {
+        this.dir = dir;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Files.createTempDirectory("vigil-ring-bench-");
+        try {
+            System.out.print(new RingFlowControlBenchmark(dir).measure());
+        } finally {
+            try (var paths = Files.walk(dir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        System.exit(0);
+    }
+
+    private String measure() throws Exception {
+        StringBuilder report = new StringBuilder();
+        report.append("```\n");
+        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, %d rounds of %d ms per variant, %d cpus, load %s%n",
+                ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
+        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %10s %12s%n", "children", "off trans/s", "journaled/s",
+                "ratio", "lost", "drainer CPU"));
+        for (int children : new int[] {1, 16}) {
+            double off = 0;
+            double on = 0;
+            long lost = 0;
+            long cpu = 0;
+            long wall = 0;
+            for (int round = 0; round < ROUNDS; round++) {
+                off += run(children, false).rate();
+                Run journaled = run(children, true);
+                on += journaled.rate();
+                lost += journaled.lost();
+                cpu += journaled.drainerCpuNanos();
+                wall += journaled.wallNanos();
+            }
+            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %10d %11.2f%%%n", children, off / ROUNDS, on / ROUNDS,
+                    100.0 * on / off, lost, 100.0 * cpu / wall));
+        }
+        report.append(roundTrips());
+        report.append(idleDrainer());
+        report.append(String.format(Locale.ROOT, "load after: %s%n", Files.readString(Path.of("/proc/loadavg")).trim()));
+        report.append("```\n");
+        return report.toString();
+    }
+
+    record Run(double rate, long lost, long drainerCpuNanos, long wallNanos) {
+    }
+
+    /** {@code children} C children doing back-to-back controls for ROUND_MILLIS, journaled or not. */
+    private Run run(int children, boolean journaled) throws Exception {
+        Path journalDir = dir.resolve("journal-" + store);
+        List<MailboxHandle> handles = new ArrayList<>();
+        List<SpawnedChild> spawned = new ArrayList<>();
+        AtomicLong transitions = new AtomicLong();
+        AtomicLong overruns = new AtomicLong();
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("bench-" + store++ + ".map"), children + 1);
+                JournalWriter journal = journaled ? JournalWriter.open(journalDir) : null) {
+            Consumer<JournalEvent> sink = e -> {
+                if (e instanceof MailboxTransition) {
+                    transitions.incrementAndGet();
+                } else if (e instanceof RingOverrun o) {
+                    overruns.addAndGet(o.lastLostSeq() - o.firstLostSeq() + 1);
+                }
+                journal.append(e);
+            };
+            RingDrainer drainer = journaled ? new RingDrainer(sink) : null;
+            for (int i = 0; i < children; i++) {
+                MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "c", i), ProtocolMode.STICKY);
+                handles.add(handle);
+                spawned.add(SpawnedChild.spawn(ChildKind.C.argv(List.of()), ChildKind.C.env(handle, DemoBehaviour.DEFAULT),
+                        dir.resolve("child.log")));
+                if (drainer != null) {
+                    drainer.register(handle);
+                }
+            }
+            for (MailboxHandle handle : handles) {
+                if (handle.awaitInit(Duration.ofSeconds(30)) != InitOutcome.READY) {
+                    throw new IllegalStateException("child not ready: " + handle);
+                }
+            }
+            if (drainer != null) {
+                drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
+            }
+            long cpuBefore = drainer == null ? 0 : drainer.backgroundCpuNanos();
+            long start = System.nanoTime();
+            long end = start + ROUND_MILLIS * 1_000_000L;
+            List<Thread> drivers = new ArrayList<>();
+            AtomicLong controls = new AtomicLong();
+            for (MailboxHandle handle : handles) {
+                Thread t = new Thread(() -> {
+                    long n = 0;
+                    while (System.nanoTime() - end < 0) {
+                        handle.control(DemoHandler.OP_ECHO, n++, Duration.ofSeconds(30));
+                    }
+                    controls.addAndGet(n);
+                });
+                drivers.add(t);
+                t.start();
+            }
+            for (Thread t : drivers) {
+                t.join();
+            }
+            long wall = System.nanoTime() - start;
+            long cpu = drainer == null ? 0 : drainer.backgroundCpuNanos() - cpuBefore;
+            long made = 0;
+            for (MailboxHandle handle : handles) {
+                made += MailboxDescriptor.seq(handle.stateWord());
+                handle.publishShutdown(1);
+            }
+            for (SpawnedChild child : spawned) {
+                child.awaitExit(Duration.ofSeconds(30));
+            }
+            long lost = 0;
+            if (drainer != null) {
+                drainer.close();
+                for (MailboxHandle handle : handles) {
+                    drainer.drainFinal(handle, 0);
+                }
+                lost = made - transitions.get(); // every seq the children and the parent made, minus those journaled
+                journal.flush();
+            }
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, wall);
+        } finally {
+            for (SpawnedChild child : spawned) {
+                child.close();
+            }
+        }
+    }
+
+    /** One C child: round trip with flow control on (drainer running) against no drainer, alternating rounds. */
+    private String roundTrips() throws Exception {
+        Histogram with = new Histogram(3_600_000_000L, 3);
+        Histogram without = new Histogram(3_600_000_000L, 3);
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("rt.map"), 4);
+                JournalWriter journal = JournalWriter.open(dir.resolve("rt-journal"))) {
+            MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "rt", 0), ProtocolMode.STICKY);
+            try (SpawnedChild child = SpawnedChild.spawn(ChildKind.C.argv(List.of()), ChildKind.C.env(handle, DemoBehaviour.DEFAULT),
+                    dir.resolve("rt.log"))) {
+                if (handle.awaitInit(Duration.ofSeconds(30)) != InitOutcome.READY) {
+                    throw new IllegalStateException("child not ready");
+                }
+                roundTrips(handle, ROUND_TRIPS, null);
+                for (int round = 0; round < ROUNDS; round++) {
+                    roundTrips(handle, ROUND_TRIPS, without);
+                    RingDrainer drainer = new RingDrainer(journal::append);
+                    drainer.register(handle); // from ticket 0: the first drain counts the earlier, undrained rounds as lost
+                    drainer.drain(handle, 0);
+                    drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
+                    roundTrips(handle, ROUND_TRIPS, with);
+                    drainer.close();
+                    drainer.forget(handle);
+                }
+                handle.publishShutdown(1);
+                child.awaitExit(Duration.ofSeconds(30));
+            }
+        }
+        double p50With = with.getValueAtPercentile(50) / 1e3;
+        double p50Without = without.getValueAtPercentile(50) / 1e3;
+        return String.format(Locale.ROOT, "round trip, 1 C child, %d x %d: p50 %.2f us flow control on (p99 %.2f) vs %.2f us no drainer (p99 %.2f): %.2fx%n",
+                ROUNDS, ROUND_TRIPS, p50With, with.getValueAtPercentile(99) / 1e3, p50Without, without.getValueAtPercentile(99) / 1e3,
+                p50With / p50Without);
+    }
+
+    private static void roundTrips(MailboxHandle handle, int count, Histogram into) {
+        for (int i = 0; i < count; i++) {
+            long start = System.nanoTime();
+            handle.control(DemoHandler.OP_ECHO, i, Duration.ofSeconds(10));
+            if (into != null) {
+                into.recordValue(System.nanoTime() - start);
+            }
+        }
+    }
+
+    /** The drainer thread's CPU with 16 registered, idle children for 10 s. */
+    private String idleDrainer() throws Exception {
+        List<SpawnedChild> spawned = new ArrayList<>();
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("idle.map"), 17);
+                JournalWriter journal = JournalWriter.open(dir.resolve("idle-journal"));
+                RingDrainer drainer = new RingDrainer(journal::append)) {
+            List<MailboxHandle> handles = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "idle", i), ProtocolMode.STICKY);
+                handles.add(handle);
+                spawned.add(SpawnedChild.spawn(ChildKind.C.argv(List.of()), ChildKind.C.env(handle, DemoBehaviour.DEFAULT),
+                        dir.resolve("idle.log")));
+                drainer.register(handle);
+            }
+            for (MailboxHandle handle : handles) {
+                handle.awaitInit(Duration.ofSeconds(30));
+            }
+            drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
+            Thread.sleep(1000);
+            long cpu = drainer.backgroundCpuNanos();
+            long start = System.nanoTime();
+            Thread.sleep(10_000);
+            long used = drainer.backgroundCpuNanos() - cpu;
+            long wall = System.nanoTime() - start;
+            for (MailboxHandle handle : handles) {
+                handle.publishShutdown(1);
+            }
+            return String.format(Locale.ROOT, "drainer CPU, 16 idle children, 10 s: %.4f%% of a core (%.2f ms)%n", 100.0 * used / wall, used / 1e6);
+        } finally {
+            for (SpawnedChild child : spawned) {
+                child.awaitExit(Duration.ofSeconds(10));
+                child.close();
+            }
+        }
+    }
+}
