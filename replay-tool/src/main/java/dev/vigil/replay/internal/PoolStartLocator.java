@@ -78,7 +78,7 @@ public final class PoolStartLocator {
                     }
                 }
             }
-        } catch (RuntimeException damageOrDoubt) {
+        } catch (RuntimeException | InternalError damageOrDoubt) {
             return -1; // the forward read from the start reports damage with its own clear message
         }
     }
