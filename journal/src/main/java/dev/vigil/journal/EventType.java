@@ -26,7 +26,14 @@ public enum EventType {
     SURVIVOR_DIAGNOSED(16, SurvivorDiagnosed.class),
     ESCALATION_SENT(17, EscalationSent.class),
     MAILBOX_RELEASED(18, MailboxReleased.class),
-    CLOSE_COMPLETED(19, CloseCompleted.class);
+    CLOSE_COMPLETED(19, CloseCompleted.class),
+    // 40-49: the event-driven close engine and the run-time child supervision
+    HEARTBEAT_SEEN(40, HeartbeatSeen.class),
+    BUDGET_SPENT(41, BudgetSpent.class),
+    COMMAND_FAILED(42, CommandFailed.class),
+    CHILD_EXITED(43, ChildExited.class),
+    CHILD_RESTARTED(44, ChildRestarted.class),
+    POOL_FAILED(45, PoolFailed.class);
 
     private static final EventType[] BY_ID;
 

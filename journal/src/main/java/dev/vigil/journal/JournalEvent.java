@@ -32,8 +32,15 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(EscalationSent.class),
     @JsonSubTypes.Type(MailboxReleased.class),
     @JsonSubTypes.Type(CloseCompleted.class),
+    @JsonSubTypes.Type(HeartbeatSeen.class),
+    @JsonSubTypes.Type(BudgetSpent.class),
+    @JsonSubTypes.Type(CommandFailed.class),
+    @JsonSubTypes.Type(ChildExited.class),
+    @JsonSubTypes.Type(ChildRestarted.class),
+    @JsonSubTypes.Type(PoolFailed.class),
 })
-public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted {
+public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
+        HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed {
 
     /** Monotonic clock nanos (CLOCK_MONOTONIC) at which the fact happened. */
     long timeNanos();

@@ -25,8 +25,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * r1 = the child saw the request on its re-check, r2 = the parent saw the child's flag.
  */
 public final class DoorbellLitmus {
-    /** Until the doorbell lands: the first word after the ring head's line (layout 1), or the reserved line (layout 2). */
-    static final int SLEEPING_FLAG_OFFSET = RING_HEAD_OFFSET + Long.BYTES;
+    /** Until the doorbell lands: the first word of the line layout 2 reserves for it. */
+    static final int SLEEPING_FLAG_OFFSET = DOORBELL_LINE_OFFSET;
 
     private DoorbellLitmus() {
     }

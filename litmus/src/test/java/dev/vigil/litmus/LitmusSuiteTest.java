@@ -25,8 +25,8 @@ import org.openjdk.jcstress.annotations.Expect;
  * test must pass: no forbidden outcome, no unknown one. Every weakened variant (plain or release/acquire accesses,
  * or the legacy plain store) runs beside it; where x86-64 can exhibit its forbidden outcome (a race, or store-load
  * reordering), the variant must show it, or the protocol test beside it could not fail either. The other weakened
- * variants need a store-store or load-load reordering that x86-64 hardware never makes: they run and are counted,
- * and show something only when the compiler reorders.
+ * variants need a store-store, load-load or load-store reordering that x86-64 hardware never makes: they run and
+ * are counted, and show something only when the compiler reorders.
  *
  * <p>Two runners over the same test classes: {@link InProcessLitmus} (this JVM, no forks: the default suite, every
  * test) and jcstress itself ({@link LitmusRun}: a forked JVM per test and configuration, C2's scheduling

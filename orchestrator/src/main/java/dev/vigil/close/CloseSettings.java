@@ -31,7 +31,7 @@ public final class CloseSettings {
             FIXED_BUDGET, "0 (none): when set, reap waits exactly this long from the broadcast, progress or not (for comparison)",
             ESCALATION, "leak: what to do with survivors, leak (report and keep) or term-then-kill",
             GRACE, "2s: term-then-kill waits this long after SIGTERM before SIGKILL, and again for the SIGKILLed to be reaped",
-            MAX_PARALLEL, "4: how many closes the orchestrator's close pipeline runs at once (read from the orchestrator's settings only)");
+            MAX_PARALLEL, "4: retired, ignored: the close engine runs any number of closes at once on one thread");
 
     private static final CloseSettings DEFAULTS = new Builder().build();
 

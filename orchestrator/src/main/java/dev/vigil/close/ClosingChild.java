@@ -5,8 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import dev.vigil.close.decision.MailboxWords;
 
 /**
- * One child as the close pipeline drives it. Implemented by the pool over a spawned process and
- * its mailbox; every method is called from close-pipeline threads, one stage at a time.
+ * One child as the close engine drives it. Implemented by the pool over a spawned process and its mailbox.
+ * Every method is called from the close engine's thread and must not block (memory reads and CAS, signals,
+ * map removals, short /proc reads).
  */
 public interface ClosingChild {
     String group();
@@ -24,7 +25,7 @@ public interface ClosingChild {
     /** Publishes the shutdown request: the shutdown word (CAS 0 -> epoch), or the stop signal of a plain executable. */
     ShutdownDelivery deliverShutdown(long epoch);
 
-    /** The mailbox words now; null when {@link #hasMailbox()} is false. */
+    /** The mailbox words now; null when {@link #hasMailbox()} is false or the mailbox was released. */
     MailboxWords mailboxWords();
 
     /** Completes once the child's exit status is collected. Never completes exceptionally for a live child. */
@@ -36,12 +37,18 @@ public interface ClosingChild {
     /** Sends {@code signal} to the child's process group (it is the group leader); false if gone. */
     boolean signalProcessGroup(int signal);
 
+    /** The child is gone: its pending command fails at once naming {@code reason} (no-op without a mailbox). */
+    void failPendingCommands(String reason);
+
     /** Journals the mailbox's undrained transition-ring records (no-op without a mailbox). */
     void drainTransitions(long closeId);
 
     /** Offset of the child's mailbox in the map file, -1 without one. */
     long mailboxOffset();
 
-    /** Frees the mailbox. Only called after {@link #exit()} completed; never for a survivor. */
-    void releaseMailbox();
+    /**
+     * Frees the mailbox, unless a caller is inside a command on it right now (false: try again later). Only called
+     * after {@link #exit()} completed; never for a survivor. True also when there is nothing to free.
+     */
+    boolean tryReleaseMailbox();
 }

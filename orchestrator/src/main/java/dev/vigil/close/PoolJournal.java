@@ -31,7 +31,7 @@ import dev.vigil.mailbox.MailboxState;
  * child's last few events, so a survivor's diagnosis can name them without reading the journal back.
  * Thread-safe.
  */
-public final class PoolJournal {
+public final class PoolJournal implements CloseJournal {
     /** How many events per child are kept for evidence. */
     public static final int TAIL = 6;
 
@@ -44,6 +44,7 @@ public final class PoolJournal {
         this.orchestratorPid = (int) ProcessHandle.current().pid();
     }
 
+    @Override
     public int orchestratorPid() {
         return orchestratorPid;
     }
@@ -57,6 +58,7 @@ public final class PoolJournal {
      * stalled appender): the writer then counts what it did not write ({@link #gap()}), and the
      * caller goes on with its safety duties (closes still broadcast, reap, escalate).
      */
+    @Override
     public void append(JournalEvent event) {
         try {
             writer.append(event);
@@ -94,6 +96,7 @@ public final class PoolJournal {
     }
 
     /** The child's last events, oldest first. */
+    @Override
     public List<String> lastEvents(String poolId, String group, int index) {
         Deque<String> tail = tails.get(poolId + '/' + group + '/' + index);
         if (tail == null) {

@@ -1,14 +1,14 @@
 /**
- * Closing pools: the Disruptor close pipeline, reap budgets, survivor diagnosis and the close report.
+ * Closing pools: the close engine (one thread consuming a Disruptor ring of inputs, driving the
+ * {@link dev.vigil.close.CloseMachine} state machine), settings, and the journal it writes to. What a close
+ * decides (budget, progress, diagnosis, escalation, outcome) lives in {@code dev.vigil.close.decision}.
  *
  * <pre>
- *  Pool.close() --submit(lane)--> ring --+-- lane 0: fence > broadcast > reap > diagnose > escalate > release > report --> CloseReport
- *                                        +-- lane 1: ...                                                              (journal: CloseCompleted)
- *                                        +-- lane n-1 (n = vigil.close.maxParallel)
+ *  requested, child exited, op settled, child joined, escalate-now --> ring --> [engine thread] --> journal, effects
  * </pre>
  *
- * The pipeline sees a pool only through {@link dev.vigil.close.CloseTarget} and its children through
+ * The engine sees a pool only through {@link dev.vigil.close.CloseTarget} and its children through
  * {@link dev.vigil.close.ClosingChild}; {@code dev.vigil.pool} implements both over real processes
- * and mailboxes. docs/CLOSE.md describes stages, settings, diagnosis rules and the report's JSON contract.
+ * and mailboxes. docs/CLOSE.md describes the machine, settings, diagnosis rules and the report's JSON contract.
  */
 package dev.vigil.close;

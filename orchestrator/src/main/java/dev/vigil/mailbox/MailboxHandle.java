@@ -2,10 +2,6 @@ package dev.vigil.mailbox;
 
 import static dev.vigil.mailbox.MailboxState.*;
 
-import dev.vigil.journal.CommandCompleted;
-import dev.vigil.journal.CommandIssued;
-import dev.vigil.journal.CommandTimedOut;
-import dev.vigil.journal.JournalEvent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -13,6 +9,12 @@ import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+
+import dev.vigil.journal.CommandCompleted;
+import dev.vigil.journal.CommandFailed;
+import dev.vigil.journal.CommandIssued;
+import dev.vigil.journal.CommandTimedOut;
+import dev.vigil.journal.JournalEvent;
 
 /**
  * The parent's side of one child's mailbox. Control commands and tasks are serialized by a lock (one
@@ -40,7 +42,16 @@ public final class MailboxHandle {
     private volatile LongSupplier closeId = () -> 0L;
     private volatile Runnable commandCompletedListener;
 
+    /** Why no command can complete any more (the child exited); null while it lives. */
+    private volatile String goneReason;
+    /** How the last command that ended without its caller ended: completed (true) or failed. */
+    private volatile boolean lastCommandCompleted;
+
     // guarded by commandLock
+    private boolean released;
+    /** A command settled by {@link #settlePending} that its sender has not collected with an await yet. */
+    private CommandResult settled;
+    private String settledKind;
     private long nextCommandId;
     private String pendingKind;
     private long pendingCommandId;
@@ -254,6 +265,7 @@ public final class MailboxHandle {
     private long issue(String kind, int requestState, int opcode, long argument) {
         commandLock.lock();
         try {
+            refuseWhenGone(kind);
             collectLate();
             if (pendingKind != null) {
                 throw new MailboxException("command still in flight: " + id + " kind=" + pendingKind + " commandId=" + pendingCommandId
@@ -289,7 +301,14 @@ public final class MailboxHandle {
     private CommandResult await(String kind, int doneState, Duration timeout) {
         commandLock.lock();
         try {
+            if (pendingKind == null && kind.equals(settledKind)) {
+                CommandResult r = settled;
+                settled = null;
+                settledKind = null;
+                return r;
+            }
             if (!kind.equals(pendingKind)) {
+                refuseWhenGone(kind);
                 throw new MailboxException("no " + kind + " command pending: " + id + " pending=" + pendingKind);
             }
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -298,6 +317,12 @@ public final class MailboxHandle {
                 long word = mailbox.stateAcquire();
                 if (MailboxDescriptor.state(word) == doneState && mailbox.resultId() == pendingCommandId) {
                     return complete(word);
+                }
+                if (goneReason != null) {
+                    long failedId = pendingCommandId;
+                    failPendingLocked();
+                    throw new MailboxException("command failed: " + id + " kind=" + kind + " commandId=" + failedId
+                            + " " + goneReason);
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     int lastState = MailboxDescriptor.state(word);
@@ -333,9 +358,109 @@ public final class MailboxHandle {
         return result;
     }
 
+    private void refuseWhenGone(String kind) {
+        if (released || goneReason != null) {
+            throw new MailboxException("mailbox closed: " + id + " kind=" + kind + " "
+                    + (goneReason != null ? goneReason : "mailbox released"));
+        }
+    }
+
+    /**
+     * The child is gone ({@code reason} names its exit): the command in the mailbox, if any, fails at once
+     * (journaled CommandFailed) and every later command operation fails. Never blocks: when a caller is inside
+     * an await, that caller fails the command itself on its next look at the mailbox.
+     */
+    public void failPending(String reason) {
+        goneReason = Objects.requireNonNull(reason, "reason");
+        if (commandLock.tryLock()) {
+            try {
+                failPendingLocked();
+            } finally {
+                commandLock.unlock();
+            }
+        }
+    }
+
+    private void failPendingLocked() {
+        if (pendingKind == null) {
+            return;
+        }
+        int doneState = KIND_CONTROL.equals(pendingKind) ? CONTROL_DONE : TASK_DONE;
+        if (!released && MailboxDescriptor.state(mailbox.stateAcquire()) == doneState
+                && mailbox.resultId() == pendingCommandId) {
+            settleLocked(); // it did complete before the child went: that is its end
+            return;
+        }
+        lastCommandCompleted = false;
+        journal.accept(new CommandFailed(System.nanoTime(), PARENT_PID, id.poolId(), closeId.getAsLong(), id.group(),
+                id.index(), pendingKind, pendingCommandId, goneReason));
+        pendingKind = null;
+        pendingCommandId = 0;
+    }
+
+    /**
+     * Settles a command whose sender is not waiting for it (a {@link #sendControl} without its await), without
+     * blocking: when the child has published the result, journals CommandCompleted and keeps the result for a
+     * later await. Leaves the state word as it is (the closing side does not write it). True when no command is
+     * pending any more; false when one still runs or a caller holds the mailbox (it settles it itself).
+     */
+    public boolean settlePending() {
+        if (!commandLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (pendingKind == null) {
+                return true;
+            }
+            int doneState = KIND_CONTROL.equals(pendingKind) ? CONTROL_DONE : TASK_DONE;
+            if (!released && MailboxDescriptor.state(mailbox.stateAcquire()) == doneState
+                    && mailbox.resultId() == pendingCommandId) {
+                settleLocked();
+                return true;
+            }
+            return false;
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
+    private void settleLocked() {
+        CommandResult result = new CommandResult(pendingCommandId, mailbox.resultValue(), mailbox.errorCode(),
+                mailbox.errorCode() == 0 ? "" : mailbox.errorText(), System.nanoTime() - pendingIssuedNanos);
+        journal.accept(new CommandCompleted(System.nanoTime(), PARENT_PID, id.poolId(), closeId.getAsLong(), id.group(),
+                id.index(), pendingKind, result.commandId(), result.value(), result.errorCode(), result.elapsedNanos()));
+        settled = result;
+        settledKind = pendingKind;
+        lastCommandCompleted = true;
+        pendingKind = null;
+        pendingCommandId = 0;
+    }
+
+    /** True when the last command settled without its caller completed; false when it failed (its child went). */
+    public boolean lastCommandCompleted() {
+        return lastCommandCompleted;
+    }
+
+    /**
+     * Marks the mailbox released, unless a caller is inside a command operation right now (then false: try
+     * again later). After this, every command operation fails without touching the record, so the record can be
+     * freed and its offset reused.
+     */
+    public boolean tryRelease() {
+        if (!commandLock.tryLock()) {
+            return false;
+        }
+        try {
+            released = true;
+            return true;
+        } finally {
+            commandLock.unlock();
+        }
+    }
+
     /** Collects a timed-out command that the child has completed since; leaves a still-running one pending. */
     private void collectLate() {
-        if (pendingKind == null) {
+        if (pendingKind == null || released) {
             return;
         }
         int doneState = KIND_CONTROL.equals(pendingKind) ? CONTROL_DONE : TASK_DONE;

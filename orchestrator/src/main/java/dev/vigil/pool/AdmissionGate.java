@@ -1,8 +1,11 @@
 package dev.vigil.pool;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
+import dev.vigil.close.ClosingChild;
 import dev.vigil.close.PoolJournal;
 import dev.vigil.journal.AdmissionRejected;
 import dev.vigil.journal.InFlightSettled;
@@ -11,11 +14,14 @@ import dev.vigil.journal.MonotonicClock;
 /**
  * A pool's admission fence. Operations (control commands, tasks, new children) enter through it and
  * leave when done; once {@link #fence} has run, entering fails with {@link AdmissionClosedException}
- * (journaled as AdmissionRejected). An operation in flight at the fence settles FINISHED when it
- * leaves, or ABANDONED when close gives up on it first — exactly one InFlightSettled each.
+ * (journaled as AdmissionRejected). An operation in flight at the fence settles exactly once
+ * (InFlightSettled): FINISHED when it leaves (or, for a command sent without a waiting caller, when the close
+ * reads its result from the mailbox), FAILED when its child exited before completing it, ABANDONED when the
+ * close reports while it still runs on a survivor. Nothing here waits.
  */
 final class AdmissionGate {
     static final String FINISHED = "FINISHED";
+    static final String FAILED = "FAILED";
     static final String ABANDONED = "ABANDONED";
 
     private final String poolId;
@@ -23,6 +29,7 @@ final class AdmissionGate {
     private final Set<Ticket> inFlight = new LinkedHashSet<>();
     private boolean fenced;
     private long closeId;
+    private Runnable onSettled = () -> { };
 
     AdmissionGate(String poolId, PoolJournal journal) {
         this.poolId = poolId;
@@ -34,13 +41,18 @@ final class AdmissionGate {
         final String operation;
         final String group;
         final int index;
+        /** The child it works on; null for a spawn. */
+        final PoolChild child;
+        /** A command placed without a caller waiting for it (sendControl): the close settles it from the mailbox. */
+        volatile boolean unattended;
         boolean caughtByFence;
         boolean settled;
 
-        private Ticket(String operation, String group, int index) {
+        private Ticket(String operation, String group, int index, PoolChild child) {
             this.operation = operation;
             this.group = group;
             this.index = index;
+            this.child = child;
         }
 
         /** The operation ended (returned or threw). */
@@ -50,10 +62,10 @@ final class AdmissionGate {
     }
 
     /** Enters the gate, or throws (and journals the rejection) when the pool is closing. */
-    Ticket enter(String operation, String group, int index) {
+    Ticket enter(String operation, String group, int index, PoolChild child) {
         synchronized (this) {
             if (!fenced) {
-                Ticket t = new Ticket(operation, group, index);
+                Ticket t = new Ticket(operation, group, index, child);
                 inFlight.add(t);
                 return t;
             }
@@ -64,7 +76,7 @@ final class AdmissionGate {
         throw new AdmissionClosedException(poolId, operation, group, index, id);
     }
 
-    private synchronized long closeIdNow() {
+    synchronized long closeIdNow() {
         return closeId;
     }
 
@@ -72,10 +84,14 @@ final class AdmissionGate {
         return fenced;
     }
 
-    /** Closes the gate for close {@code id} (again, for a retry); returns how many operations are in flight. */
-    synchronized int fence(long id) {
+    /**
+     * Closes the gate for close {@code id} (again, for a retry); returns how many operations are in flight.
+     * {@code settled} runs whenever one of them ends.
+     */
+    synchronized int fence(long id, Runnable settled) {
         fenced = true;
         closeId = id;
+        onSettled = settled;
         for (Ticket t : inFlight) {
             t.caughtByFence = true;
         }
@@ -83,25 +99,45 @@ final class AdmissionGate {
     }
 
     /**
-     * Waits up to {@code settleNanos} for the operations caught by the fence to return (one on a child
-     * that has exited usually has its result already in the mailbox), then gives up on the rest.
+     * Settles, without waiting, what the mailboxes already answer: an unattended command whose result is published
+     * (FINISHED) or whose child is gone (FAILED). True when every operation caught by the fence has ended, except
+     * those on {@code survivors}.
      */
-    void abandon(long id, long settleNanos) throws InterruptedException {
-        Ticket[] left;
+    boolean settle(long id, Set<ClosingChild> survivors) {
+        List<Ticket> open;
         synchronized (this) {
-            long deadline = System.nanoTime() + settleNanos;
-            while (inFlight.stream().anyMatch(t -> t.caughtByFence && !t.settled)) {
-                long wait = deadline - System.nanoTime();
-                if (wait <= 0) {
-                    break;
+            open = new ArrayList<>();
+            for (Ticket t : inFlight) {
+                if (t.caughtByFence && !t.settled) {
+                    open.add(t);
                 }
-                wait(Math.max(1, wait / 1_000_000), (int) (wait % 1_000_000));
             }
-            left = inFlight.stream().filter(t -> t.caughtByFence && !t.settled).toArray(Ticket[]::new);
-            for (Ticket t : left) {
-                t.settled = true;
-                inFlight.remove(t); // given up: a retry's fence no longer counts it, its late leave() is silent
+        }
+        boolean all = true;
+        for (Ticket t : open) {
+            if (t.child != null && survivors.contains(t.child)) {
+                continue;
             }
+            if (t.unattended && t.child != null && t.child.mailbox().settlePending()) {
+                settleNow(t, id, t.child.mailbox().lastCommandCompleted() ? FINISHED : FAILED);
+                continue;
+            }
+            all = false;
+        }
+        return all;
+    }
+
+    /** Journals ABANDONED for every operation caught by the fence that is still running, and stops counting them. */
+    void abandon(long id) {
+        List<Ticket> left = new ArrayList<>();
+        synchronized (this) {
+            for (Ticket t : inFlight) {
+                if (t.caughtByFence && !t.settled) {
+                    t.settled = true;
+                    left.add(t);
+                }
+            }
+            inFlight.removeAll(left); // given up: a retry's fence no longer counts it, its late leave() is silent
         }
         for (Ticket t : left) {
             journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,
@@ -109,9 +145,22 @@ final class AdmissionGate {
         }
     }
 
+    private void settleNow(Ticket t, long id, String outcome) {
+        synchronized (this) {
+            if (t.settled) {
+                return;
+            }
+            t.settled = true;
+            // stays in inFlight until its sender's await leaves (silently), so a retry still counts nothing twice
+        }
+        journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,
+                t.group, t.index, outcome));
+    }
+
     private void leave(Ticket t) {
         boolean report;
         long id;
+        Runnable notify;
         synchronized (this) {
             if (!inFlight.remove(t)) {
                 return;
@@ -119,11 +168,12 @@ final class AdmissionGate {
             report = t.caughtByFence && !t.settled;
             t.settled = true;
             id = closeId;
-            notifyAll();
+            notify = onSettled;
         }
         if (report) {
             journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,
                     t.group, t.index, FINISHED));
+            notify.run();
         }
     }
 }

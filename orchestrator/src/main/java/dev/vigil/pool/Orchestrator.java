@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.vigil.close.ClosePipeline;
+import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.PoolJournal;
 import dev.vigil.journal.JournalWriter;
@@ -17,10 +17,10 @@ import dev.vigil.spawn.SpawnerOptions;
 
 /**
  * What the pools of one process share: the journal, the spawner and its reaper, the mailbox map,
- * the ring drainer and the close pipeline. Open one per process, start pools with
+ * the ring drainer and the close engine. Open one per process, start pools with
  * {@link Pool#builder(Orchestrator, String)}, close it last.
  *
- * <p>{@link #close()} first closes, through the pipeline and journaled, every pool that still tracks
+ * <p>{@link #close()} first closes, through the close engine and journaled, every pool that still tracks
  * children (pools never closed, survivors of a LEAK close), with escalation TERM_THEN_KILL whatever the
  * pool's policy: nothing would track them afterwards. Anything still alive then is SIGKILLed by the
  * spawner.
@@ -34,7 +34,7 @@ public final class Orchestrator implements AutoCloseable {
     private final Spawner spawner;
     private final MailboxStore mailboxes;
     private final RingDrainer drainer;
-    private final ClosePipeline pipeline;
+    private final CloseEngine engine;
     private final CloseSettings closeSettings;
     private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -74,7 +74,7 @@ public final class Orchestrator implements AutoCloseable {
         this.spawner = s;
         this.mailboxes = m;
         this.drainer = d;
-        this.pipeline = new ClosePipeline(journal, closeSettings.maxParallelCloses());
+        this.engine = new CloseEngine(journal);
     }
 
     public static Builder builder() {
@@ -97,8 +97,9 @@ public final class Orchestrator implements AutoCloseable {
         return drainer;
     }
 
-    public ClosePipeline closePipeline() {
-        return pipeline;
+    /** The one close engine every pool of this orchestrator closes through (one thread). */
+    public CloseEngine closeEngine() {
+        return engine;
     }
 
     /** The close settings pools get unless their builder says otherwise. */
@@ -159,7 +160,7 @@ public final class Orchestrator implements AutoCloseable {
 
     private void closeParts() {
         try {
-            pipeline.close();
+            engine.close();
         } finally {
             try {
                 drainer.close();
@@ -221,7 +222,7 @@ public final class Orchestrator implements AutoCloseable {
             return this;
         }
 
-        /** Default close settings of its pools; its maxParallelCloses sizes the close pipeline. */
+        /** Default close settings of its pools. */
         public Builder closeSettings(CloseSettings settings) {
             this.closeSettings = settings;
             return this;

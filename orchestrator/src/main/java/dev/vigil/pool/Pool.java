@@ -10,20 +10,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
+import dev.vigil.close.ChildExit;
+import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.ClosePipeline;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.CloseTarget;
 import dev.vigil.close.ClosingChild;
 import dev.vigil.close.PoolJournal;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.PoolStarted;
@@ -61,8 +64,8 @@ public final class Pool implements AutoCloseable {
     public static final String OP_CONTROL = "control";
     public static final String OP_TASK = "task";
     public static final String OP_SPAWN = "spawn";
-    /** How long a close's report stage waits for operations caught by the fence to return before abandoning them. */
-    public static final Duration IN_FLIGHT_SETTLE = Duration.ofMillis(500);
+    /** What a pool does about a child that exits while it runs: journal it, fail its command, keep going. */
+    public static final String EXIT_POLICY_KEEP = "keep";
 
     private final Orchestrator orchestrator;
     private final PoolJournal journal;
@@ -77,6 +80,8 @@ public final class Pool implements AutoCloseable {
     private final List<PoolChild> all = new CopyOnWriteArrayList<>();
     private final List<PoolChild> tracked = new CopyOnWriteArrayList<>();
     private final Map<PoolChild, AdmissionGate.Ticket> pending = new ConcurrentHashMap<>();
+    /** Children an addChild registered after a close took the tracked list; that close takes them. */
+    private final java.util.Queue<PoolChild> lateJoiners = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AdmissionGate gate;
     private final Object closeLock = new Object();
     private volatile long currentCloseId;
@@ -146,15 +151,16 @@ public final class Pool implements AutoCloseable {
     /** Runs a control command on one child and waits for its result. */
     public CommandResult control(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        return admitted(OP_CONTROL, group, index, () -> c.mailbox().control(opcode, argument, timeout));
+        return admitted(OP_CONTROL, group, index, c, () -> c.mailbox().control(opcode, argument, timeout));
     }
 
     /** Places a control command without waiting; it stays in flight until {@link #awaitControl}. */
     public long sendControl(String group, int index, int opcode, long argument) {
         PoolChild c = mailboxChild(group, index);
-        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index);
+        AdmissionGate.Ticket t = gate.enter(OP_CONTROL, group, index, c);
         try {
             long id = c.mailbox().sendControl(opcode, argument);
+            t.unattended = true;
             pending.put(c, t);
             return id;
         } catch (RuntimeException e) {
@@ -179,7 +185,7 @@ public final class Pool implements AutoCloseable {
     /** Runs a task on one child and waits for its result. */
     public CommandResult runTask(String group, int index, int opcode, long argument, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
-        return admitted(OP_TASK, group, index, () -> c.mailbox().runTask(opcode, argument, timeout));
+        return admitted(OP_TASK, group, index, c, () -> c.mailbox().runTask(opcode, argument, timeout));
     }
 
     /** Starts one more child in {@code group} (same spec) and waits until it is ready. */
@@ -192,19 +198,27 @@ public final class Pool implements AutoCloseable {
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
-        return admitted(OP_SPAWN, group, index, () -> {
-            PoolChild c = spawn(group, index, spec);
-            String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
-            if (failure != null) {
-                throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
+        // Only spawning and registering pass the fence; a close that fenced meanwhile takes the child (below).
+        PoolChild c = admitted(OP_SPAWN, group, index, null, () -> {
+            PoolChild spawned = spawn(group, index, spec);
+            // spawn() added it to the tracked children; a close whose fence ran before that may have taken the
+            // list without it, so hand it over (the fence reads the list after fencing: one side always sees it).
+            if (gate.isFenced()) {
+                lateJoiners.add(spawned); // before this operation ends: the close sees it before it can report
+                orchestrator.closeEngine().childJoined(gate.closeIdNow());
             }
-            return c;
+            return spawned;
         });
+        String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
+        if (failure != null) {
+            throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
+        }
+        return c;
     }
 
     /** Runs {@code operation} inside the admission fence. */
-    private <T> T admitted(String operation, String group, int index, Supplier<T> body) {
-        AdmissionGate.Ticket t = gate.enter(operation, group, index);
+    private <T> T admitted(String operation, String group, int index, PoolChild child, Supplier<T> body) {
+        AdmissionGate.Ticket t = gate.enter(operation, group, index, child);
         try {
             return body.get();
         } finally {
@@ -280,7 +294,24 @@ public final class Pool implements AutoCloseable {
                 mailbox == null ? 0 : mailbox.mailbox().spawnEpoch(), request.commandLine()));
         all.add(child);
         tracked.add(child);
+        child.exit().thenAccept(exit -> exitedDuringRun(child, exit));
         return child;
+    }
+
+    /**
+     * A child exited while no close runs (called on the reaper thread, never blocks): journaled at once, and its
+     * pending command fails at once naming the exit instead of running into its timeout. The pool keeps going
+     * (policy {@code keep}); the next close reports the child as reaped.
+     */
+    private void exitedDuringRun(PoolChild child, ChildExit exit) {
+        if (gate.isFenced()) {
+            return; // a close collects it
+        }
+        journal.append(new ChildExited(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, child.group(),
+                child.index(), child.pid(), exit.exitCode(), exit.signal(), EXIT_POLICY_KEEP));
+        child.failPendingCommands("child exited during the run: pid=" + child.pid() + " group=" + child.group()
+                + " child=" + child.index() + " " + (exit.signal() > 0 ? "signal=" + exit.signal()
+                        : "exitCode=" + exit.exitCode()));
     }
 
     /** Null when every child is ready by {@code deadline}; else why not. */
@@ -336,7 +367,7 @@ public final class Pool implements AutoCloseable {
     // ------------------------------------------------------------------ close
 
     /**
-     * Closes the pool through the orchestrator's close pipeline and returns the report.
+     * Closes the pool through the orchestrator's close engine and returns the report.
      *
      * @throws CloseFailedException when a child was not cleanly reaped (its report and diagnoses are in it)
      */
@@ -375,17 +406,10 @@ public final class Pool implements AutoCloseable {
     }
 
     private CloseReport runClose(CloseSettings with) {
-        long closeId = ClosePipeline.nextCloseId();
+        long closeId = CloseEngine.nextCloseId();
         currentCloseId = closeId;
         boolean interrupted = false;
-        CompletableFuture<CloseReport> future = null;
-        while (future == null) {
-            try {
-                future = orchestrator.closePipeline().submit(new Target(with), closeId);
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
+        CompletableFuture<CloseReport> future = orchestrator.closeEngine().submit(new Target(with), closeId);
         try {
             while (true) {
                 try {
@@ -416,7 +440,7 @@ public final class Pool implements AutoCloseable {
         }
     }
 
-    /** This pool as the close pipeline sees it, with the settings of one close. */
+    /** This pool as the close engine sees it, with the settings of one close. */
     private final class Target implements CloseTarget {
         private final CloseSettings with;
 
@@ -435,13 +459,28 @@ public final class Pool implements AutoCloseable {
         }
 
         @Override
-        public int fenceAdmission(long closeId) {
-            return gate.fence(closeId);
+        public int fenceAdmission(long closeId, Runnable onSettled) {
+            return gate.fence(closeId, onSettled);
         }
 
         @Override
-        public void abandonInFlight(long closeId) throws InterruptedException {
-            gate.abandon(closeId, IN_FLIGHT_SETTLE.toNanos());
+        public List<? extends ClosingChild> takeLateJoiners() {
+            List<PoolChild> out = new ArrayList<>();
+            PoolChild c;
+            while ((c = lateJoiners.poll()) != null) {
+                out.add(c);
+            }
+            return out;
+        }
+
+        @Override
+        public boolean settleInFlight(long closeId, Set<ClosingChild> survivors) {
+            return gate.settle(closeId, survivors);
+        }
+
+        @Override
+        public void abandonInFlight(long closeId) {
+            gate.abandon(closeId);
         }
 
         @Override

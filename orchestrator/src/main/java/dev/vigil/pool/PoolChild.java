@@ -6,6 +6,7 @@ import dev.vigil.close.ChildExit;
 import dev.vigil.close.ClosingChild;
 import dev.vigil.close.ShutdownDelivery;
 import dev.vigil.close.decision.MailboxWords;
+import dev.vigil.journal.MonotonicClock;
 import dev.vigil.mailbox.MailboxDescriptor;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxState;
@@ -86,16 +87,17 @@ public final class PoolChild implements ClosingChild {
         if (mailbox == null) {
             // A plain executable's stop signal goes to its process group: a script's own children stop with it.
             signalProcessGroup(spec.stopSignal());
-            return ShutdownDelivery.signal(spec.stopSignal());
+            return ShutdownDelivery.signal(spec.stopSignal(), MonotonicClock.nanos());
         }
+        long at = MonotonicClock.nanos(); // just before the CAS: the word is visible no earlier than this
         ShutdownPublication p = mailbox.publishShutdown(epoch);
         String channel = mailbox.mode() == ProtocolMode.LEGACY ? ShutdownDelivery.STATE_WORD : ShutdownDelivery.SHUTDOWN_WORD;
-        return new ShutdownDelivery(channel, p.won(), p.observed());
+        return new ShutdownDelivery(channel, p.won(), p.observed(), at);
     }
 
     @Override
     public MailboxWords mailboxWords() {
-        if (mailbox == null) {
+        if (mailbox == null || released) {
             return null;
         }
         long word = mailbox.stateWord();
@@ -152,17 +154,28 @@ public final class PoolChild implements ClosingChild {
     }
 
     @Override
-    public void releaseMailbox() {
+    public void failPendingCommands(String reason) {
+        if (mailbox != null) {
+            mailbox.failPending(reason);
+        }
+    }
+
+    @Override
+    public boolean tryReleaseMailbox() {
         if (mailbox == null || released) {
-            return;
+            return true;
         }
         if (!process.isReaped()) {
             throw new IllegalStateException("group=" + group + " child=" + index + " pid=" + pid()
                     + " mailbox release refused: child not reaped");
         }
+        if (!mailbox.tryRelease()) {
+            return false; // a caller is inside a command on it; after tryRelease none can enter
+        }
         orchestrator.drainer().forget(mailbox);
         orchestrator.mailboxes().release(mailbox.id());
         released = true;
+        return true;
     }
 
     @Override

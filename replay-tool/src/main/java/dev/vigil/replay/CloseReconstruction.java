@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import dev.vigil.close.decision.CloseDecisionAudit;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
@@ -46,7 +47,7 @@ public final class CloseReconstruction {
             EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
-            EventType.CLOSE_COMPLETED);
+            EventType.CLOSE_COMPLETED, EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -90,6 +91,12 @@ public final class CloseReconstruction {
             lastIndex = index;
         }
         lastTime = e.timeNanos();
+        if (e.closeId() != 0 && CloseDecisionAudit.KINDS.contains(e.type()) && e.type() != EventType.CLOSE_STARTED) {
+            CloseState open = openCloses.get(e.closeId());
+            if (open != null) {
+                open.decisions.accept(e);
+            }
+        }
         switch (e.type()) {
             case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
             case CHILD_SPAWNED -> spawned((ChildSpawned) e);
@@ -391,6 +398,9 @@ public final class CloseReconstruction {
         }
         RebuiltClose rc = cs.rebuild(e, index);
         checkAgainstLiveReport(index, rc);
+        for (String d : cs.decisions.differences()) {
+            violation(Violation.Rule.DECISION_MISMATCH, index, e.timeNanos(), e.poolId(), e.closeId(), "close " + e.closeId(), d);
+        }
         listener.closeRebuilt(rc);
         forgetIfIdle(p);
     }
@@ -500,9 +510,12 @@ public final class CloseReconstruction {
         final long startIndex;
         final String mode;
         final Map<ChildKey, ChildHistory> children = new TreeMap<>();
+        /** The close's decisions re-run from its journaled inputs. */
+        final CloseDecisionAudit decisions;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
+            this.decisions = new CloseDecisionAudit(started);
             this.startIndex = startIndex;
             this.mode = mode;
         }

@@ -6,12 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.vigil.close.JournalScenarios;
 import dev.vigil.close.decision.CloseReport;
+import dev.vigil.journal.BudgetSpent;
+import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalReader;
+import dev.vigil.journal.JournalWriter;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,6 +55,8 @@ class OrchestratorJournalEquivalenceTest {
             assertTrue(line.contains("pool legacy"), "only the legacy-mode race breaks an invariant: " + line + "\n" + audit);
         }
         assertTrue(audit.out().contains("VIOLATION LOST_UPDATE"), "the legacy race is found: " + audit);
+        assertFalse(audit.out().contains("DECISION_MISMATCH"), "every close's decisions re-derive identically: " + audit);
+        assertTamperedAckIsFlagged(journal);
         CloseReport legacy = live.stream().filter(r -> r.poolId().equals("legacy")).findFirst().orElseThrow();
         CliRun show = CliRun.of("show", journal.toString(), Long.toString(legacy.closeId()));
         assertTrue(show.out().contains("verdict: FAILED: SHUTDOWN overwritten by child pid "), show::toString);
@@ -54,5 +64,40 @@ class OrchestratorJournalEquivalenceTest {
         System.out.println(audit.out());
         System.out.println(show.out());
         System.out.println(CliRun.of("closes", journal.toString()).out());
+    }
+
+    /** The same journal with one ack moved past its close's budget: the decision audit must flag that close. */
+    private void assertTamperedAckIsFlagged(Path journal) {
+        List<JournalEvent> events = new ArrayList<>();
+        try (JournalReader r = JournalReader.open(journal)) {
+            r.readAll((i, e) -> events.add(e));
+        }
+        Map<Long, BudgetSpent> spends = new HashMap<>();
+        Map<Long, CloseStarted> starts = new HashMap<>();
+        for (JournalEvent e : events) {
+            if (e instanceof BudgetSpent b) {
+                spends.put(b.closeId(), b);
+            } else if (e instanceof CloseStarted c) {
+                starts.put(c.closeId(), c);
+            }
+        }
+        Path tampered = tmp.resolve("tampered");
+        long tamperedClose = 0;
+        try (JournalWriter w = JournalWriter.open(tampered)) {
+            for (JournalEvent e : events) {
+                if (tamperedClose == 0 && e instanceof ChildAcked a && spends.containsKey(a.closeId())) {
+                    long late = spends.get(a.closeId()).timeNanos() + 2 * starts.get(a.closeId()).windowNanos();
+                    e = new ChildAcked(late, a.orchestratorPid(), a.poolId(), a.closeId(), a.group(), a.index(), a.pid(),
+                            a.ackNanos());
+                    tamperedClose = a.closeId();
+                }
+                w.append(e);
+            }
+        }
+        assertTrue(tamperedClose != 0, "a close with an ack and a spent budget exists to tamper with");
+        CliRun audit = CliRun.of("audit", tampered.toString());
+        String flagged = "close " + tamperedClose;
+        assertTrue(audit.out().lines().anyMatch(l -> l.contains("VIOLATION DECISION_MISMATCH") && l.contains(flagged)),
+                "the tampered ack time is flagged:\n" + audit);
     }
 }

@@ -42,6 +42,11 @@ public final class NoProgressBudget implements ReapBudget {
     }
 
     @Override
+    public long lastProgressNanos() {
+        return lastProgressNanos;
+    }
+
+    @Override
     public String kind() {
         return "no-progress";
     }

@@ -14,6 +14,9 @@ public interface ReapBudget {
     /** Nanos until the budget expires if nothing moves (0 when expired). */
     long remainingNanos(long nowNanos);
 
+    /** The last progress counted (the start when none was). */
+    long lastProgressNanos();
+
     /** Short label for the journal ({@code no-progress} or {@code fixed}). */
     String kind();
 

@@ -1,0 +1,237 @@
+package dev.vigil.close;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.LiteTimeoutBlockingWaitStrategy;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.TimeoutException;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.journal.MonotonicClock;
+
+/**
+ * Runs every close of an orchestrator: LMAX's business-logic processor. Inputs (close requested, child exited,
+ * operation settled, late child joined, escalate-now, evidence captured) go into one Disruptor ring from any
+ * thread; ONE thread consumes it and drives the {@link CloseMachine}, which never blocks, so any number of closes
+ * proceed at once and none holds another back. The same thread ticks the machine every {@link #TICK_NANOS} while
+ * closes run (the ring's wait times out), to sample acks and heartbeats (shared-memory words with no
+ * notification) and to meet deadlines.
+ *
+ * <pre>
+ *  Pool.close()  ----- requested ----+
+ *  reaper (pidfd) ---- child exited -+--> ring --> [close engine thread: CloseMachine] --> journal events
+ *  admission gate ---- op settled ---+          ^ tick every 20 ms while closes run        shutdown CAS, signals,
+ *  caller ------------ escalate-now -+                                                     releases, futures
+ * </pre>
+ *
+ * Threads: exactly one (daemon {@code vigil-close-engine-N}), whatever the number of pools and closes.
+ */
+public final class CloseEngine implements AutoCloseable {
+    /** How often acks and heartbeats are sampled, and deadlines checked, while closes run. */
+    public static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final int RING_SIZE = 1024;
+    private static final long PID_BITS = ProcessHandle.current().pid() << 32;
+    private static final AtomicLong CLOSE_COUNTER = new AtomicLong();
+    private static final AtomicInteger ENGINE_IDS = new AtomicInteger();
+
+    private enum Kind { REQUESTED, EXITED, JOINED, SETTLED, ESCALATE_NOW, EVIDENCE }
+
+    /** A ring entry: one input. */
+    private static final class Slot {
+        Kind kind;
+        CloseTarget target;
+        long closeId;
+        CompletableFuture<CloseReport> result;
+        CloseMachine.Run run;
+        CloseMachine.Track track;
+        ChildExit exit;
+        void clear() {
+            target = null;
+            result = null;
+            run = null;
+            track = null;
+            exit = null;
+        }
+    }
+
+    private final CloseMachine machine;
+    private final Disruptor<Slot> disruptor;
+    private final RingBuffer<Slot> ring;
+    /** Inputs the engine thread causes itself (an exit completed inline by a signal): handled after the current one. */
+    private final ArrayDeque<Runnable> local = new ArrayDeque<>();
+    private volatile Thread thread;
+    private volatile boolean closed;
+    private long lastTick;
+
+    public CloseEngine(CloseJournal journal) {
+        CloseReport.warmUp();
+        this.machine = new CloseMachine(journal, new RingInputs(), MonotonicClock::nanos);
+        int id = ENGINE_IDS.incrementAndGet();
+        this.disruptor = new Disruptor<>(Slot::new, RING_SIZE, r -> {
+            Thread t = new Thread(r, "vigil-close-engine-" + id);
+            t.setDaemon(true);
+            return t;
+        }, ProducerType.MULTI, new LiteTimeoutBlockingWaitStrategy(TICK_NANOS, TimeUnit.NANOSECONDS));
+        disruptor.handleEventsWith(new Processor());
+        this.ring = disruptor.start();
+    }
+
+    /** A close id unique across processes sharing a journal: (orchestrator pid << 32) | per-process counter. */
+    public static long nextCloseId() {
+        return PID_BITS | CLOSE_COUNTER.incrementAndGet();
+    }
+
+    /** Closes in progress. */
+    public int runningCloses() {
+        return machine.running();
+    }
+
+    /** The hook that captures evidence about survivors before the first escalation signal; null for none. */
+    public void beforeEscalation(CloseMachine.BeforeEscalation hook) {
+        machine.beforeEscalation(hook);
+    }
+
+    /**
+     * Starts closing {@code target} under {@code closeId}; never waits. The future completes with the report once
+     * it is journaled (on the engine thread: callers should wait on it, not chain work onto it); exceptionally only
+     * if the engine itself failed on this close.
+     */
+    public CompletableFuture<CloseReport> submit(CloseTarget target, long closeId) {
+        if (closed) {
+            throw new IllegalStateException("close engine is shut down; pool=" + target.poolId() + " closeId=" + closeId);
+        }
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        publish(Kind.REQUESTED, closeId, s -> {
+            s.target = target;
+            s.result = result;
+        });
+        return result;
+    }
+
+    /** Stop waiting for close {@code closeId}'s children: diagnose now and TERM_THEN_KILL (a second Ctrl-C). */
+    public void escalateNow(long closeId) {
+        publish(Kind.ESCALATE_NOW, closeId, s -> { });
+    }
+
+    /** A child was queued as a late joiner of close {@code closeId} ({@link CloseTarget#takeLateJoiners}): wake it. */
+    public void childJoined(long closeId) {
+        publish(Kind.JOINED, closeId, s -> { });
+    }
+
+    private void publish(Kind kind, long closeId, java.util.function.Consumer<Slot> fill) {
+        long seq = ring.next();
+        try {
+            Slot s = ring.get(seq);
+            s.kind = kind;
+            s.closeId = closeId;
+            fill.accept(s);
+        } finally {
+            ring.publish(seq);
+        }
+    }
+
+    private final class RingInputs implements CloseMachine.Inputs {
+        @Override
+        public void childExited(CloseMachine.Run run, CloseMachine.Track track, ChildExit exit) {
+            if (Thread.currentThread() == thread) {
+                local.add(() -> machine.childExited(run, track, exit));
+                return;
+            }
+            publish(Kind.EXITED, run.closeId, s -> {
+                s.run = run;
+                s.track = track;
+                s.exit = exit;
+            });
+        }
+
+        @Override
+        public void settled(long closeId) {
+            if (Thread.currentThread() == thread) {
+                local.add(() -> machine.settled(closeId));
+                return;
+            }
+            publish(Kind.SETTLED, closeId, s -> { });
+        }
+
+        @Override
+        public void evidenceCaptured(long closeId) {
+            if (Thread.currentThread() == thread) {
+                local.add(() -> machine.evidenceCaptured(closeId));
+                return;
+            }
+            publish(Kind.EVIDENCE, closeId, s -> { });
+        }
+    }
+
+    private final class Processor implements EventHandler<Slot> {
+        @Override
+        public void onStart() {
+            thread = Thread.currentThread();
+        }
+
+        @Override
+        public void onEvent(Slot s, long sequence, boolean endOfBatch) {
+            try {
+                switch (s.kind) {
+                    case REQUESTED -> machine.closeRequested(s.target, s.closeId, s.result);
+                    case EXITED -> machine.childExited(s.run, s.track, s.exit);
+                    case JOINED -> machine.childJoined(s.closeId);
+                    case SETTLED -> machine.settled(s.closeId);
+                    case ESCALATE_NOW -> machine.escalateNow(s.closeId);
+                    case EVIDENCE -> machine.evidenceCaptured(s.closeId);
+                    default -> throw new IllegalStateException("unknown close input kind=" + s.kind);
+                }
+            } finally {
+                s.clear();
+            }
+            Runnable r;
+            while ((r = local.poll()) != null) {
+                r.run();
+            }
+            if (endOfBatch) {
+                tickIfDue();
+            }
+        }
+
+        @Override
+        public void onTimeout(long sequence) {
+            tickIfDue();
+        }
+
+        private void tickIfDue() {
+            if (machine.idle()) {
+                return;
+            }
+            long now = MonotonicClock.nanos();
+            if (now - lastTick >= TICK_NANOS) {
+                lastTick = now;
+                machine.tick();
+                Runnable r;
+                while ((r = local.poll()) != null) {
+                    r.run();
+                }
+            }
+        }
+    }
+
+    /** Stops the engine thread after the inputs already published are handled (bounded); closes no pool. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            disruptor.shutdown(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            disruptor.halt();
+        }
+    }
+}

@@ -1,0 +1,15 @@
+package dev.vigil.close;
+
+import java.util.List;
+
+import dev.vigil.journal.JournalEvent;
+
+/** Where the close engine writes its events, and reads a child's last few back for a diagnosis. */
+public interface CloseJournal {
+    void append(JournalEvent event);
+
+    /** The child's last events, oldest first (short descriptions). */
+    List<String> lastEvents(String poolId, String group, int index);
+
+    int orchestratorPid();
+}

@@ -1,0 +1,553 @@
+package dev.vigil.close;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+import dev.vigil.close.decision.ChildWatch;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.EscalationStep;
+import dev.vigil.close.decision.MailboxWords;
+import dev.vigil.close.decision.ProcSnapshot;
+import dev.vigil.close.decision.ReapBudget;
+import dev.vigil.close.decision.SurvivorDiagnosis;
+import dev.vigil.close.decision.SurvivorEvidence;
+import dev.vigil.journal.AdmissionFenced;
+import dev.vigil.journal.BudgetSpent;
+import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalationSent;
+import dev.vigil.journal.HeartbeatSeen;
+import dev.vigil.journal.MailboxReleased;
+import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.journal.SurvivorDiagnosed;
+
+/**
+ * The close logic as one state machine over every close in progress: single-threaded, it never waits. Each
+ * input (a close requested, a child exited, an operation settled, a tick, escalate-now, a late child joined)
+ * moves the closes it concerns as far as they can go now, and emits journal events and effects (CAS of shutdown
+ * words, signals, mailbox releases, the caller's future) through {@link ClosingChild} and {@link CloseTarget}.
+ * The time comes from an injected clock, so tests drive it with a virtual one.
+ *
+ * <pre>
+ *  requested -> REAPING --all reaped--------------------------------> SETTLING --ops ended, released--> report
+ *                  | budget spent / escalate-now: BudgetSpent, diagnose      ^
+ *                  v                                                          |
+ *               ESCALATING: each EscalationStep, then its wait --all reaped or steps done--+
+ * </pre>
+ *
+ * The budget counts as progress: a reap (at its journaled time), a first ack (ChildAcked) and, for a child that
+ * acked, a heartbeat advance (HeartbeatSeen, at most one per child per {@link #BEAT_PROGRESS_DIVISOR}th of the
+ * window). It only ever counts what it journals, so the replay re-derives the same decision from the journal.
+ */
+final class CloseMachine {
+    /** A beat is journaled (and counted) at most once per window / this, per child. */
+    static final int BEAT_PROGRESS_DIVISOR = 20;
+
+    /** Inputs the machine causes itself; the engine queues them behind the input being handled. */
+    interface Inputs {
+        void childExited(Run run, Track track, ChildExit exit);
+
+        void settled(long closeId);
+
+        void evidenceCaptured(long closeId);
+    }
+
+    /**
+     * Captures evidence about survivors before the first escalation signal (e.g. their stacks). Called on the
+     * engine's thread: start the work elsewhere and complete the returned stage when done; the escalation waits
+     * for it (at most the grace period).
+     */
+    public interface BeforeEscalation {
+        CompletableFuture<?> capture(String poolId, long closeId, List<ClosingChild> survivors);
+    }
+
+    enum Phase { REAPING, ESCALATING, SETTLING, DONE }
+
+    private final CloseJournal journal;
+    private final Inputs inputs;
+    private final LongSupplier clock;
+    private final Map<Long, Run> runs = new LinkedHashMap<>();
+    private volatile int running;
+    private volatile BeforeEscalation beforeEscalation;
+
+    CloseMachine(CloseJournal journal, Inputs inputs, LongSupplier clock) {
+        this.journal = journal;
+        this.inputs = inputs;
+        this.clock = clock;
+    }
+
+    void beforeEscalation(BeforeEscalation hook) {
+        this.beforeEscalation = hook;
+    }
+
+    /** Closes in progress (readable from any thread). */
+    int running() {
+        return running;
+    }
+
+    boolean idle() {
+        return runs.isEmpty();
+    }
+
+    // ------------------------------------------------------------------ inputs
+
+    void closeRequested(CloseTarget target, long closeId, CompletableFuture<CloseReport> result) {
+        Run run = new Run(target, closeId, result);
+        runs.put(closeId, run);
+        running = runs.size();
+        guarded(run, () -> start(run));
+    }
+
+    void childExited(Run run, Track t, ChildExit exit) {
+        if (runs.get(run.closeId) != run) {
+            return;
+        }
+        guarded(run, () -> {
+            long now = clock.getAsLong();
+            spendIfDue(run, now);
+            reaped(run, t, exit, now);
+            advance(run, now);
+        });
+    }
+
+    /** A child joined close {@code closeId} late (see {@link CloseTarget#takeLateJoiners}): take it now. */
+    void childJoined(long closeId) {
+        Run run = runs.get(closeId);
+        if (run != null) {
+            guarded(run, () -> advance(run, clock.getAsLong()));
+        }
+    }
+
+    /** Broadcasts to the late joiners of {@code run}; true if any new child is now waited for. */
+    private boolean takeLateJoiners(Run run, long now) {
+        boolean any = false;
+        for (ClosingChild c : run.target.takeLateJoiners()) {
+            if (!run.members.containsKey(c)) {
+                broadcast(run, c, now);
+                any = true;
+            }
+        }
+        if (any && run.phase == Phase.SETTLING && run.unreaped() > 0) {
+            // It joined after the others were gone: it gets the same wait for its exit, from now.
+            run.phase = Phase.REAPING;
+            run.budget.progress(now);
+        }
+        return any;
+    }
+
+    void settled(long closeId) {
+        Run run = runs.get(closeId);
+        if (run != null) {
+            guarded(run, () -> advance(run, clock.getAsLong()));
+        }
+    }
+
+    void evidenceCaptured(long closeId) {
+        Run run = runs.get(closeId);
+        if (run != null) {
+            run.evidencePending = false;
+            guarded(run, () -> advance(run, clock.getAsLong()));
+        }
+    }
+
+    /** The caller's escalate-now (a second Ctrl-C): stop waiting, diagnose, TERM_THEN_KILL whatever the policy. */
+    void escalateNow(long closeId) {
+        Run run = runs.get(closeId);
+        if (run != null) {
+            run.escalateNow = true;
+            guarded(run, () -> advance(run, clock.getAsLong()));
+        }
+    }
+
+    /** Samples acks and heartbeats of every close in its reap, and lets every close move on its deadlines. */
+    void tick() {
+        for (Run run : new ArrayList<>(runs.values())) {
+            guarded(run, () -> {
+                long now = clock.getAsLong();
+                spendIfDue(run, now);
+                if (run.phase == Phase.REAPING) {
+                    sample(run, now);
+                }
+                advance(run, now);
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------ the machine
+
+    private void start(Run run) {
+        CloseSettings s = run.settings;
+        long now = clock.getAsLong();
+        run.startNanos = now;
+        // Fence first, then take the children: a child added concurrently is either in this list or its adder
+        // sees the fence and hands it over (childJoined).
+        int inFlight = run.target.fenceAdmission(run.closeId, () -> inputs.settled(run.closeId));
+        List<? extends ClosingChild> children = run.target.trackedChildren();
+        journal.append(new CloseStarted(now, pid(), run.poolId(), run.closeId, children.size(), s.window().toNanos(),
+                s.hardCap().toNanos(), s.fixedBudget().toNanos(), s.escalation().label(), runs.size()));
+        journal.append(new AdmissionFenced(now, pid(), run.poolId(), run.closeId, inFlight));
+        run.budget = s.newBudget(now);
+        for (ClosingChild c : children) {
+            broadcast(run, c, now);
+        }
+        advance(run, now);
+    }
+
+    private void broadcast(Run run, ClosingChild c, long now) {
+        Track t = new Track(c);
+        run.members.put(c, t);
+        run.tracks.add(t);
+        t.watch = new ChildWatch(c.mailboxWords(), now);
+        if (c.exit().isDone()) {
+            reaped(run, t, c.exit().getNow(null), now); // gone before the broadcast: nothing to tell it
+            return;
+        }
+        // The epoch is the close id: non-zero, unique, and it tells the replay which close won the word.
+        ShutdownDelivery d = c.deliverShutdown(run.closeId);
+        journal.append(new ShutdownPublished(d.timeNanos(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
+                c.pid(), d.channel(), run.closeId, d.casWon(), d.observedWord()));
+        c.exit().whenComplete((exit, error) -> {
+            if (exit != null) {
+                inputs.childExited(run, t, exit);
+            }
+        });
+    }
+
+    private void reaped(Run run, Track t, ChildExit exit, long now) {
+        if (t.exit != null || exit == null) {
+            return;
+        }
+        ClosingChild c = t.child;
+        if (t.watch.ackNanos() == 0) {
+            // The ack word outlives the child: one it wrote before exiting is read here if no tick saw it.
+            MailboxWords w = c.mailboxWords();
+            if (w != null && t.watch.observe(w, now).firstAck()) {
+                journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                        w.ackNanos()));
+                if (run.phase == Phase.REAPING) {
+                    run.budget.progress(now);
+                }
+            }
+        }
+        t.exit = exit;
+        // An escalation journaled before this reap is its cause: the reap's time is never before it.
+        long time = t.escalatedNanos != 0 ? Math.max(exit.reapedNanos(), t.escalatedNanos) : exit.reapedNanos();
+        t.sinceBroadcastNanos = Math.max(0, exit.reapedNanos() - run.startNanos);
+        journal.append(new ChildReaped(time, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                exit.exitCode(), exit.signal(), t.sinceBroadcastNanos));
+        c.failPendingCommands("child exited: pid=" + c.pid() + " group=" + c.group() + " child=" + c.index() + " "
+                + describe(exit));
+        if (run.phase == Phase.REAPING) {
+            run.budget.progress(time);
+        }
+    }
+
+    static String describe(ChildExit exit) {
+        return exit.signal() > 0 ? "signal=" + exit.signal() : "exitCode=" + exit.exitCode();
+    }
+
+    private void sample(Run run, long now) {
+        long beatEvery = run.settings.window().toNanos() / BEAT_PROGRESS_DIVISOR;
+        for (Track t : run.tracks) {
+            if (t.exit != null) {
+                continue;
+            }
+            MailboxWords w = t.child.mailboxWords();
+            if (w == null) {
+                continue;
+            }
+            ChildWatch.Seen seen = t.watch.observe(w, now);
+            ClosingChild c = t.child;
+            if (seen.firstAck()) {
+                journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                        w.ackNanos()));
+                run.budget.progress(now);
+                t.lastBeatCountedNanos = now;
+            } else if (seen.progress() && now - t.lastBeatCountedNanos >= beatEvery) {
+                journal.append(new HeartbeatSeen(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                        w.heartbeat()));
+                run.budget.progress(now);
+                t.lastBeatCountedNanos = now;
+            }
+        }
+    }
+
+    /** Ends the reap when its budget ran out by {@code now}, before the input at {@code now} is applied. */
+    private void spendIfDue(Run run, long now) {
+        if (run.phase == Phase.REAPING && run.unreaped() > 0 && (run.escalateNow || run.budget.expired(now))) {
+            spend(run, now);
+        }
+    }
+
+    private void spend(Run run, long now) {
+        journal.append(new BudgetSpent(now, pid(), run.poolId(), run.closeId, run.budget.kind(),
+                run.escalateNow ? BudgetSpent.REASON_ESCALATE_NOW : BudgetSpent.REASON_BUDGET,
+                run.budget.lastProgressNanos(), run.unreaped()));
+        diagnose(run, now);
+        EscalationPolicy policy = run.escalateNow ? EscalationPolicy.TERM_THEN_KILL : run.settings.escalation();
+        run.plan = EscalationStep.plan(policy, run.settings.grace().toNanos());
+        run.step = -1;
+        run.phase = Phase.ESCALATING;
+        run.escalatingSince = now;
+        if (!run.plan.isEmpty() && beforeEscalation != null) {
+            List<ClosingChild> survivors = new ArrayList<>();
+            for (Track t : run.tracks) {
+                if (t.exit == null) {
+                    survivors.add(t.child);
+                }
+            }
+            run.evidencePending = true;
+            long id = run.closeId;
+            beforeEscalation.capture(run.poolId(), id, survivors).whenComplete((x, e) -> inputs.evidenceCaptured(id));
+        }
+    }
+
+    private void diagnose(Run run, long now) {
+        long window = run.settings.window().toNanos();
+        for (Track t : run.tracks) {
+            if (t.exit != null || t.child.exit().isDone()) {
+                continue; // exited while we looked: its exit input reports it as reaped, not as a survivor
+            }
+            ClosingChild c = t.child;
+            MailboxWords w = c.mailboxWords();
+            if (w != null && t.watch.observe(w, now).firstAck()) {
+                journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                        w.ackNanos()));
+            }
+            SurvivorEvidence e = new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
+                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid()),
+                    journal.lastEvents(run.poolId(), c.group(), c.index()));
+            t.diagnosis = SurvivorDiagnosis.classify(e);
+            journal.append(new SurvivorDiagnosed(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                    t.diagnosis.survivorClass().name(), t.diagnosis.line()));
+        }
+    }
+
+    private void advance(Run run, long now) {
+        takeLateJoiners(run, now);
+        while (true) {
+            switch (run.phase) {
+                case REAPING -> {
+                    if (run.unreaped() == 0) {
+                        run.phase = Phase.SETTLING;
+                    } else if (run.escalateNow || run.budget.expired(now)) {
+                        spend(run, now);
+                    } else {
+                        return;
+                    }
+                }
+                case ESCALATING -> {
+                    if (run.unreaped() == 0) {
+                        run.phase = Phase.SETTLING;
+                        continue;
+                    }
+                    if (run.evidencePending && now - run.escalatingSince < run.settings.grace().toNanos()) {
+                        return;
+                    }
+                    if (run.step >= 0 && now - run.stepDeadline < 0) {
+                        return;
+                    }
+                    run.step++;
+                    if (run.step >= run.plan.size()) {
+                        run.phase = Phase.SETTLING;
+                        continue;
+                    }
+                    EscalationStep step = run.plan.get(run.step);
+                    run.stepDeadline = now + step.waitNanos();
+                    escalate(run, step);
+                    return;
+                }
+                case SETTLING -> {
+                    if (!settleAndRelease(run)) {
+                        if (run.phase == Phase.REAPING) {
+                            continue; // a late joiner: wait for it like the others
+                        }
+                        return;
+                    }
+                    report(run);
+                    return;
+                }
+                default -> {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void escalate(Run run, EscalationStep step) {
+        for (Track t : new ArrayList<>(run.tracks)) {
+            if (t.exit != null) {
+                continue;
+            }
+            ClosingChild c = t.child;
+            long at = clock.getAsLong();
+            // Journaled before it is sent, so a reap it causes always comes after it in the journal.
+            journal.append(new EscalationSent(at, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                    step.signal(), step.target()));
+            t.escalatedNanos = at;
+            if (step.throughPidfd()) {
+                c.signal(step.signal());
+            }
+            c.signalProcessGroup(step.signal());
+        }
+    }
+
+    /** True once every operation caught by the fence ended (survivors' aside) and every reaped mailbox is freed. */
+    private boolean settleAndRelease(Run run) {
+        Set<ClosingChild> survivors = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Track t : run.tracks) {
+            if (t.exit == null) {
+                survivors.add(t.child);
+            }
+        }
+        if (!run.target.settleInFlight(run.closeId, survivors)) {
+            return false;
+        }
+        if (takeLateJoiners(run, clock.getAsLong()) && run.phase == Phase.REAPING) {
+            return false; // the caller's loop goes back to waiting for the joiner
+        }
+        if (!run.drained) {
+            for (Track t : run.tracks) {
+                t.child.drainTransitions(run.closeId);
+            }
+            run.drained = true;
+        }
+        boolean all = true;
+        for (Track t : run.tracks) {
+            if (t.exit == null || t.released || !t.child.hasMailbox()) {
+                continue;
+            }
+            long offset = t.child.mailboxOffset();
+            if (!t.child.tryReleaseMailbox()) {
+                all = false; // a caller is inside a command on it: the next tick tries again
+                continue;
+            }
+            t.released = true;
+            journal.append(new MailboxReleased(clock.getAsLong(), pid(), run.poolId(), run.closeId, t.child.group(),
+                    t.child.index(), offset));
+        }
+        return all;
+    }
+
+    private void report(Run run) {
+        run.target.abandonInFlight(run.closeId);
+        List<CloseReport.Child> children = new ArrayList<>();
+        int reaped = 0;
+        for (Track t : run.tracks) {
+            ClosingChild c = t.child;
+            String diagnosis = t.diagnosis == null ? null : t.diagnosis.survivorClass().name();
+            String evidence = t.diagnosis == null ? null : t.diagnosis.line();
+            CloseReport.ChildOutcome outcome = CloseReport.ChildOutcome.of(t.exit != null, t.escalatedNanos != 0,
+                    t.exit == null ? 0 : t.exit.signal());
+            if (t.exit == null) {
+                children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome, -1, 0, -1,
+                        diagnosis, evidence));
+                continue;
+            }
+            reaped++;
+            children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome,
+                    t.exit.signal() > 0 ? -1 : t.exit.exitCode(), t.exit.signal(), t.sinceBroadcastNanos, diagnosis,
+                    evidence));
+        }
+        children.sort(Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
+        long end = clock.getAsLong(); // taken last: everything the close did is inside its duration
+        CloseReport report = new CloseReport(run.poolId(), run.closeId, CloseReport.outcomeOf(children),
+                end - run.startNanos, children);
+        journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
+                children.size() - reaped, report.durationNanos(), report.toJson()));
+        finish(run);
+        run.target.closeFinished(report);
+        run.result.complete(report);
+    }
+
+    private void finish(Run run) {
+        run.phase = Phase.DONE;
+        runs.remove(run.closeId);
+        running = runs.size();
+    }
+
+    /** A failure inside one close fails that close's future; the others go on. */
+    private void guarded(Run run, Runnable body) {
+        try {
+            body.run();
+        } catch (RuntimeException | Error e) {
+            if (run.phase != Phase.DONE) {
+                finish(run);
+                run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
+                        + run.closeId + " close failed: " + e, e));
+            }
+        }
+    }
+
+    private int pid() {
+        return journal.orchestratorPid();
+    }
+
+    /** One close in progress. */
+    static final class Run {
+        final CloseTarget target;
+        final long closeId;
+        final CloseSettings settings;
+        final CompletableFuture<CloseReport> result;
+        final List<Track> tracks = new ArrayList<>();
+        final Map<ClosingChild, Track> members = new IdentityHashMap<>();
+        Phase phase = Phase.REAPING;
+        long startNanos;
+        ReapBudget budget;
+        boolean escalateNow;
+        boolean evidencePending;
+        long escalatingSince;
+        List<EscalationStep> plan = List.of();
+        int step = -1;
+        long stepDeadline;
+        boolean drained;
+
+        Run(CloseTarget target, long closeId, CompletableFuture<CloseReport> result) {
+            this.target = target;
+            this.closeId = closeId;
+            this.settings = target.closeSettings();
+            this.result = result;
+        }
+
+        String poolId() {
+            return target.poolId();
+        }
+
+        int unreaped() {
+            int n = 0;
+            for (Track t : tracks) {
+                if (t.exit == null) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    /** One child of one close. */
+    static final class Track {
+        final ClosingChild child;
+        ChildWatch watch;
+        ChildExit exit;
+        long sinceBroadcastNanos = -1;
+        long escalatedNanos;
+        long lastBeatCountedNanos;
+        boolean released;
+        SurvivorDiagnosis diagnosis;
+
+        Track(ClosingChild child) {
+            this.child = child;
+        }
+    }
+}

@@ -1,0 +1,455 @@
+package dev.vigil.close;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+import dev.vigil.close.decision.CloseDecisionAudit;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.MailboxWords;
+import dev.vigil.journal.BudgetSpent;
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalationSent;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxReleased;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The close state machine driven by a virtual clock and scripted inputs: thousands of random orders of exits,
+ * acks, beats, ticks, operations ending and escalations, each checked against the machine's invariants and against
+ * the decision audit (the decisions re-run from the journal it wrote). No threads, no processes: one seed is one run,
+ * and a failing seed reproduces exactly.
+ */
+class CloseMachineTest {
+    private static final long MS = 1_000_000L;
+    private static final long TICK = CloseEngine.TICK_NANOS;
+
+    /** One simulated close: the world around the machine. */
+    static final class World {
+        final Random random;
+        long now = 1_000_000 * MS;
+        final List<JournalEvent> journal = new ArrayList<>();
+        final Deque<Runnable> inputs = new ArrayDeque<>();
+        final PriorityQueue<Timed> timeline = new PriorityQueue<>();
+        long seq;
+        final CloseMachine machine;
+
+        World(long seed) {
+            random = new Random(seed);
+            machine = new CloseMachine(new CloseJournal() {
+                @Override
+                public void append(JournalEvent event) {
+                    journal.add(event);
+                }
+
+                @Override
+                public List<String> lastEvents(String poolId, String group, int index) {
+                    return List.of();
+                }
+
+                @Override
+                public int orchestratorPid() {
+                    return 4242;
+                }
+            }, new CloseMachine.Inputs() {
+                @Override
+                public void childExited(CloseMachine.Run run, CloseMachine.Track track, ChildExit exit) {
+                    later(() -> machine.childExited(run, track, exit));
+                }
+
+                @Override
+                public void settled(long closeId) {
+                    later(() -> machine.settled(closeId));
+                }
+
+                @Override
+                public void evidenceCaptured(long closeId) {
+                    later(() -> machine.evidenceCaptured(closeId));
+                }
+            }, () -> now);
+        }
+
+        /** An input reaches the ring after a random 0-3 ms (another producer's thread, the reaper...). */
+        void later(Runnable input) {
+            at(now + random.nextInt(4) * MS, input);
+        }
+
+        void at(long time, Runnable r) {
+            timeline.add(new Timed(time, random.nextLong(), seq++, r));
+        }
+
+        /** Runs until {@code done} or {@code until}: timed happenings and ticks, in time order, ties in random order. */
+        void run(CompletableFuture<?> done, long until) {
+            long nextTick = now + random.nextInt((int) TICK);
+            while (!done.isDone() && now < until) {
+                Timed t = timeline.peek();
+                if (t == null || t.time > nextTick) {
+                    now = Math.max(now, nextTick);
+                    machine.tick();
+                    nextTick += TICK;
+                    continue;
+                }
+                timeline.poll();
+                now = Math.max(now, t.time);
+                t.action.run();
+            }
+        }
+    }
+
+    record Timed(long time, long tie, long seq, Runnable action) implements Comparable<Timed> {
+        @Override
+        public int compareTo(Timed o) {
+            int c = Long.compare(time, o.time);
+            return c != 0 ? c : Long.compare(tie, o.tie);
+        }
+    }
+
+    /** A child with a script: when (if ever) it acks, beats, exits, whether SIGTERM ends it. */
+    static final class Child implements ClosingChild {
+        final World w;
+        final String group;
+        final int index;
+        final long ackAfter;
+        final long beatEvery;
+        final long beatFor;
+        final long exitAfter;
+        final boolean diesOnTerm;
+        final boolean goneBefore;
+        final CompletableFuture<ChildExit> exit = new CompletableFuture<>();
+        long shutdownAt = -1;
+        boolean released;
+        long reapedAt = -1;
+
+        Child(World w, String group, int index, long ackAfter, long beatEvery, long beatFor, long exitAfter,
+                boolean diesOnTerm, boolean goneBefore) {
+            this.w = w;
+            this.group = group;
+            this.index = index;
+            this.ackAfter = ackAfter;
+            this.beatEvery = beatEvery;
+            this.beatFor = beatFor;
+            this.exitAfter = exitAfter;
+            this.diesOnTerm = diesOnTerm;
+            this.goneBefore = goneBefore;
+            if (goneBefore) {
+                end(0, 0);
+            }
+        }
+
+        void end(int code, int signal) {
+            if (!exit.isDone()) {
+                reapedAt = w.now;
+                exit.complete(new ChildExit(signal > 0 ? -1 : code, signal, w.now));
+            }
+        }
+
+        @Override public String group() { return group; }
+        @Override public int index() { return index; }
+        @Override public int pid() { return 2_000_000_000 + index; }
+        @Override public String kind() { return "C"; }
+        @Override public boolean hasMailbox() { return true; }
+        @Override public CompletableFuture<ChildExit> exit() { return exit; }
+        @Override public void failPendingCommands(String reason) { }
+        @Override public void drainTransitions(long closeId) { }
+        @Override public long mailboxOffset() { return 4096L * (index + 1); }
+
+        @Override
+        public ShutdownDelivery deliverShutdown(long epoch) {
+            shutdownAt = w.now;
+            if (exitAfter >= 0) {
+                w.at(w.now + exitAfter, () -> end(index, 0));
+            }
+            return new ShutdownDelivery(ShutdownDelivery.SHUTDOWN_WORD, true, 0, w.now);
+        }
+
+        @Override
+        public MailboxWords mailboxWords() {
+            if (released) {
+                return null;
+            }
+            long ack = shutdownAt >= 0 && ackAfter >= 0 && w.now >= shutdownAt + ackAfter ? shutdownAt + ackAfter : 0;
+            long beats = 0;
+            if (shutdownAt >= 0 && beatEvery > 0) {
+                long until = Math.min(w.now, shutdownAt + beatFor);
+                beats = Math.max(0, (until - shutdownAt) / beatEvery);
+            }
+            return new MailboxWords(0, "IDLE", "CHILD", 1, false, shutdownAt >= 0 ? 1 : 0, ack, 7 + beats);
+        }
+
+        @Override
+        public boolean signal(int signal) {
+            w.later(() -> end(0, signal));
+            return true;
+        }
+
+        @Override
+        public boolean signalProcessGroup(int signal) {
+            if (signal == 9 || diesOnTerm) {
+                w.later(() -> end(0, signal));
+            }
+            return true;
+        }
+
+        @Override
+        public boolean tryReleaseMailbox() {
+            assertTrue(exit.isDone(), "released before reaped: " + this);
+            assertFalse(released, "released twice: " + this);
+            released = true;
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return group + "/" + index;
+        }
+    }
+
+    /** A pool with operations in flight at the fence: each ends at its time (or never, on a survivor). */
+    static class Target implements CloseTarget {
+        final World w;
+        final CloseSettings settings;
+        final List<Child> children;
+        final Map<Child, Long> opEnds = new HashMap<>();
+        Runnable onSettled;
+        CloseReport finished;
+
+        Target(World w, CloseSettings settings, List<Child> children) {
+            this.w = w;
+            this.settings = settings;
+            this.children = children;
+        }
+
+        @Override public String poolId() { return "sim"; }
+        @Override public CloseSettings closeSettings() { return settings; }
+        @Override public List<? extends ClosingChild> trackedChildren() { return children; }
+        @Override public List<? extends ClosingChild> takeLateJoiners() { return List.of(); }
+        @Override public void abandonInFlight(long closeId) { }
+        @Override public void closeFinished(CloseReport report) { finished = report; }
+
+        @Override
+        public int fenceAdmission(long closeId, Runnable settled) {
+            this.onSettled = settled;
+            for (Map.Entry<Child, Long> op : opEnds.entrySet()) {
+                w.at(op.getValue(), settled);
+            }
+            return opEnds.size();
+        }
+
+        @Override
+        public boolean settleInFlight(long closeId, Set<ClosingChild> survivors) {
+            for (Map.Entry<Child, Long> op : opEnds.entrySet()) {
+                boolean ended = op.getValue() <= w.now || op.getValue() == Long.MAX_VALUE && op.getKey().exit.isDone();
+                if (!ended && !survivors.contains(op.getKey())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Builds a random close, runs it, and returns what went wrong (empty when every invariant holds). */
+    static List<String> simulate(long seed, boolean escalateNowMidway) {
+        World w = new World(seed);
+        Random r = w.random;
+        long window = (50 + r.nextInt(400)) * MS;
+        EscalationPolicy policy = r.nextBoolean() ? EscalationPolicy.LEAK : EscalationPolicy.TERM_THEN_KILL;
+        CloseSettings settings = CloseSettings.builder().window(Duration.ofNanos(window)).escalation(policy)
+                .grace(Duration.ofMillis(10 + r.nextInt(200))).build();
+        List<Child> children = new ArrayList<>();
+        int n = 1 + r.nextInt(5);
+        for (int i = 0; i < n; i++) {
+            int kind = r.nextInt(6);
+            long exitAfter = switch (kind) {
+                case 0 -> -1; // never by itself
+                case 1 -> window * (1 + r.nextInt(3)); // slow, maybe beating through it
+                default -> r.nextInt((int) (window / MS)) * MS;
+            };
+            long beatEvery = r.nextBoolean() ? (5 + r.nextInt(40)) * MS : 0;
+            // Beating forever after an ack holds a close open for ever (no hard cap here): beats end by 3 windows.
+            long beatFor = r.nextInt(3 * (int) (window / MS)) * MS;
+            children.add(new Child(w, "g", i, r.nextInt(4) == 0 ? -1 : r.nextInt(30) * MS, beatEvery, beatFor,
+                    exitAfter, r.nextBoolean(), r.nextInt(10) == 0));
+        }
+        Target target = new Target(w, settings, children);
+        for (Child c : children) {
+            if (r.nextInt(3) == 0) {
+                // an operation caught by the fence: ends on its own, or only when its child goes
+                target.opEnds.put(c, r.nextBoolean() ? w.now + r.nextInt(600) * MS : Long.MAX_VALUE);
+            }
+        }
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        long closeId = 77;
+        w.at(w.now, () -> w.machine.closeRequested(target, closeId, result));
+        if (escalateNowMidway) {
+            w.at(w.now + r.nextInt((int) (2 * window / MS)) * MS, () -> w.machine.escalateNow(closeId));
+        }
+        long bound = w.now + 10 * window + 60_000 * MS;
+        w.run(result, bound);
+        return check(w, target, result, policy, escalateNowMidway);
+    }
+
+    static List<String> check(World w, Target target, CompletableFuture<CloseReport> result, EscalationPolicy policy,
+            boolean escalateNow) {
+        List<String> bad = new ArrayList<>();
+        if (!result.isDone()) {
+            bad.add("close never completed");
+            return bad;
+        }
+        CloseReport report = result.join();
+        List<JournalEvent> j = w.journal;
+        if (!(j.get(0) instanceof CloseStarted started) || !(j.get(j.size() - 1) instanceof CloseCompleted)) {
+            bad.add("journal does not run CloseStarted .. CloseCompleted: " + j);
+            return bad;
+        }
+        CloseDecisionAudit audit = new CloseDecisionAudit(started);
+        j.forEach(audit::accept);
+        bad.addAll(audit.differences());
+        Map<String, Integer> reapedAt = new HashMap<>();
+        Map<String, Integer> escalatedAt = new HashMap<>();
+        for (int i = 0; i < j.size(); i++) {
+            JournalEvent e = j.get(i);
+            if (e instanceof ChildReaped c && reapedAt.put(c.group() + "/" + c.index(), i) != null) {
+                bad.add("reaped twice: " + c);
+            }
+            if (e instanceof EscalationSent s) {
+                escalatedAt.putIfAbsent(s.group() + "/" + s.index(), i);
+                if (policy == EscalationPolicy.LEAK && !escalateNow) {
+                    bad.add("escalation under leak: " + s);
+                }
+            }
+            if (e instanceof MailboxReleased m) {
+                Integer reap = reapedAt.get(m.group() + "/" + m.index());
+                if (reap == null) {
+                    bad.add("released before its reap: " + m);
+                }
+                for (Map.Entry<Child, Long> op : target.opEnds.entrySet()) {
+                    if (op.getKey().index == m.index() && op.getValue() != Long.MAX_VALUE && op.getValue() > m.timeNanos()) {
+                        bad.add("released at " + m.timeNanos() + " before the operation on it ended at " + op.getValue());
+                    }
+                }
+            }
+        }
+        assertEquals(target.children.size(), report.children().size());
+        for (Child c : target.children) {
+            String k = c + "";
+            CloseReport.Child rc = report.child(c.group, c.index);
+            boolean reaped = reapedAt.containsKey(k);
+            if (reaped != c.exit.isDone() && rc.outcome() != CloseReport.ChildOutcome.SURVIVOR) {
+                bad.add("child " + k + " reaped=" + reaped + " but exited=" + c.exit.isDone());
+            }
+            CloseReport.ChildOutcome expected = CloseReport.ChildOutcome.of(reaped,
+                    reaped && escalatedAt.containsKey(k) && escalatedAt.get(k) < reapedAt.get(k),
+                    reaped ? c.exit.join().signal() : 0);
+            if (rc.outcome() != expected) {
+                bad.add("child " + k + " outcome=" + rc.outcome() + " expected=" + expected);
+            }
+            if (rc.outcome() == CloseReport.ChildOutcome.SURVIVOR && c.released) {
+                bad.add("survivor " + k + " lost its mailbox");
+            }
+            if (reaped && !c.released) {
+                bad.add("reaped " + k + " kept its mailbox");
+            }
+        }
+        if (report.outcome() != CloseReport.outcomeOf(report.children())) {
+            bad.add("close outcome " + report.outcome() + " disagrees with its children");
+        }
+        boolean spent = j.stream().anyMatch(e -> e instanceof BudgetSpent);
+        if (!report.survivors().isEmpty() && !spent) {
+            bad.add("survivors without a spent budget");
+        }
+        if (target.finished != report) {
+            bad.add("closeFinished not told the report");
+        }
+        return bad;
+    }
+
+    @Test
+    void thousandsOfRandomOrdersOfExitsAcksBeatsTicksAndOperationsKeepEveryInvariant() {
+        int runs = Integer.getInteger("vigil.test.machineRuns", 3000);
+        for (long seed = 1; seed <= runs; seed++) {
+            List<String> bad = simulate(seed, seed % 7 == 0);
+            assertEquals(List.of(), bad, "seed=" + seed);
+        }
+    }
+
+    @Test
+    void aChildThatKeepsBeatingAfterItsAckHoldsTheCloseOpenUntilItExits() {
+        World w = new World(5);
+        long window = 100 * MS;
+        Child slow = new Child(w, "g", 0, 1 * MS, 20 * MS, Long.MAX_VALUE / 4, 3_000 * MS, false, false);
+        Target target = new Target(w, CloseSettings.builder().window(Duration.ofNanos(window)).build(), List.of(slow));
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        long start = w.now;
+        w.at(w.now, () -> w.machine.closeRequested(target, 1, result));
+        w.run(result, w.now + 60_000 * MS);
+        assertEquals(CloseReport.Outcome.CLEAN, result.join().outcome(), result.join().toJson());
+        assertTrue(w.now - start >= 3_000 * MS, "held open 3 s by a 100 ms window, beat by beat");
+        assertEquals(List.of(), check(w, target, result, EscalationPolicy.LEAK, false));
+    }
+
+    @Test
+    void theCheckerCatchesAMachineThatReleasesBeforeTheOperationsSettle() {
+        // The broken variant: a target that says every operation ended. The checker must see the early release.
+        int caught = 0;
+        for (long seed = 1; seed <= 400 && caught == 0; seed++) {
+            World w = new World(seed);
+            Child c = new Child(w, "g", 0, 0, 0, 0, 5 * MS, false, false);
+            Target honest = new Target(w, CloseSettings.builder().window(Duration.ofMillis(100)).build(), List.of(c));
+            honest.opEnds.put(c, w.now + 200 * MS);
+            Target lying = new Target(w, honest.settings, List.of(c)) {
+                @Override
+                public boolean settleInFlight(long closeId, Set<ClosingChild> survivors) {
+                    return true;
+                }
+            };
+            lying.opEnds.putAll(honest.opEnds);
+            CompletableFuture<CloseReport> result = new CompletableFuture<>();
+            w.at(w.now, () -> w.machine.closeRequested(lying, 3, result));
+            w.run(result, w.now + 10_000 * MS);
+            if (check(w, lying, result, EscalationPolicy.LEAK, false).stream().anyMatch(s -> s.contains("before the operation"))) {
+                caught++;
+            }
+        }
+        assertTrue(caught > 0, "the invariant check can fail");
+    }
+
+    @Test
+    void theDecisionAuditFlagsAJournalWhoseBudgetSpendDoesNotFollowItsInputs() {
+        for (long seed = 1; seed <= 200; seed++) {
+            World w = new World(seed);
+            Child stuck = new Child(w, "g", 0, 2 * MS, 0, 0, -1, false, false);
+            Target t = new Target(w, CloseSettings.builder().window(Duration.ofMillis(100)).build(), List.of(stuck));
+            CompletableFuture<CloseReport> result = new CompletableFuture<>();
+            w.at(w.now, () -> w.machine.closeRequested(t, 9, result));
+            w.run(result, w.now + 10_000 * MS);
+            assertEquals(List.of(), check(w, t, result, EscalationPolicy.LEAK, false));
+            // Tamper: the spend moved 50 ms earlier, inside the window.
+            List<JournalEvent> j = new ArrayList<>(w.journal);
+            for (int i = 0; i < j.size(); i++) {
+                if (j.get(i) instanceof BudgetSpent b) {
+                    j.set(i, new BudgetSpent(b.timeNanos() - 50 * MS, b.orchestratorPid(), b.poolId(), b.closeId(),
+                            b.budget(), b.reason(), b.lastProgressNanos(), b.survivors()));
+                }
+            }
+            CloseDecisionAudit audit = new CloseDecisionAudit((CloseStarted) j.get(0));
+            j.forEach(audit::accept);
+            assertFalse(audit.differences().isEmpty(), "seed=" + seed + " tampered spend not flagged");
+        }
+    }
+}
