@@ -43,11 +43,17 @@ public final class PoolRunner {
     private final List<CloseReport> reports = new ArrayList<>();
     private volatile boolean stopRequested;
     private volatile int stopSignal = 2;
+    private JournalShipping.Target shipTo;
 
     public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
         this.spec = spec;
         this.hooks = hooks;
         this.out = out;
+    }
+
+    /** Ships the journal to Kafka while the run runs (a shipper process of its own); null = do not ship. */
+    void shipTo(JournalShipping.Target target) {
+        this.shipTo = target;
     }
 
     /** Asks a running {@link #run} to close what is open and return 128 + {@code signal}; safe from any thread. */
@@ -70,12 +76,18 @@ public final class PoolRunner {
         }
         boolean failed = false;
         dev.vigil.journal.JournalWriter journalWriter;
+        JournalShipping shipping = null;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+            shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 failed |= runCycle(orchestrator, mode, cycle);
             }
             failed |= closeOpenPools();
             journalWriter = orchestrator.journal().writer();
+        } finally {
+            if (shipping != null) {
+                shipping.finish(out);
+            }
         }
         LatencyTable.print(reports(), out);
         printReplayHints(journal);

@@ -16,7 +16,9 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
-        subcommands = {VigilCli.Run.class, VigilCli.Demo.class, VigilCli.Session.class})
+        subcommands = {VigilCli.Run.class, VigilCli.Demo.class, VigilCli.Session.class},
+        footer = {"", "bin/vigil ship JOURNAL_DIR --bootstrap HOST:PORT --topic T: ship a journal to Kafka"
+                + " (the fleet module; bin/vigil ship --help, docs/FLEET.md)."})
 public final class VigilCli implements Callable<Integer> {
     public static final int BAD_USAGE = 2;
 
@@ -71,6 +73,22 @@ public final class VigilCli implements Callable<Integer> {
         return cl.execute(args);
     }
 
+    /** {@code --ship HOST:PORT [--ship-topic T] [--host-id H]} of run and demo (docs/FLEET.md). */
+    static final class ShipOptions {
+        @Option(names = "--ship", paramLabel = "HOST:PORT", description = "ship the journal to this Kafka cluster while the run runs (bin/vigil ship in a process of its own)")
+        String bootstrap;
+
+        @Option(names = "--ship-topic", paramLabel = "T", defaultValue = "vigil-journal", description = "with --ship: the topic (default ${DEFAULT-VALUE}); it must exist")
+        String topic;
+
+        @Option(names = "--host-id", paramLabel = "H", description = "with --ship: the host id (default: $VIGIL_HOST_ID, else the hostname)")
+        String hostId;
+
+        JournalShipping.Target target() {
+            return bootstrap == null ? null : new JournalShipping.Target(bootstrap, topic, hostId);
+        }
+    }
+
     private static String oneLine(Throwable e) {
         String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m;
@@ -82,8 +100,9 @@ public final class VigilCli implements Callable<Integer> {
         return BAD_USAGE;
     }
 
-    int runSpec(RunSpec spec, RunHooks hooks) {
+    int runSpec(RunSpec spec, RunHooks hooks, ShipOptions ship) {
         PoolRunner runner = new PoolRunner(spec, hooks, out);
+        runner.shipTo(ship.target());
         active = runner;
         return runner.run();
     }
@@ -101,6 +120,9 @@ public final class VigilCli implements Callable<Integer> {
         @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
         Path journal;
 
+        @CommandLine.Mixin
+        ShipOptions ship;
+
         @Override
         public Integer call() {
             RunSpec spec;
@@ -113,7 +135,7 @@ public final class VigilCli implements Callable<Integer> {
             if (journal != null) {
                 spec = new RunSpec(journal.toString(), spec.protocol(), spec.cycles(), spec.close(), spec.pools());
             }
-            return cli.runSpec(spec, RunHooks.NONE);
+            return cli.runSpec(spec, RunHooks.NONE, ship);
         }
     }
 
@@ -173,6 +195,9 @@ public final class VigilCli implements Callable<Integer> {
         @Option(names = "--seed", defaultValue = "1", description = "seed of the teardown draws")
         long seed;
 
+        @CommandLine.Mixin
+        ShipOptions ship;
+
         @Override
         public Integer call() {
             if (!SpecReader.PROTOCOLS.contains(protocol)) {
@@ -184,7 +209,7 @@ public final class VigilCli implements Callable<Integer> {
             if (cycles < 1) {
                 throw new IllegalArgumentException("--cycles=" + cycles + " must be >= 1");
             }
-            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.teardownDraws(timeScale, seed));
+            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.teardownDraws(timeScale, seed), ship);
         }
     }
 }

@@ -8,9 +8,11 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.vigil.journal.JsonEvents;
-import dev.vigil.replay.internal.JournalScan;
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -30,8 +32,11 @@ public final class AuditCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
+
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "one JSON object per violation, per line, then a summary object")
     boolean json;
@@ -42,7 +47,11 @@ public final class AuditCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(dir, json, map, cli.out);
+        if (map != null && source.fromKafka()) {
+            throw new ReplayInputException("--map goes with a journal DIR, not --kafka");
+        }
+        return source.run(dir, json, cli.out, (s, out) -> run(s, json, map, out),
+                worst -> worst == 0 ? "result: CLEAN" : "result: VIOLATIONS");
     }
 
     public static int run(Path dir, boolean json, PrintStream out) {
@@ -50,8 +59,12 @@ public final class AuditCommand implements Callable<Integer> {
     }
 
     public static int run(Path dir, boolean json, Path mapFile, PrintStream out) {
+        return run(new JournalDirectorySource(dir), json, mapFile, out);
+    }
+
+    public static int run(EventSource source, boolean json, Path mapFile, PrintStream out) {
         MailboxMapFile map = mapFile == null ? null : MailboxMapFile.open(mapFile);
-        long origin = JournalScan.firstEventTime(dir);
+        long origin = source.firstEventTime();
         long[] counts = new long[4]; // violations, clean, failed, incomplete
         CloseReconstruction fold = new CloseReconstruction(new CloseReconstruction.Listener() {
             @Override
@@ -67,7 +80,7 @@ public final class AuditCommand implements Callable<Integer> {
         }, 0);
         long events;
         try (map) {
-            events = JournalScan.readAll(dir, CloseReconstruction.KINDS, (i, e) -> {
+            events = source.read(CloseReconstruction.KINDS, (i, e) -> {
                 fold.accept(i, e);
                 return true;
             });

@@ -14,9 +14,11 @@ import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JsonEvents;
-import dev.vigil.replay.internal.JournalScan;
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -30,25 +32,32 @@ public final class ClosesCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
+
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "one JSON object per close, per line")
     boolean json;
 
     @Override
     public Integer call() {
-        return run(dir, json, cli.out);
+        return source.run(dir, json, cli.out, (s, out) -> run(s, json, out));
     }
 
     public static int run(Path dir, boolean json, PrintStream out) {
+        return run(new JournalDirectorySource(dir), json, out);
+    }
+
+    public static int run(EventSource source, boolean json, PrintStream out) {
         Map<Long, CloseStarted> open = new HashMap<>();
-        long origin = JournalScan.firstEventTime(dir);
+        long origin = source.firstEventTime();
         if (!json) {
             out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %9s%n", "close", "pool", "started", "duration",
                     "outcome", "survivors");
         }
-        JournalScan.readAll(dir, EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED), (i, e) -> {
+        source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED), (i, e) -> {
             if (e instanceof CloseStarted s) {
                 open.put(s.closeId(), s);
             } else if (e instanceof CloseCompleted c) {

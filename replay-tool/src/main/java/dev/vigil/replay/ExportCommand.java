@@ -6,9 +6,11 @@ import java.util.concurrent.Callable;
 
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JsonEvents;
-import dev.vigil.replay.internal.JournalScan;
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
@@ -20,16 +22,23 @@ public final class ExportCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
+
+    @Mixin
+    SourceOptions source;
 
     @Override
     public Integer call() {
-        return run(dir, cli.out);
+        return source.run(dir, true, cli.out, ExportCommand::run);
     }
 
     public static int run(Path dir, PrintStream out) {
-        JournalScan.readAll(dir, null, (i, e) -> {
+        return run(new JournalDirectorySource(dir), out);
+    }
+
+    public static int run(EventSource source, PrintStream out) {
+        source.read(t -> true, (i, e) -> {
             out.append(line(i, e)).append('\n');
             return !out.checkError();
         });

@@ -26,10 +26,12 @@ import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.replay.internal.CloseSpans;
 import dev.vigil.replay.internal.CycleFileCheck;
-import dev.vigil.replay.internal.JournalScan;
 import dev.vigil.replay.internal.ScanProgress;
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -45,8 +47,11 @@ public final class StatsCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
+
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "JSON lines: one per close, then overall and each split")
     boolean json;
@@ -56,7 +61,7 @@ public final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(dir, json, summary, cli.out);
+        return source.run(dir, json, cli.out, (s, out) -> run(s, json, summary, out));
     }
 
     /** The kinds stats decodes; all others are skipped by header. */
@@ -64,6 +69,10 @@ public final class StatsCommand implements Callable<Integer> {
             EventType.CHILD_REAPED, EventType.CLOSE_COMPLETED);
 
     public static int run(Path dir, boolean json, boolean summary, PrintStream out) {
+        return run(new JournalDirectorySource(dir), json, summary, out);
+    }
+
+    public static int run(EventSource source, boolean json, boolean summary, PrintStream out) {
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
             out.printf(Locale.ROOT, "reap latency per close (seconds)%n%15s  %-16s  %8s  %7s  %6s  %9s  %s%n", "close",
@@ -80,10 +89,13 @@ public final class StatsCommand implements Callable<Integer> {
             }
             return true;
         };
-        JournalDirectory.validate(dir);
-        List<long[]> ranges = CloseSpans.ranges(dir);
+        Path dir = source.journalDir();
+        if (dir != null) {
+            JournalDirectory.validate(dir);
+        }
+        List<long[]> ranges = dir == null ? null : CloseSpans.ranges(dir);
         if (ranges == null) {
-            JournalScan.readAll(dir, KINDS, sink);
+            source.read(KINDS, sink);
         } else {
             readRanges(dir, ranges, sink);
         }

@@ -1,0 +1,94 @@
+package dev.vigil.fleet;
+
+import java.nio.charset.StandardCharsets;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+import dev.vigil.journal.EventCodec;
+import dev.vigil.journal.EventType;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalReader;
+import dev.vigil.journal.JournalSchema;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+/**
+ * The one definition of a journal event as a Kafka record (its table: docs/FLEET.md, "Records"): key
+ * {@code host|orchestratorPid|poolId}, value the event body as the journal stores it ({@link EventCodec}),
+ * headers {@code vigil-format}, {@code vigil-schema}, {@code vigil-host}, {@code vigil-index}. The consumer
+ * decodes the value with the same codec as a journal reader, so a schema it does not know is refused
+ * the same way.
+ */
+public record ShippedRecord(String host, long index, byte[] body) {
+    public static final String FORMAT = "vigil-journal";
+    static final String H_FORMAT = "vigil-format";
+    static final String H_SCHEMA = "vigil-schema";
+    static final String H_HOST = "vigil-host";
+    static final String H_INDEX = "vigil-index";
+
+    /** The record key of an event shipped from {@code host}. */
+    public static String key(String host, JournalEvent e) {
+        return host + "|" + e.orchestratorPid() + "|" + e.poolId();
+    }
+
+    /** Encodes one event for {@code topic}; {@code scratch} is reused between calls. */
+    public static ProducerRecord<byte[], byte[]> encode(String topic, String host, long index, JournalEvent e,
+            Bytes<?> scratch) {
+        scratch.clear();
+        EventCodec.write(e, scratch);
+        byte[] value = scratch.toByteArray();
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(H_FORMAT, FORMAT.getBytes(StandardCharsets.UTF_8));
+        headers.add(H_SCHEMA, Integer.toString(JournalSchema.VERSION).getBytes(StandardCharsets.UTF_8));
+        headers.add(H_HOST, host.getBytes(StandardCharsets.UTF_8));
+        headers.add(H_INDEX, Long.toString(index).getBytes(StandardCharsets.UTF_8));
+        return new ProducerRecord<>(topic, null, key(host, e).getBytes(StandardCharsets.UTF_8), value, headers);
+    }
+
+    /** Reads a consumed record; anything that is not a Vigil event record throws {@link FleetInputException}. */
+    public static ShippedRecord decode(ConsumerRecord<byte[], byte[]> r) {
+        String where = "topic=" + r.topic() + " partition=" + r.partition() + " offset=" + r.offset();
+        String format = header(r, H_FORMAT);
+        if (!FORMAT.equals(format)) {
+            throw new FleetInputException(where + " is not a Vigil journal record (header " + H_FORMAT + "="
+                    + (format == null ? "absent" : "'" + format + "'") + "); the topic holds records of something else");
+        }
+        String host = header(r, H_HOST);
+        String index = header(r, H_INDEX);
+        String schema = header(r, H_SCHEMA);
+        if (host == null || index == null || schema == null || r.value() == null) {
+            throw new FleetInputException(where + " is a Vigil record without " + (host == null ? H_HOST
+                    : index == null ? H_INDEX : schema == null ? H_SCHEMA : "a value"));
+        }
+        try {
+            if (Integer.parseInt(schema) > JournalSchema.VERSION) {
+                throw new FleetInputException(where + " was shipped with journal schema version=" + schema
+                        + ", newer than this reader's version=" + JournalSchema.VERSION);
+            }
+            return new ShippedRecord(host, Long.parseLong(index), r.value());
+        } catch (NumberFormatException e) {
+            throw new FleetInputException(where + " has a malformed header " + H_SCHEMA + "=" + schema + " or "
+                    + H_INDEX + "=" + index);
+        }
+    }
+
+    /** The event, decoded only when the filter wants its kind (null otherwise). */
+    public JournalEvent event(JournalReader.TypeFilter filter) {
+        Bytes<byte[]> in = Bytes.wrapForRead(body);
+        try {
+            EventType type = EventCodec.readHeader(in);
+            return filter.wants(type) ? EventCodec.readBody(type, in) : null;
+        } catch (RuntimeException e) {
+            throw new FleetInputException("host=" + host + " index=0x" + Long.toHexString(index)
+                    + ": the record's value is not a readable event: " + e.getMessage());
+        }
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+}

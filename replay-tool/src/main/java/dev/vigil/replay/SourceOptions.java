@@ -1,0 +1,126 @@
+package dev.vigil.replay;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.function.IntFunction;
+
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.FleetSource;
+import dev.vigil.replay.source.FleetSourceProvider;
+import dev.vigil.replay.source.JournalDirectorySource;
+
+import picocli.CommandLine.Option;
+
+/**
+ * The event source of a command: a journal DIR, or {@code --kafka HOST:PORT --topic T [--host H]}
+ * (the journals the fleet shipped there, see docs/FLEET.md). With {@code --host} the command reads
+ * that host's journal and prints exactly what it prints for the directory; without, it runs once per
+ * host, each run headed by a {@code host H} line (JSON lines carry {@code "host"} instead).
+ */
+public final class SourceOptions {
+    @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "read the journals shipped to this Kafka cluster instead of DIR")
+    String kafka;
+
+    @Option(names = "--topic", paramLabel = "T", description = "with --kafka: the topic")
+    String topic;
+
+    @Option(names = "--host", paramLabel = "H", description = "with --kafka: only this host's journal (default: every host)")
+    String host;
+
+    /** A command's work over one journal. */
+    @FunctionalInterface
+    public interface Body {
+        int run(EventSource source, PrintStream out);
+    }
+
+    /** True when the events come from Kafka. */
+    public boolean fromKafka() {
+        return kafka != null;
+    }
+
+    /** Runs {@code body} over DIR or over the topic's hosts; returns the highest exit code. */
+    public int run(Path dir, boolean json, PrintStream out, Body body) {
+        return run(dir, json, out, body, null);
+    }
+
+    /**
+     * Like {@link #run(Path, boolean, PrintStream, Body)}; over several hosts (text output) the
+     * {@code fleetLine} of the highest exit code ends the output.
+     */
+    public int run(Path dir, boolean json, PrintStream out, Body body, IntFunction<String> fleetLine) {
+        if (kafka == null) {
+            if (topic != null || host != null) {
+                throw new ReplayInputException("--topic and --host go with --kafka HOST:PORT");
+            }
+            if (dir == null) {
+                throw new ReplayInputException("a journal DIR or --kafka HOST:PORT --topic T is required");
+            }
+            return body.run(new JournalDirectorySource(dir), out);
+        }
+        if (dir != null) {
+            throw new ReplayInputException("give a journal DIR or --kafka, not both (DIR=" + dir + ")");
+        }
+        if (topic == null) {
+            throw new ReplayInputException("--kafka " + kafka + " needs --topic T");
+        }
+        try (FleetSource fleet = provider().open(kafka, topic)) {
+            if (host != null) {
+                return body.run(fleet.host(host), out);
+            }
+            List<String> hosts = fleet.hosts();
+            int worst = 0;
+            for (String h : hosts) {
+                if (json) {
+                    PrintStream labelled = hostLabelled(out, h);
+                    worst = Math.max(worst, body.run(fleet.host(h), labelled));
+                    labelled.flush();
+                } else {
+                    out.println("host " + h);
+                    worst = Math.max(worst, body.run(fleet.host(h), out));
+                    out.println();
+                }
+            }
+            if (!json) {
+                out.println("fleet: " + hosts.size() + " hosts" + (hosts.isEmpty() ? " (" + fleet.describe()
+                        + " holds no Vigil events)" : "") + (fleetLine == null ? "" : ", " + fleetLine.apply(worst)));
+            }
+            return worst;
+        }
+    }
+
+    private static FleetSourceProvider provider() {
+        return ServiceLoader.load(FleetSourceProvider.class).findFirst().orElseThrow(() -> new ReplayInputException(
+                "--kafka needs the fleet module on the class path (bin/vigil-replay adds it once "
+                        + "fleet/target/vigil-fleet.jar is built: mvn -B -DskipTests package)"));
+    }
+
+    /** JSON lines with {@code "host":"H"} as their first field. */
+    static PrintStream hostLabelled(PrintStream out, String host) {
+        String label = "{\"host\":" + com.fasterxml.jackson.databind.node.TextNode.valueOf(host) + ",";
+        OutputStream lines = new OutputStream() {
+            private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+            @Override
+            public void write(int b) {
+                if (b != '\n') {
+                    line.write(b);
+                    return;
+                }
+                String s = line.toString(StandardCharsets.UTF_8);
+                line.reset();
+                out.println(s.startsWith("{") && s.length() > 1 ? (s.equals("{}") ? label.substring(0, label.length() - 1) + "}" : label + s.substring(1)) : s);
+            }
+
+            @Override
+            public void flush() {
+                out.flush();
+            }
+        };
+        return new PrintStream(lines, true, StandardCharsets.UTF_8);
+    }
+}
