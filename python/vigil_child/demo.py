@@ -14,6 +14,7 @@ OP_PIPE_PINGPONG = 2
 OP_FAIL = 3
 OP_EXIT = 4
 OP_COOPERATIVE_SLEEP = 5
+OP_BLOCKING_SLEEP = 6
 
 
 def _flag(env, name, default=False):
@@ -76,6 +77,9 @@ class DemoHandler(Handler):
             raise ChildCommandError(max(1, argument), "demo failure requested")
         if opcode == OP_EXIT:
             os._exit(argument)
+        if opcode == OP_BLOCKING_SLEEP:  # a device call: no beat, no look at shutdown until it returns
+            time.sleep(argument / 1000.0)
+            return 0
         if opcode == OP_COOPERATIVE_SLEEP:
             until = time.monotonic() + argument / 1000.0
             while time.monotonic() < until:

@@ -25,6 +25,7 @@
 #define OP_FAIL 3
 #define OP_EXIT 4
 #define OP_COOPERATIVE_SLEEP 5
+#define OP_BLOCKING_SLEEP 6
 
 struct demo {
     uint64_t delay_micros;
@@ -85,6 +86,11 @@ static int demo_command(struct vigil_child *child, void *user, int32_t opcode, i
         return argument > 0 ? (int) argument : 1;
     case OP_EXIT:
         _exit((int) argument);
+    case OP_BLOCKING_SLEEP:
+        /* a device call: neither beats nor looks at shutdown until it returns */
+        sleep_nanos((uint64_t) argument * 1000000ULL);
+        *result = 0;
+        return 0;
     case OP_COOPERATIVE_SLEEP: {
         uint64_t until = vigil_now_nanos() + (uint64_t) argument * 1000000ULL;
         while (vigil_now_nanos() < until) {

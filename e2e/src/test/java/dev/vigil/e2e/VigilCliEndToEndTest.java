@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,12 +34,36 @@ class VigilCliEndToEndTest {
     void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
         Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");
         assertEquals(0, demo.exitCode(), demo.toString());
-        assertTrue(demo.out().contains("closes: 6 (0 failed), children reaped: 30"), demo.out());
+        assertTrue(demo.out().contains("closes: 8 (0 failed), children reaped: 40, killed by escalation: 0, kept running: 0"),
+                demo.out());
         assertTrue(demo.out().contains("median"), demo.out());
         assertTrue(Files.isDirectory(work.resolve("journal")), "journal dir missing");
 
         Launchers.Result audit = Launchers.replay(work, 60, "audit", "journal");
         assertEquals(0, audit.exitCode(), audit.toString());
+    }
+
+    /**
+     * At --time-scale 1 the demo's reap latencies are the field's: min 0.198, median 1.411, p90 1.603, max 1.778 s.
+     * Slow suite: on a machine at load 35 the overhead alone (up to 0.25 s) breaks a 10 % bound; the draws
+     * themselves are checked in the default suite (FieldTeardownDistributionTest).
+     */
+    @Tag("slow")
+    @Test
+    void theDemoReapsAtTheFieldQuantilesWithinTenPercent() throws Exception {
+        Launchers.Result demo = Launchers.vigil(work, 170, "demo", "--time-scale", "1", "--cycles", "2", "--journal", "j");
+        assertEquals(0, demo.exitCode(), demo.toString());
+        Matcher row = Pattern.compile("reap latency\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)").matcher(demo.out());
+        assertTrue(row.find(), demo.out());
+        double[] field = {0.198, 1.411, 1.603, 1.778};
+        String[] names = {"min", "median", "p90", "max"};
+        for (int i = 0; i < 4; i++) {
+            double got = Double.parseDouble(row.group(i + 1));
+            // the min (0.198 s) also carries the machine's overhead (the child noticing shutdown, exit, reap):
+            // 60 ms more allowed for it on a loaded two-core machine; median, p90 and max within 10 % as they are
+            double slack = i == 0 ? 0.060 : 0;
+            assertEquals(field[i], got, field[i] * 0.10 + slack, names[i] + " reap latency vs the field's, in:\n" + demo.out());
+        }
     }
 
     @Test

@@ -54,15 +54,36 @@ public final class ChildMain {
 
     static ChildHandler instantiate(String className) {
         try {
-            Class<?> type = Class.forName(className.trim());
-            if (!ChildHandler.class.isAssignableFrom(type)) {
-                throw new IllegalArgumentException("not a " + ChildHandler.class.getName() + ": handler=" + className);
-            }
-            return (ChildHandler) type.getConstructor().newInstance();
+            return handlerType(className, ChildMain.class.getClassLoader()).getConstructor().newInstance();
         } catch (InvocationTargetException e) {
             throw new IllegalStateException("handler constructor failed: handler=" + className + " error=" + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalArgumentException("cannot create handler: handler=" + className + " error=" + e, e);
         }
+    }
+
+    /**
+     * The handler class named {@code className}, loaded from {@code loader} without initialising it:
+     * a {@link ChildHandler} with a public no-argument constructor. Used by the child, and by spec
+     * validation before anything is spawned.
+     *
+     * @throws ClassNotFoundException when the class is not there
+     * @throws IllegalArgumentException naming what is wrong with it otherwise
+     */
+    public static Class<? extends ChildHandler> handlerType(String className, ClassLoader loader)
+            throws ClassNotFoundException {
+        Class<?> type = Class.forName(className.trim(), false, loader);
+        if (!ChildHandler.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException("not a " + ChildHandler.class.getName() + ": handler=" + className);
+        }
+        if (java.lang.reflect.Modifier.isAbstract(type.getModifiers())) {
+            throw new IllegalArgumentException("abstract, cannot be created: handler=" + className);
+        }
+        try {
+            type.getConstructor();
+        } catch (NoSuchMethodException e) {
+            throw new IllegalArgumentException("has no public no-argument constructor: handler=" + className, e);
+        }
+        return type.asSubclass(ChildHandler.class);
     }
 }

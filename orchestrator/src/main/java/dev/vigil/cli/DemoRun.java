@@ -5,42 +5,93 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 import dev.vigil.child.demo.DemoBehaviour;
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.pool.ChildSpec;
 
 /**
- * The embedded default run ({@code vigil demo}): three racks of C, Java and Python chips closing at once,
- * over a few cycles, each group's teardown time drawn every cycle from the field distribution
- * ({@link FieldTeardownDistribution}) and scaled; one control left in flight at every close, so the
- * legacy protocol loses its shutdown requests exactly as the upstream runner did.
+ * The embedded default run ({@code vigil demo}): four racks of three C chips, a Java and a Python chip,
+ * closing at once, over a few cycles. Every child's teardown time is drawn on its own from the field
+ * distribution ({@link FieldTeardownDistribution}) and scaled; a few chips have a control still
+ * running when their pool closes ({@link #hooks}).
  */
 public final class DemoRun {
-    /** Every control takes this long inside the child: the window in which a close can race it. */
-    static final long HANDLER_DELAY_MICROS = 250_000;
+    /** Every control takes this long inside the child. */
+    static final long HANDLER_DELAY_MICROS = 10_000;
+    static final List<String> RACKS = List.of("rack-a", "rack-b", "rack-c", "rack-d");
+    static final int C_CHIPS = 3;
+    static final int JAVA_CHIPS = 1;
+    static final int PY_CHIPS = 1;
+    /** One child in this many has a control running when its pool closes. */
+    static final int IN_FLIGHT_SHARE = 30;
+    /** How long that control runs: longer than a close takes to reach its broadcast, even on a loaded machine. */
+    static final long IN_FLIGHT_MILLIS = 1_000;
 
     private DemoRun() {
     }
 
     public static RunSpec spec(String protocol, int cycles, String journalDir) {
-        RunSpec.Workload workload = new RunSpec.Workload(3, 5_000, true);
+        RunSpec.Workload workload = new RunSpec.Workload(3, 5_000, false);
         Map<String, String> env = Map.of(DemoBehaviour.DELAY_MICROS, Long.toString(HANDLER_DELAY_MICROS));
-        List<RunSpec.PoolEntry> pools = List.of("rack-a", "rack-b", "rack-c").stream()
+        List<RunSpec.PoolEntry> pools = RACKS.stream()
                 .map(id -> new RunSpec.PoolEntry(id, List.of(
-                        new RunSpec.Group("c-chips", "c", List.of(), 3, null, env, "TERM"),
-                        new RunSpec.Group("java-chips", "java", List.of(), 1, null, env, "TERM"),
-                        new RunSpec.Group("py-chips", "python", List.of(), 1, null, env, "TERM")), workload))
+                        new RunSpec.Group("c-chips", "c", List.of(), C_CHIPS, null, env, "TERM"),
+                        new RunSpec.Group("java-chips", "java", List.of(), JAVA_CHIPS, null, env, "TERM"),
+                        new RunSpec.Group("py-chips", "python", List.of(), PY_CHIPS, null, env, "TERM")), workload))
                 .toList();
-        RunSpec.Close close = new RunSpec.Close(1_000, 0, 0, "term-then-kill", 500, 3);
+        RunSpec.Close close = new RunSpec.Close(1_000, 0, 0, "term-then-kill", 500, RACKS.size());
         return new RunSpec(journalDir, protocol, cycles, close, pools);
     }
 
-    /** Draws each group's teardown time per cycle from the field distribution, scaled by {@code timeScale}. */
-    public static RunHooks teardownDraws(double timeScale, long seed) {
+    /** Children the demo starts over {@code cycles} cycles. */
+    static int children(int cycles) {
+        return cycles * RACKS.size() * (C_CHIPS + JAVA_CHIPS + PY_CHIPS);
+    }
+
+    /**
+     * The demo's per-child choices, all drawn from {@code seed}: each child's own teardown time (the
+     * field distribution at evenly spaced quantiles over all the run's children, shuffled,
+     * {@link FieldTeardownDistribution#spreadMillis}, scaled by {@code timeScale}), and which children
+     * still have a control running when their pool closes (legacy protocol only, so that a sticky
+     * run's reap latencies are the teardown draws): one in {@link #IN_FLIGHT_SHARE} of the run's
+     * children (at least one), each a {@value #IN_FLIGHT_MILLIS} ms device call
+     * ({@link DemoHandler#OP_BLOCKING_SLEEP}). Under the legacy protocol exactly those lose their
+     * shutdown; so closes fail now and then, mostly with one survivor, as in the field.
+     */
+    public static RunHooks hooks(String protocol, int cycles, double timeScale, long seed) {
+        boolean legacy = protocol.equals("legacy");
         SplittableRandom random = new SplittableRandom(seed);
-        return (cycle, pool, group, spec) -> {
-            long millis;
-            synchronized (random) {
-                millis = FieldTeardownDistribution.sampleMillis(random, timeScale);
+        int n = children(cycles);
+        long[] draws = FieldTeardownDistribution.spreadMillis(n, random, timeScale);
+        boolean[] inFlight = new boolean[n];
+        for (int k = Math.max(1, Math.round((float) n / IN_FLIGHT_SHARE)); k > 0; ) {
+            int slot = random.nextInt(n);
+            if (!inFlight[slot]) {
+                inFlight[slot] = true;
+                k--;
             }
-            return spec.withEnv(DemoBehaviour.TEARDOWN_MILLIS, Long.toString(millis));
+        }
+        return new RunHooks() {
+            @Override
+            public ChildSpec childSpec(int cycle, String pool, String group, int index, ChildSpec spec) {
+                return spec.withEnv(DemoBehaviour.TEARDOWN_MILLIS, Long.toString(draws[slot(cycle, pool, group, index)]));
+            }
+
+            @Override
+            public InFlight inFlight(int cycle, String pool, String group, int index, RunSpec.Workload workload) {
+                return legacy && inFlight[slot(cycle, pool, group, index)]
+                        ? new InFlight(DemoHandler.OP_BLOCKING_SLEEP, IN_FLIGHT_MILLIS) : null;
+            }
         };
+    }
+
+    /** Each child of the run its own slot: cycle, rack, then c-chips, java-chips, py-chips. */
+    static int slot(int cycle, String pool, String group, int index) {
+        int perRack = C_CHIPS + JAVA_CHIPS + PY_CHIPS;
+        int inRack = switch (group) {
+            case "c-chips" -> index;
+            case "java-chips" -> C_CHIPS + index;
+            default -> C_CHIPS + JAVA_CHIPS + index;
+        };
+        return ((cycle - 1) * RACKS.size() + RACKS.indexOf(pool)) * perRack + inRack;
     }
 }

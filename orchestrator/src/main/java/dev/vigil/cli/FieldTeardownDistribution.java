@@ -28,6 +28,26 @@ public final class FieldTeardownDistribution {
         return SECONDS[SECONDS.length - 1];
     }
 
+    /**
+     * {@code n} teardown times in milliseconds, scaled, in random order: the distribution's values at
+     * {@code n} evenly spaced quantiles (0, 1/(n-1), ..., 1), so that a run of {@code n} children shows
+     * the field's min, median, p90 and max themselves, not a sample's scatter around them (stratified
+     * sampling; the order is drawn from {@code random}).
+     */
+    public static long[] spreadMillis(int n, RandomGenerator random, double timeScale) {
+        long[] out = new long[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = Math.round(secondsAt(n == 1 ? 0.5 : (double) i / (n - 1)) * 1000.0 * timeScale);
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = out[i];
+            out[i] = out[j];
+            out[j] = t;
+        }
+        return out;
+    }
+
     /** One teardown time in milliseconds, scaled by {@code timeScale} (0.1 = ten times faster). */
     public static long sampleMillis(RandomGenerator random, double timeScale) {
         return Math.round(secondsAt(random.nextDouble()) * 1000.0 * timeScale);

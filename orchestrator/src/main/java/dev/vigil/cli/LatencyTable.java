@@ -8,32 +8,50 @@ import dev.vigil.close.decision.CloseReport;
 
 import org.HdrHistogram.Histogram;
 
-/** Reap latency (broadcast to reap) of every reaped child of a run: min / median / p90 / max / mean. */
+/**
+ * Reap latency (broadcast to reap) of every child of a run that exited on its own: min / median /
+ * p90 / max / mean. Children killed by escalation are counted and timed on their own line (their
+ * "latency" is the budget plus the grace, not a teardown); survivors kept running are counted.
+ */
 final class LatencyTable {
     private LatencyTable() {
     }
 
     static void print(List<CloseReport> reports, PrintStream out) {
-        Histogram h = new Histogram(3);
+        Histogram reaped = new Histogram(3);
+        Histogram killed = new Histogram(3);
         int closes = 0;
         int failed = 0;
+        long kept = 0;
         for (CloseReport r : reports) {
             closes++;
             failed += r.isClean() ? 0 : 1;
             for (CloseReport.Child c : r.children()) {
-                if (c.sinceBroadcastNanos() >= 0) {
-                    h.recordValue(c.sinceBroadcastNanos() / 1000);
+                if (c.outcome() == CloseReport.ChildOutcome.SURVIVOR) {
+                    kept++;
+                } else if (c.sinceBroadcastNanos() >= 0) {
+                    (c.outcome() == CloseReport.ChildOutcome.KILLED_BY_ESCALATION ? killed : reaped)
+                            .recordValue(c.sinceBroadcastNanos() / 1000);
                 }
             }
         }
         out.println();
-        out.printf(Locale.ROOT, "closes: %d (%d failed), children reaped: %d%n", closes, failed, h.getTotalCount());
+        out.printf(Locale.ROOT, "closes: %d (%d failed), children reaped: %d, killed by escalation: %d, kept running: %d%n",
+                closes, failed, reaped.getTotalCount(), killed.getTotalCount(), kept);
+        if (reaped.getTotalCount() == 0 && killed.getTotalCount() == 0) {
+            return;
+        }
+        out.println("broadcast -> reaped, seconds:");
+        out.println("                  min      median   p90      max      mean");
+        row(out, "reap latency", reaped);
+        row(out, "killed", killed);
+    }
+
+    private static void row(PrintStream out, String name, Histogram h) {
         if (h.getTotalCount() == 0) {
             return;
         }
-        out.println("reap latency (broadcast -> reaped), seconds:");
-        out.println("  min      median   p90      max      mean");
-        out.printf(Locale.ROOT, "  %-8.3f %-8.3f %-8.3f %-8.3f %-8.3f%n", h.getMinValue() / 1e6, h.getValueAtPercentile(50) / 1e6,
-                h.getValueAtPercentile(90) / 1e6, h.getMaxValue() / 1e6, h.getMean() / 1e6);
+        out.printf(Locale.ROOT, "  %-15s %-8.3f %-8.3f %-8.3f %-8.3f %-8.3f%n", name, h.getMinValue() / 1e6,
+                h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(90) / 1e6, h.getMaxValue() / 1e6, h.getMean() / 1e6);
     }
 }

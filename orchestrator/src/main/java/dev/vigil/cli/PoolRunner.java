@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -21,6 +23,7 @@ import dev.vigil.pool.ChildSpec;
 import dev.vigil.pool.Orchestrator;
 import dev.vigil.pool.Pool;
 import dev.vigil.pool.PoolChild;
+import dev.vigil.pool.PoolStartException;
 import dev.vigil.spawn.Redirect;
 
 /**
@@ -41,6 +44,16 @@ public final class PoolRunner {
     private final PrintStream out;
     private final List<Pool> open = new ArrayList<>();
     private final List<CloseReport> reports = new ArrayList<>();
+    /**
+     * Runs the starts, workloads and closes that go on at once. Not the common pool: it has one
+     * thread on a two-core machine, and its tasks block, so "closing 4 pools at once" would close
+     * them one after another.
+     */
+    private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "vigil-run");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile boolean stopRequested;
     private volatile int stopSignal = 2;
     private JournalShipping.Target shipTo;
@@ -85,6 +98,7 @@ public final class PoolRunner {
             failed |= closeOpenPools();
             journalWriter = orchestrator.journal().writer();
         } finally {
+            workers.shutdown();
             if (shipping != null) {
                 shipping.finish(out);
             }
@@ -107,7 +121,7 @@ public final class PoolRunner {
         long t0 = System.nanoTime();
         List<CompletableFuture<Pool>> starts = new ArrayList<>();
         for (RunSpec.PoolEntry entry : spec.pools()) {
-            starts.add(CompletableFuture.supplyAsync(() -> startPool(orchestrator, mode, entry, cycle)));
+            starts.add(CompletableFuture.supplyAsync(() -> startPool(orchestrator, mode, entry, cycle), workers));
         }
         boolean failed = false;
         for (CompletableFuture<Pool> f : starts) {
@@ -119,71 +133,140 @@ public final class PoolRunner {
             } catch (ExecutionException | TimeoutException | InterruptedException e) {
                 Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
                 out.println("  start failed: " + cause.getMessage());
+                if (cause instanceof PoolStartException pse && pse.rollback() != null) {
+                    // The rollback close of what had started is a close like any other: journaled, counted.
+                    synchronized (this) {
+                        reports.add(pse.rollback());
+                    }
+                    out.println("  rollback " + summary(pse.rollback()));
+                }
                 failed = true;
             }
         }
-        out.printf(Locale.ROOT, "  ready in %.2f s%n", seconds(System.nanoTime() - t0));
-        if (!stopRequested && !failed) {
-            failed |= driveWorkload();
+        if (failed) {
+            out.printf(Locale.ROOT, "  not ready: a pool failed to start after %.2f s%n", seconds(System.nanoTime() - t0));
+        } else {
+            out.printf(Locale.ROOT, "  ready in %.2f s%n", seconds(System.nanoTime() - t0));
         }
+        if (!stopRequested && !failed) {
+            failed |= driveWorkload(cycle);
+        }
+        failed |= reportChildrenGone();
         out.printf(Locale.ROOT, "  closing %d pool(s) at once%n", openCount());
         failed |= closeOpenPools();
         return failed;
     }
 
+    /**
+     * Children that ended before their close (a crash, exit 127 from a missing library...): each named
+     * with its exit status. They fail the run; their close reports them with sinceBroadcastNanos 0.
+     */
+    private boolean reportChildrenGone() {
+        boolean any = false;
+        for (Pool p : openPools()) {
+            for (PoolChild c : p.children()) {
+                if (c.exit().isDone() && !c.process().exitStatus().isEmpty()) {
+                    out.println("  pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid()
+                            + " exited during the run: " + c.process().exitStatus().get().describe());
+                    any = true;
+                }
+            }
+        }
+        return any;
+    }
+
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
         Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT);
         for (RunSpec.Group g : entry.groups()) {
-            b.group(g.name(), g.children(), hooks.childSpec(cycle, entry.id(), g.name(), childSpec(g)));
+            ChildSpec spec = childSpec(g);
+            b.group(g.name(), g.children(), i -> hooks.childSpec(cycle, entry.id(), g.name(), i, spec));
         }
         return b.start();
     }
 
     /** Each pool's workload: sequential controls per mailbox child, children in parallel, then one left in flight. */
-    private boolean driveWorkload() {
-        List<CompletableFuture<String>> runs = new ArrayList<>();
+    private boolean driveWorkload(int cycle) {
+        List<CompletableFuture<ChildWork>> runs = new ArrayList<>();
         for (Pool p : openPools()) {
-            RunSpec.Workload w = spec.pools().stream().filter(e -> e.id().equals(p.poolId())).findFirst().orElseThrow().workload();
+            RunSpec.Workload w = workload(p);
             for (PoolChild c : p.children()) {
-                if (c.hasMailbox() && (w.controls() > 0 || w.inFlightAtClose())) {
-                    runs.add(CompletableFuture.supplyAsync(() -> controls(p, c, w)));
+                if (c.hasMailbox() && (w.controls() > 0 || hooks.inFlight(cycle, p.poolId(), c.group(), c.index(), w) != null)) {
+                    RunHooks.InFlight inFlight = hooks.inFlight(cycle, p.poolId(), c.group(), c.index(), w);
+                    runs.add(CompletableFuture.supplyAsync(() -> controls(p, c, w, inFlight), workers));
                 }
             }
         }
-        int ok = 0;
+        int complete = 0;
+        long requested = 0;
+        long answered = 0;
+        long wrong = 0;
         boolean failed = false;
-        for (CompletableFuture<String> r : runs) {
-            String error = r.join();
-            if (error == null) {
-                ok++;
-            } else {
-                out.println("  workload: " + error);
+        for (CompletableFuture<ChildWork> r : runs) {
+            ChildWork work = r.join();
+            requested += work.requested();
+            answered += work.answered();
+            wrong += work.wrong();
+            if (work.wrong() > 0) {
+                out.println("  workload: " + work.who() + " answered " + work.wrong() + " of " + work.answered()
+                        + " controls wrong (first: " + work.firstWrong() + ")");
                 failed = true;
             }
+            if (work.error() != null) {
+                out.println("  workload: " + work.who() + " " + work.error());
+                failed = true;
+            }
+            complete += work.error() == null && work.wrong() == 0 && work.answered() == work.requested() ? 1 : 0;
         }
-        if (!runs.isEmpty()) {
-            out.printf(Locale.ROOT, "  workload: %d/%d children answered every control%n", ok, runs.size());
+        if (runs.isEmpty()) {
+            return failed;
+        }
+        if (stopRequested) {
+            out.printf(Locale.ROOT, "  workload stopped: %d of %d controls answered (%d wrong); %d/%d children answered all"
+                    + " of theirs%n", answered, requested, wrong, complete, runs.size());
+        } else {
+            out.printf(Locale.ROOT, "  workload: %d/%d children answered every control right (%d of %d answered, %d wrong)%n",
+                    complete, runs.size(), answered, requested, wrong);
         }
         return failed;
     }
 
-    private String controls(Pool p, PoolChild c, RunSpec.Workload w) {
+    private RunSpec.Workload workload(Pool p) {
+        return spec.pools().stream().filter(e -> e.id().equals(p.poolId())).findFirst().orElseThrow().workload();
+    }
+
+    /** What one child's workload got back: answers, wrong answers (an echo must return its argument), the first error. */
+    record ChildWork(String who, int requested, int answered, int wrong, String firstWrong, String error) {
+    }
+
+    private ChildWork controls(Pool p, PoolChild c, RunSpec.Workload w, RunHooks.InFlight inFlight) {
         Duration timeout = Duration.ofMillis(w.controlTimeoutMs());
+        String who = "pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid();
+        int answered = 0;
+        int wrong = 0;
+        String firstWrong = null;
+        String error = null;
         try {
             for (int i = 0; i < w.controls() && !stopRequested; i++) {
                 var result = p.control(c.group(), c.index(), DemoHandler.OP_ECHO, i, timeout);
                 if (!result.succeeded()) {
-                    return "pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " control failed: "
-                            + result.errorText();
+                    error = "control " + i + " failed: " + result.errorText();
+                    break;
+                }
+                answered++;
+                if (result.value() != i) {
+                    wrong++;
+                    if (firstWrong == null) {
+                        firstWrong = "echo " + i + " answered " + result.value();
+                    }
                 }
             }
-            if (w.inFlightAtClose()) {
-                p.sendControl(c.group(), c.index(), DemoHandler.OP_ECHO, -1);
+            if (inFlight != null && error == null && !stopRequested) {
+                p.sendControl(c.group(), c.index(), inFlight.opcode(), inFlight.argument());
             }
-            return null;
         } catch (RuntimeException e) {
-            return "pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + ": " + e.getMessage();
+            error = "after " + answered + " answers: " + e.getMessage();
         }
+        return new ChildWork(who, w.controls(), answered, wrong, firstWrong, error);
     }
 
     /** Closes every open pool concurrently; prints one line per close and the diagnosis of failures. */
@@ -197,7 +280,7 @@ public final class PoolRunner {
                 } catch (CloseFailedException e) {
                     return e.report();
                 }
-            }));
+            }, workers));
         }
         boolean failed = false;
         for (int i = 0; i < pools.size(); i++) {
@@ -227,11 +310,23 @@ public final class PoolRunner {
         return failed;
     }
 
+    /**
+     * One line per close, its children counted apart: reaped (exited on their own), killed (by
+     * escalation), kept (survivors left running); the slowest reap leaves the kills out.
+     */
     static String summary(CloseReport r) {
-        long reaped = r.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count();
-        double slowest = r.children().stream().mapToLong(CloseReport.Child::sinceBroadcastNanos).max().orElse(0) / 1e9;
-        return String.format(Locale.ROOT, "pool=%s close=%d %s reaped=%d/%d in %.2f s (slowest reap %.2f s)", r.poolId(),
-                r.closeId(), r.outcome(), reaped, r.children().size(), seconds(r.durationNanos()), Math.max(0, slowest));
+        long reaped = count(r, CloseReport.ChildOutcome.EXITED) + count(r, CloseReport.ChildOutcome.SIGNALED);
+        long killed = count(r, CloseReport.ChildOutcome.KILLED_BY_ESCALATION);
+        long kept = count(r, CloseReport.ChildOutcome.SURVIVOR);
+        double slowest = r.children().stream().filter(c -> c.outcome() != CloseReport.ChildOutcome.KILLED_BY_ESCALATION)
+                .mapToLong(CloseReport.Child::sinceBroadcastNanos).max().orElse(0) / 1e9;
+        return String.format(Locale.ROOT, "pool=%s close=%d %s reaped=%d/%d killed=%d kept=%d in %.2f s (slowest reap %.2f s)",
+                r.poolId(), r.closeId(), r.outcome(), reaped, r.children().size(), killed, kept, seconds(r.durationNanos()),
+                Math.max(0, slowest));
+    }
+
+    static long count(CloseReport r, CloseReport.ChildOutcome outcome) {
+        return r.children().stream().filter(c -> c.outcome() == outcome).count();
     }
 
     private void printReplayHints(Path journal) {

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.vigil.cli.RunSpec.Close;
 import dev.vigil.cli.RunSpec.Group;
 import dev.vigil.cli.RunSpec.Workload;
+import dev.vigil.child.ChildMain;
 
 /**
  * Reads a pool-runner spec (JSON, or YAML for {@code .yaml}/{@code .yml}) and validates it up front:
@@ -33,14 +34,25 @@ public final class SpecReader {
     public static final String DEFAULT_JOURNAL_DIR = "./vigil-journal";
 
     private final List<SpecProblem> problems = new ArrayList<>();
+    private Path baseDir;
 
     private SpecReader() {
     }
 
-    /** Parses and validates {@code file}; throws {@link SpecInvalidException} listing every mistake. */
+    /**
+     * Parses and validates {@code file}; throws {@link SpecInvalidException} listing every mistake. A
+     * relative {@code journalDir} (the default too) is resolved against the spec file's folder.
+     */
     public static RunSpec read(Path file) {
-        if (!Files.isRegularFile(file)) {
+        if (Files.isDirectory(file)) {
+            throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$",
+                    "is a directory, not a spec file (give a .json, .yaml or .yml file)")));
+        }
+        if (!Files.exists(file)) {
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "no such file")));
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "not a regular file")));
         }
         String name = file.getFileName().toString();
         ObjectMapper mapper = name.endsWith(".yaml") || name.endsWith(".yml")
@@ -57,12 +69,18 @@ public final class SpecReader {
         } catch (IOException e) {
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "unreadable: " + e.getMessage())));
         }
-        return validate(file.toString(), root);
+        return validate(file.toString(), root, file.toAbsolutePath().getParent());
     }
 
-    /** Validates an already parsed spec tree. */
+    /** Validates an already parsed spec tree; a relative journalDir stays relative to the working directory. */
     public static RunSpec validate(String source, JsonNode root) {
+        return validate(source, root, null);
+    }
+
+    /** Validates a parsed spec tree, resolving a relative journalDir against {@code baseDir} (when not null). */
+    static RunSpec validate(String source, JsonNode root, Path baseDir) {
         SpecReader r = new SpecReader();
+        r.baseDir = baseDir;
         RunSpec spec = r.runSpec(root == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : root);
         if (!r.problems.isEmpty()) {
             throw new SpecInvalidException(source, r.problems);
@@ -76,6 +94,13 @@ public final class SpecReader {
             return null;
         }
         String journalDir = o.string("journalDir", DEFAULT_JOURNAL_DIR);
+        if (journalDir != null && baseDir != null) {
+            journalDir = baseDir.resolve(journalDir).normalize().toString();
+        }
+        String journalProblem = journalDir == null ? null : whyNotJournalDir(Path.of(journalDir));
+        if (journalProblem != null) {
+            problem(o.path("journalDir"), journalProblem);
+        }
         String protocol = o.oneOf("protocol", PROTOCOLS, "sticky");
         int cycles = o.intAtLeast("cycles", 1, 1);
         Close close = close(o.node("close"), o.path("close"));
@@ -97,8 +122,63 @@ public final class SpecReader {
                 }
             }
         }
+        checkRoom(pools, o.path("pools"));
         o.rejectUnknown();
         return new RunSpec(journalDir, protocol, cycles, close, pools);
+    }
+
+    /** Null when {@code dir} is a directory or can be created; else why not. */
+    static String whyNotJournalDir(Path dir) {
+        if (Files.exists(dir)) {
+            if (!Files.isDirectory(dir)) {
+                return "'" + dir + "' is a file, not a directory";
+            }
+            return Files.isWritable(dir) ? null : "'" + dir + "' is not writable";
+        }
+        Path existing = dir.toAbsolutePath().getParent();
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return null;
+        }
+        if (!Files.isDirectory(existing)) {
+            return "'" + dir + "' cannot be created: '" + existing + "' is a file";
+        }
+        return Files.isWritable(existing) ? null : "'" + dir + "' cannot be created: '" + existing + "' is not writable";
+    }
+
+    /** Every pool starts at once each cycle: all their children must fit in what the system has room for. */
+    private void checkRoom(List<RunSpec.PoolEntry> pools, String path) {
+        long nativeChildren = 0;
+        long javaChildren = 0;
+        String largest = null;
+        long largestCount = 0;
+        for (int i = 0; i < pools.size(); i++) {
+            RunSpec.PoolEntry p = pools.get(i);
+            if (p == null) {
+                continue;
+            }
+            for (int j = 0; j < p.groups().size(); j++) {
+                Group g = p.groups().get(j);
+                if (g == null || g.children() <= 0) {
+                    continue;
+                }
+                if ("java".equals(g.kind())) {
+                    javaChildren += g.children();
+                } else {
+                    nativeChildren += g.children();
+                }
+                if (g.children() > largestCount) {
+                    largestCount = g.children();
+                    largest = path + "[" + i + "].groups[" + j + "].children";
+                }
+            }
+        }
+        String why = largest == null ? null : ProcessRoom.current().whyNotRoomFor(nativeChildren, javaChildren);
+        if (why != null) {
+            problem(largest, largestCount + " is too many: " + why);
+        }
     }
 
     private Close close(JsonNode node, String path) {
@@ -189,6 +269,12 @@ public final class SpecReader {
                     }
                 }
             }
+            if (handler != null && kind.equals("java")) {
+                String why = whyNotHandler(handler, classPath == null ? List.of() : classPath);
+                if (why != null) {
+                    problem(o.path("handler"), why);
+                }
+            }
             boolean needsCommand = kind.equals("mailbox-exec") || kind.equals("exec");
             if (needsCommand && (command == null || command.isEmpty())) {
                 problem(o.path("command"), "required for kind " + kind);
@@ -210,6 +296,34 @@ public final class SpecReader {
         o.rejectUnknown();
         return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,
                 classPath == null ? List.of() : classPath, jvmOptions == null ? List.of() : jvmOptions);
+    }
+
+    /**
+     * Null when {@code className} is a ChildHandler the Java child runtime can create from the
+     * orchestrator's classes and {@code classPath}; else why not. Checked before anything is spawned.
+     */
+    static String whyNotHandler(String className, List<String> classPath) {
+        List<java.net.URL> urls = new ArrayList<>();
+        for (String entry : classPath) {
+            if (Files.exists(Path.of(entry))) {
+                try {
+                    urls.add(Path.of(entry).toUri().toURL());
+                } catch (java.net.MalformedURLException e) {
+                    return "class path entry '" + entry + "' is not usable: " + e.getMessage();
+                }
+            }
+        }
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(urls.toArray(java.net.URL[]::new),
+                SpecReader.class.getClassLoader())) {
+            ChildMain.handlerType(className, loader);
+            return null;
+        } catch (ClassNotFoundException | NoClassDefFoundError e) {
+            return "class '" + className + "' not found on the child class path";
+        } catch (IllegalArgumentException | LinkageError e) {
+            return "class '" + className + "' cannot be a handler: " + e.getMessage();
+        } catch (IOException e) {
+            return null; // closing the loader failed: the class was found
+        }
     }
 
     private void problem(String path, String message) {
@@ -357,8 +471,9 @@ public final class SpecReader {
                 return out;
             }
             for (Map.Entry<String, JsonNode> e : n.properties()) {
-                if (!e.getValue().isValueNode()) {
-                    problem(path(field) + "." + e.getKey(), "must be a string");
+                if (!e.getValue().isTextual()) {
+                    problem(path(field) + "." + e.getKey(), e.getValue().isValueNode()
+                            ? "must be a string (write \"" + e.getValue().asText() + "\")" : "must be a string");
                 } else {
                     out.put(e.getKey(), e.getValue().asText());
                 }

@@ -173,8 +173,8 @@ public final class VigilCli implements Callable<Integer> {
 
     /** {@code vigil demo}. */
     @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = "The embedded default: three racks of C, Java and Python chips closing concurrently over a few cycles,"
-                    + " teardown times drawn from the field distribution (median 1.4 s, p90 1.6 s, max 1.8 s) x --time-scale.")
+            description = "The embedded default: four racks of C, Java and Python chips closing concurrently over a few cycles,"
+                    + " each child's teardown time drawn from the field distribution (median 1.4 s, p90 1.6 s, max 1.8 s) x --time-scale.")
     static final class Demo implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;
@@ -209,7 +209,7 @@ public final class VigilCli implements Callable<Integer> {
             if (cycles < 1) {
                 throw new IllegalArgumentException("--cycles=" + cycles + " must be >= 1");
             }
-            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.teardownDraws(timeScale, seed), ship);
+            return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.hooks(protocol, cycles, timeScale, seed), ship);
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 import dev.vigil.close.ChildExit;
@@ -74,7 +75,8 @@ public final class Pool implements AutoCloseable {
     private final CloseSettings settings;
     private final Duration startTimeout;
     private final Redirect childOutput;
-    private final Map<String, ChildSpec> groups;
+    /** Per group, the spec of its child {@code i} (the same for every child unless the builder varied it). */
+    private final Map<String, IntFunction<ChildSpec>> groups;
     private final Map<String, Integer> counts;
     private final Map<String, Integer> nextIndex = new HashMap<>();
     private final List<PoolChild> all = new CopyOnWriteArrayList<>();
@@ -190,14 +192,15 @@ public final class Pool implements AutoCloseable {
 
     /** Starts one more child in {@code group} (same spec) and waits until it is ready. */
     public PoolChild addChild(String group) {
-        ChildSpec spec = groups.get(group);
-        if (spec == null) {
+        IntFunction<ChildSpec> specOf = groups.get(group);
+        if (specOf == null) {
             throw new IllegalArgumentException("pool=" + poolId + " has no group=" + group);
         }
         int index;
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
+        ChildSpec spec = specOf.apply(index);
         // Only spawning and registering pass the fence; a close that fenced meanwhile takes the child (below).
         PoolChild c = admitted(OP_SPAWN, group, index, null, () -> {
             PoolChild spawned = spawn(group, index, spec);
@@ -242,11 +245,12 @@ public final class Pool implements AutoCloseable {
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
-                    started.add(spawn(g.getKey(), i, groups.get(g.getKey())));
+                    started.add(spawn(g.getKey(), i, groups.get(g.getKey()).apply(i)));
                 }
             }
         } catch (RuntimeException e) {
-            throw rollback("spawn failed: " + e.getMessage(), e);
+            // A SpawnException's message already starts with "spawn failed:".
+            throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
         }
         String failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
         if (failure != null) {
@@ -505,7 +509,7 @@ public final class Pool implements AutoCloseable {
     public static final class Builder {
         private final Orchestrator orchestrator;
         private final String poolId;
-        private final Map<String, ChildSpec> specs = new LinkedHashMap<>();
+        private final Map<String, IntFunction<ChildSpec>> specs = new LinkedHashMap<>();
         private final Map<String, Integer> counts = new LinkedHashMap<>();
         private ProtocolMode mode = ProtocolMode.STICKY;
         private CloseSettings settings;
@@ -522,13 +526,23 @@ public final class Pool implements AutoCloseable {
 
         /** A group of {@code count} children started from {@code spec}; groups start in the order given. */
         public Builder group(String name, int count, ChildSpec spec) {
+            Objects.requireNonNull(spec, "spec");
+            return group(name, count, i -> spec);
+        }
+
+        /**
+         * A group whose children differ (the demo draws each child's teardown time): child {@code i} of
+         * the first {@code count} starts from {@code specOfChild.apply(i)}; children added later with
+         * {@link Pool#addChild} from {@code specOfChild.apply(0)}.
+         */
+        public Builder group(String name, int count, IntFunction<ChildSpec> specOfChild) {
             if (name == null || name.isBlank() || specs.containsKey(name)) {
                 throw new IllegalArgumentException("pool=" + poolId + " group=" + name + " is blank or given twice");
             }
             if (count < 0) {
                 throw new IllegalArgumentException("pool=" + poolId + " group=" + name + " count=" + count + " must be >= 0");
             }
-            specs.put(name, Objects.requireNonNull(spec, "spec"));
+            specs.put(name, Objects.requireNonNull(specOfChild, "specOfChild"));
             counts.put(name, count);
             return this;
         }

@@ -31,7 +31,7 @@ class SpecReaderTest {
                     {"name": "chips", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 2},
                     {"name": "java", "kind": "java", "children": 1}]}]}
                 """));
-        assertEquals(SpecReader.DEFAULT_JOURNAL_DIR, spec.journalDir());
+        assertEquals(dir.resolve("vigil-journal").toString(), spec.journalDir(), "relative to the spec's folder");
         assertEquals("sticky", spec.protocol());
         assertEquals(1, spec.cycles());
         assertEquals("term-then-kill", spec.close().escalation());
@@ -44,7 +44,8 @@ class SpecReaderTest {
         Path lib = Files.createDirectories(dir.resolve("lib"));
         RunSpec spec = SpecReader.read(write("user.json", """
                 {"pools": [{"id": "p1", "groups": [
-                    {"name": "hosts", "kind": "java", "children": 1, "handler": "com.example.H", "classPath": ["%s"],
+                    {"name": "hosts", "kind": "java", "children": 1, "handler": "dev.vigil.child.demo.DemoHandler",
+                     "classPath": ["%s"],
                      "jvmOptions": ["-Xmx64m"]},
                     {"name": "py", "kind": "python", "children": 2, "handler": "m:H", "classPath": ["%s"]}]}]}
                 """.formatted(lib, lib)));
@@ -132,5 +133,51 @@ class SpecReaderTest {
         SpecInvalidException e = assertThrows(SpecInvalidException.class,
                 () -> SpecReader.read(dir.resolve("nope.json")));
         assertEquals("$: no such file", e.problems().get(0).toString());
+    }
+
+    @Test
+    void aDirectoryGivenAsTheSpecIsSaidToBeADirectory() {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(dir));
+        assertTrue(e.problems().get(0).message().startsWith("is a directory, not a spec file"), e.getMessage());
+    }
+
+    @Test
+    void aRelativeJournalDirResolvesAgainstTheSpecFolder() throws IOException {
+        Path sub = Files.createDirectories(dir.resolve("specs"));
+        Path spec = sub.resolve("s.json");
+        Files.writeString(spec, "{\"journalDir\": \"j/x\", \"pools\": [{\"groups\": [{\"name\": \"g\", \"kind\": \"c\","
+                + " \"children\": 1}]}]}");
+        assertEquals(sub.resolve("j/x").toString(), SpecReader.read(spec).journalDir());
+    }
+
+    /** The gaps a new user found: each is in the one list, with every other mistake, before anything starts. */
+    @Test
+    void limitsHandlersJournalDirEnvTypesAndHandlerOnExecAreAllInTheOneList() throws IOException {
+        Path file = write("in-the-way", "a file where the journal directory should go");
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("gaps.json", """
+                {"journalDir": "FILE/journal", "cycles": 0,
+                 "pools": [{"groups": [
+                    {"name": "many", "kind": "c", "children": 100000},
+                    {"name": "j", "kind": "java", "children": 1, "handler": "com.example.NoSuchHandler"},
+                    {"name": "s", "kind": "java", "children": 1, "handler": "java.lang.String"},
+                    {"name": "e", "kind": "exec", "command": ["/bin/sleep", "5"], "children": 1,
+                     "handler": "dev.vigil.child.demo.DemoHandler", "env": {"N": 200, "OBJ": {"a": 1}, "OK": "x"}}]}]}
+                """.replace("FILE", file.toString()))));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        List<String> expected = List.of(
+                "journalDir: '" + file.resolve("journal") + "' cannot be created: '" + file + "' is a file",
+                "cycles: must be >= 1",
+                "pools[0].groups[1].handler: class 'com.example.NoSuchHandler' not found on the child class path",
+                "pools[0].groups[2].handler: class 'java.lang.String' cannot be a handler: not a dev.vigil.child.ChildHandler:"
+                        + " handler=java.lang.String",
+                "pools[0].groups[3].env.N: must be a string (write \"200\")",
+                "pools[0].groups[3].env.OBJ: must be a string",
+                "pools[0].groups[3].handler: only for kind java or python");
+        for (String line : expected) {
+            assertTrue(got.contains(line), "missing problem '" + line + "' in " + got);
+        }
+        assertTrue(got.stream().anyMatch(l -> l.startsWith("pools[0].groups[0].children: 100000 is too many: 100003 children"
+                + " in all need about")), got.toString());
+        assertEquals(expected.size() + 1, got.size(), "unexpected extra problems: " + got);
     }
 }

@@ -81,17 +81,18 @@ class RingDrainerTest {
         assertEquals(total, ((MailboxTransition) journal.get(journal.size() - 1)).seq());
     }
 
-    /** A small ring (8 records) with a 30 ms writer wait over slot {@code index}, formatted and handed to a handle. */
-    private MailboxHandle smallRing(int index) {
+    /** A small ring (8 records) with the given writer wait over slot {@code index}, formatted and handed to a handle. */
+    private MailboxHandle smallRing(int index, Duration writerWait) {
         int offset = index * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH;
         MappedMailbox mailbox = MappedMailbox.over(file.slice(offset, MailboxDescriptor.mailboxLength(8)), offset, 8);
-        mailbox.format(ProtocolMode.STICKY, PID, 1, Duration.ofMillis(30).toNanos());
+        mailbox.format(ProtocolMode.STICKY, PID, 1, writerWait.toNanos());
         return MailboxHandle.over(new MailboxId("test", "small", index), dir, mailbox);
     }
 
     @Test
     void withALiveDrainerAWriterFasterThanItWaitsInsteadOfLappingAndNothingIsLost() throws Exception {
-        MailboxHandle handle = smallRing(0);
+        // the default bound (1 s): a live drainer thread on a loaded machine can be descheduled for tens of ms
+        MailboxHandle handle = smallRing(0, Duration.ofNanos(MailboxDescriptor.DEFAULT_RING_WAIT_NANOS));
         MappedMailbox mailbox = handle.mailbox();
         List<JournalEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
         try (RingDrainer drainer = new RingDrainer(events::add)) {
@@ -114,7 +115,7 @@ class RingDrainerTest {
 
     @Test
     void aWedgedDrainerMakesWritersLapAfterTheirBoundedWaitAndTheOverrunCountsExactlyTheLostRecords() {
-        MailboxHandle handle = smallRing(1);
+        MailboxHandle handle = smallRing(1, Duration.ofMillis(30));
         MappedMailbox mailbox = handle.mailbox();
         RingDrainer drainer = new RingDrainer(journal::add);
         drainer.register(handle); // flow control on, position 0; then the drainer does nothing (wedged)

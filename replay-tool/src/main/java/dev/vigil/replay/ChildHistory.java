@@ -29,7 +29,7 @@ public final class ChildHistory {
     MailboxTransition lastTransition;
     ShutdownPublished published;
     ChildAcked acked;
-    EscalationSent escalation;
+    final List<EscalationSent> escalations = new ArrayList<>(2);
     boolean escalatedBeforeReap;
     ChildReaped reaped;
     SurvivorDiagnosed diagnosed;
@@ -107,7 +107,17 @@ public final class ChildHistory {
 
     /** The first escalation signal sent to this child in this close, or null. */
     public EscalationSent escalation() {
-        return escalation;
+        return escalations.isEmpty() ? null : escalations.get(0);
+    }
+
+    /** Every escalation signal sent to this child in this close before its reap, in order (SIGTERM, then SIGKILL). */
+    public List<EscalationSent> escalations() {
+        return Collections.unmodifiableList(escalations);
+    }
+
+    /** The signal that ended it (from its reap), or 0 when it exited or was not reaped. */
+    public int endingSignal() {
+        return reaped == null ? 0 : Math.max(0, reaped.signal());
     }
 
     public ChildReaped reaped() {

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.vigil.close.decision.CloseDecisionAudit;
+import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
@@ -17,6 +18,7 @@ import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
+import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.MailboxTransition;
@@ -47,7 +49,8 @@ public final class CloseReconstruction {
             EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
-            EventType.CLOSE_COMPLETED, EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT);
+            EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
+            EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -110,6 +113,18 @@ public final class CloseReconstruction {
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
+            case ADMISSION_FENCED -> {
+                CloseState cs = openCloses.get(((AdmissionFenced) e).closeId());
+                if (cs != null) {
+                    cs.fenced = (AdmissionFenced) e;
+                }
+            }
+            case IN_FLIGHT_SETTLED -> {
+                CloseState cs = openCloses.get(((InFlightSettled) e).closeId());
+                if (cs != null) {
+                    cs.settled.add((InFlightSettled) e);
+                }
+            }
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -362,9 +377,7 @@ public final class CloseReconstruction {
         ChildHistory ch = closeChild(e.closeId(), e.poolId(), e.group(), e.index(), e.pid());
         if (ch != null && ch.reaped == null) {
             ch.escalatedBeforeReap = true;
-            if (ch.escalation == null) {
-                ch.escalation = e;
-            }
+            ch.escalations.add(e);
         }
     }
 
@@ -510,6 +523,8 @@ public final class CloseReconstruction {
         final long startIndex;
         final String mode;
         final Map<ChildKey, ChildHistory> children = new TreeMap<>();
+        final List<InFlightSettled> settled = new ArrayList<>();
+        AdmissionFenced fenced;
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
 
@@ -521,7 +536,8 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), completed, endIndex);
+            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), completed, endIndex,
+                    fenced, settled);
         }
     }
 }

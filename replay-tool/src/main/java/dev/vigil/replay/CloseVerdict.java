@@ -40,7 +40,7 @@ public final class CloseVerdict {
         for (ChildHistory c : rc.children()) {
             lastReap = Math.max(lastReap, c.reaped().timeNanos());
             if (c.reaped().signal() > 0) {
-                signaled.add("pid " + c.pid() + " ended by signal " + c.reaped().signal());
+                signaled.add("pid " + c.pid() + " ended by " + SignalNames.name(c.reaped().signal()));
             }
         }
         return prefix + "clean: all " + rc.children().size() + " children reaped, the last at " + at(lastReap, t0)
@@ -94,10 +94,28 @@ public final class CloseVerdict {
             }
         }
         if (ChildOutcome.KILLED_BY_ESCALATION.equals(c.outcome().outcome())) {
-            base += ", killed by escalation (signal " + c.escalation().signal() + " at "
-                    + at(c.escalation().timeNanos(), t0) + ")";
+            base += ", killed by escalation (" + escalations(c, t0) + ")";
         }
         return base;
+    }
+
+    /**
+     * Every escalation signal a child was sent and the one that ended it, e.g.
+     * {@code SIGTERM at +1.020 s, SIGKILL at +1.530 s; ended by SIGKILL}.
+     */
+    public static String escalations(ChildHistory c, long t0) {
+        List<String> sent = new ArrayList<>();
+        for (var e : c.escalations()) {
+            sent.add(SignalNames.name(e.signal()) + " at " + at(e.timeNanos(), t0));
+        }
+        return String.join(", ", sent) + "; " + ending(c);
+    }
+
+    /** How the child ended: {@code ended by SIGKILL}, {@code exited 0}, or {@code not reaped}. */
+    public static String ending(ChildHistory c) {
+        return c.reaped() == null ? "not reaped"
+                : c.endingSignal() > 0 ? "ended by " + SignalNames.name(c.endingSignal())
+                : "exited " + c.reaped().exitCode();
     }
 
     private static String acked(ChildHistory c, long t0) {

@@ -23,10 +23,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code closes DIR}: every close with its pool, start, duration, outcome and survivor count. */
+/**
+ * {@code closes DIR}: every close with its pool, start, duration, outcome, and its children counted
+ * apart: reaped (exited on their own), killed (by escalation), kept (survivors left running).
+ */
 @Command(name = "closes", mixinStandardHelpOptions = true,
         description = {"List every close in the journal: pool, start (relative to the journal's first event),",
-            "duration, outcome and survivors, as the orchestrator reported them. A close the journal ends",
+            "duration, outcome, and children reaped (exited on their own), killed (by escalation) and kept",
+            "(survivors left running), as the orchestrator reported them. A close the journal ends",
             "inside is listed as INCOMPLETE. Closes are listed as they complete."})
 public final class ClosesCommand implements Callable<Integer> {
     @ParentCommand
@@ -54,8 +58,8 @@ public final class ClosesCommand implements Callable<Integer> {
         Map<Long, CloseStarted> open = new HashMap<>();
         long origin = source.firstEventTime();
         if (!json) {
-            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %9s%n", "close", "pool", "started", "duration",
-                    "outcome", "survivors");
+            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", "close", "pool", "started",
+                    "duration", "outcome", "reaped", "killed", "kept");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED), (i, e) -> {
             if (e instanceof CloseStarted s) {
@@ -76,6 +80,7 @@ public final class ClosesCommand implements Callable<Integer> {
         long closeId = s != null ? s.closeId() : c.closeId();
         String pool = s != null ? s.poolId() : c.poolId();
         String outcome = c == null ? "INCOMPLETE" : c.outcome();
+        int killed = c == null ? 0 : killed(c);
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
             n.put("closeId", closeId).put("poolId", pool);
@@ -85,14 +90,29 @@ public final class ClosesCommand implements Callable<Integer> {
             }
             n.put("outcome", outcome);
             if (c != null) {
-                n.put("durationNanos", c.durationNanos()).put("reaped", c.reaped()).put("survivors", c.survivors());
+                n.put("durationNanos", c.durationNanos()).put("reaped", c.reaped() - killed).put("killed", killed)
+                        .put("kept", c.survivors()).put("survivors", c.survivors());
             }
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %9s%n", closeId, pool,
+            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", closeId, pool,
                     s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
                     c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
-                    outcome, c == null ? "-" : Integer.toString(c.survivors()));
+                    outcome, c == null ? "-" : Integer.toString(c.reaped() - killed),
+                    c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()));
+        }
+    }
+
+    /**
+     * Children the close killed by escalation, from its report (CloseCompleted.reaped counts them with
+     * the children that exited on their own); 0 when the report is unreadable.
+     */
+    static int killed(CloseCompleted c) {
+        try {
+            return (int) CloseOutcome.fromJson(c.reportJson(), c.closeId()).children().stream()
+                    .filter(ch -> ChildOutcome.KILLED_BY_ESCALATION.equals(ch.outcome())).count();
+        } catch (ReplayInputException unreadable) {
+            return 0;
         }
     }
 }

@@ -3,7 +3,9 @@ package dev.vigil.replay;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.CloseStarted;
 
 /**
@@ -18,9 +20,13 @@ public final class RebuiltClose {
     private final List<ChildHistory> children;
     private final CloseCompleted completed;
     private final long endIndex;
+    private final AdmissionFenced fenced;
+    private final List<InFlightSettled> settled;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-            CloseCompleted completed, long endIndex) {
+            CloseCompleted completed, long endIndex, AdmissionFenced fenced, List<InFlightSettled> settled) {
+        this.fenced = fenced;
+        this.settled = List.copyOf(settled);
         this.started = started;
         this.startIndex = startIndex;
         this.protocolMode = protocolMode;
@@ -58,6 +64,16 @@ public final class RebuiltClose {
     /** The completion, or null when the journal ends before it. */
     public CloseCompleted completed() {
         return completed;
+    }
+
+    /** The admission fence of this close (how many operations were in flight), or null if not journaled. */
+    public AdmissionFenced fenced() {
+        return fenced;
+    }
+
+    /** How each operation in flight at the fence settled (FINISHED or ABANDONED), in journal order. */
+    public List<InFlightSettled> settled() {
+        return settled;
     }
 
     public boolean isComplete() {

@@ -119,10 +119,13 @@ public final class ShowCommand implements Callable<Integer> {
         ChildReaped r = ch.reaped();
         out.println("  reaped: " + (r == null ? "never" : CloseVerdict.at(r.timeNanos(), t0)
                 + (r.sinceBroadcastNanos() >= 0 ? " (" + seconds(r.sinceBroadcastNanos()) + " after broadcast)" : "")
-                + (r.signal() > 0 ? " by signal " + r.signal() : " exit " + r.exitCode())));
-        if (ch.escalation() != null) {
-            out.println("  escalation: signal " + ch.escalation().signal() + " to " + ch.escalation().target() + " at "
-                    + CloseVerdict.at(ch.escalation().timeNanos(), t0));
+                + (r.signal() > 0 ? " by " + SignalNames.name(r.signal()) + " (" + r.signal() + ")" : " exit " + r.exitCode())));
+        if (!ch.escalations().isEmpty()) {
+            List<String> sent = new java.util.ArrayList<>();
+            for (var e : ch.escalations()) {
+                sent.add(SignalNames.name(e.signal()) + " to " + e.target() + " at " + CloseVerdict.at(e.timeNanos(), t0));
+            }
+            out.println("  escalation: " + String.join(", then ", sent) + "; " + CloseVerdict.ending(ch));
         }
         out.println("  mailbox released: " + (ch.released() == null ? "no" : CloseVerdict.at(ch.released().timeNanos(), t0)));
         if (ch.finalWords() != null) {
@@ -178,6 +181,8 @@ public final class ShowCommand implements Callable<Integer> {
             cn.set("acked", event(ch.acked()));
             cn.set("reaped", event(ch.reaped()));
             cn.set("escalation", event(ch.escalation()));
+            ArrayNode esc = cn.putArray("escalations");
+            ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));

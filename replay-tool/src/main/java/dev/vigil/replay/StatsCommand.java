@@ -5,9 +5,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
@@ -18,6 +20,7 @@ import org.HdrHistogram.Histogram;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalException;
@@ -66,7 +69,7 @@ public final class StatsCommand implements Callable<Integer> {
 
     /** The kinds stats decodes; all others are skipped by header. */
     static final EnumSet<EventType> KINDS = EnumSet.of(EventType.CLOSE_STARTED, EventType.SHUTDOWN_PUBLISHED,
-            EventType.CHILD_REAPED, EventType.CLOSE_COMPLETED);
+            EventType.ESCALATION_SENT, EventType.CHILD_REAPED, EventType.CLOSE_COMPLETED);
 
     public static int run(Path dir, boolean json, boolean summary, PrintStream out) {
         return run(new JournalDirectorySource(dir), json, summary, out);
@@ -75,13 +78,15 @@ public final class StatsCommand implements Callable<Integer> {
     public static int run(EventSource source, boolean json, boolean summary, PrintStream out) {
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
-            out.printf(Locale.ROOT, "reap latency per close (seconds)%n%15s  %-16s  %8s  %7s  %6s  %9s  %s%n", "close",
-                    "pool", "children", "overlap", "reaped", "survivors", LatencySummary.header());
+            out.printf(Locale.ROOT, "reap latency per close (seconds; children killed by escalation are not in it)%n"
+                    + "%15s  %-16s  %8s  %7s  %6s  %6s  %4s  %s%n", "close", "pool", "children", "overlap", "reaped",
+                    "killed", "kept", LatencySummary.header());
         }
         JournalReader.EventSink sink = (i, e) -> {
             switch (e.type()) {
                 case CLOSE_STARTED -> agg.started((CloseStarted) e);
                 case SHUTDOWN_PUBLISHED -> agg.published((ShutdownPublished) e);
+                case ESCALATION_SENT -> agg.escalated((EscalationSent) e);
                 case CHILD_REAPED -> agg.reaped((ChildReaped) e);
                 case CLOSE_COMPLETED -> agg.completed((CloseCompleted) e);
                 default -> {
@@ -132,6 +137,9 @@ public final class StatsCommand implements Callable<Integer> {
         final CloseStarted started;
         final Map<String, Integer> groupSizes = new HashMap<>();
         final List<ChildReaped> reaps = new ArrayList<>();
+        /** Children sent an escalation signal; their reaps are kills, not reap latency. */
+        final Set<String> escalated = new HashSet<>();
+        final List<ChildReaped> kills = new ArrayList<>();
 
         OpenClose(CloseStarted started) {
             this.started = started;
@@ -145,6 +153,7 @@ public final class StatsCommand implements Callable<Integer> {
         final Map<Long, OpenClose> open = new HashMap<>();
         final Histogram perClose = LatencySummary.newHistogram();
         final Histogram overall = LatencySummary.newHistogram();
+        final Histogram killed = LatencySummary.newHistogram();
         final Map<Integer, Histogram> byGroupSize = new TreeMap<>();
         final Map<Integer, Histogram> byOverlap = new TreeMap<>();
         final Map<Integer, Integer> closesByOverlap = new TreeMap<>();
@@ -168,10 +177,17 @@ public final class StatsCommand implements Callable<Integer> {
             }
         }
 
+        void escalated(EscalationSent e) {
+            OpenClose c = open.get(e.closeId());
+            if (c != null) {
+                c.escalated.add(e.group() + "/" + e.index());
+            }
+        }
+
         void reaped(ChildReaped e) {
             OpenClose c = open.get(e.closeId());
             if (c != null && e.sinceBroadcastNanos() >= 0) {
-                c.reaps.add(e);
+                (c.escalated.contains(e.group() + "/" + e.index()) ? c.kills : c.reaps).add(e);
             }
         }
 
@@ -182,6 +198,9 @@ public final class StatsCommand implements Callable<Integer> {
             }
             closes++;
             survivors += e.survivors();
+            for (ChildReaped k : c.kills) {
+                killed.recordValue(k.sinceBroadcastNanos());
+            }
             int overlap = c.started.overlappingCloses();
             closesByOverlap.merge(overlap, 1, Integer::sum);
             perClose.reset();
@@ -202,12 +221,12 @@ public final class StatsCommand implements Callable<Integer> {
                 ObjectNode n = JsonEvents.mapper().createObjectNode();
                 n.put("type", "close").put("closeId", e.closeId()).put("poolId", e.poolId())
                         .put("children", c.started.children()).put("overlappingCloses", overlap)
-                        .put("survivors", e.survivors());
+                        .put("killed", c.kills.size()).put("kept", e.survivors()).put("survivors", e.survivors());
                 s.putInto(n);
                 out.println(n);
             } else {
-                out.printf(Locale.ROOT, "%15d  %-16s  %8d  %7d  %6d  %9d  %s%n", e.closeId(), e.poolId(),
-                        c.started.children(), overlap, s.count(), e.survivors(), s.columns());
+                out.printf(Locale.ROOT, "%15d  %-16s  %8d  %7d  %6d  %6d  %4d  %s%n", e.closeId(), e.poolId(),
+                        c.started.children(), overlap, s.count(), c.kills.size(), e.survivors(), s.columns());
             }
         }
 
@@ -216,9 +235,13 @@ public final class StatsCommand implements Callable<Integer> {
             if (json) {
                 ObjectNode n = JsonEvents.mapper().createObjectNode();
                 n.put("type", "overall").put("closes", closes).put("survivors", survivors)
-                        .put("closesInProgress", open.size());
+                        .put("killed", killed.getTotalCount()).put("closesInProgress", open.size());
                 all.putInto(n);
                 out.println(n);
+                ObjectNode k = JsonEvents.mapper().createObjectNode();
+                k.put("type", "killed");
+                LatencySummary.of(killed).putInto(k);
+                out.println(k);
                 byGroupSize.forEach((size, h) -> {
                     ObjectNode g = JsonEvents.mapper().createObjectNode();
                     g.put("type", "groupSize").put("groupSize", size);
@@ -236,8 +259,8 @@ public final class StatsCommand implements Callable<Integer> {
             if (!summary) {
                 out.println();
             }
-            out.printf(Locale.ROOT, "over all closes: %d closes, %d reaps, %d survivors, %d closes not completed%n",
-                    closes, all.count(), survivors, open.size());
+            out.printf(Locale.ROOT, "over all closes: %d closes, %d reaped, %d killed by escalation, %d kept (survivors),"
+                    + " %d closes not completed%n", closes, all.count(), killed.getTotalCount(), survivors, open.size());
             out.printf(Locale.ROOT, "%-24s  %8s  %s%n", "reap latency (seconds)", "reaps", LatencySummary.header());
             out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "all", all.count(), all.columns());
             byGroupSize.forEach((size, h) -> {
@@ -248,6 +271,11 @@ public final class StatsCommand implements Callable<Integer> {
                 LatencySummary s = LatencySummary.of(h);
                 out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "overlapping closes " + overlap, s.count(), s.columns());
             });
+            if (killed.getTotalCount() > 0) {
+                LatencySummary k = LatencySummary.of(killed);
+                out.printf(Locale.ROOT, "%-24s  %8s  %s%n", "broadcast -> killed", "kills", LatencySummary.header());
+                out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "killed by escalation", k.count(), k.columns());
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.CommandCompleted;
 import dev.vigil.journal.CommandIssued;
 import dev.vigil.journal.EscalationSent;
+import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxReleased;
@@ -146,6 +147,9 @@ final class ScenarioJournal implements AutoCloseable {
             c.transition("PARENT", ORCHESTRATOR_PID, MailboxStates.CONTROL_REQUEST);
         }
 
+        /** Operations in flight when the next close fences admission (settle them with {@link Close#settle}). */
+        int inFlightAtFence;
+
         Close close(String escalation, int overlapping) {
             long id = nextCloseId++;
             if (firstCloseId == 0) {
@@ -216,10 +220,15 @@ final class ScenarioJournal implements AutoCloseable {
             this.closeId = closeId;
             this.covered = pool.tracked();
             this.startedAt = now;
-            append(new AdmissionFenced(now, ORCHESTRATOR_PID, pool.id, closeId, 0));
             append(new CloseStarted(now, ORCHESTRATOR_PID, pool.id, closeId, covered.size(), 10_000_000_000L,
                     120_000_000_000L, 0, escalation, overlapping));
+            append(new AdmissionFenced(now, ORCHESTRATOR_PID, pool.id, closeId, pool.inFlightAtFence));
             advanceMillis(0.1);
+        }
+
+        /** An operation in flight at the fence settled: FINISHED (it returned) or ABANDONED (still running at the report). */
+        void settle(Child c, String outcome) {
+            append(new InFlightSettled(now, ORCHESTRATOR_PID, pool.id, closeId, "control", c.group, c.index, outcome));
         }
 
         /** Publishes shutdown to every covered child (sticky: the shutdown word; legacy: SHUTDOWN in the state word). */

@@ -18,7 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #OP_PIPE_PINGPONG} echoes {@code argument} single bytes from stdin to stdout (the benchmark's
  * baseline); {@link #OP_FAIL} fails with error code {@code argument}; {@link #OP_EXIT} ends the process at
  * once with status {@code argument}; {@link #OP_COOPERATIVE_SLEEP} sleeps {@code argument} ms polling the
- * shutdown request and returns 1 if it was cut short. Tasks take the same opcodes.
+ * shutdown request and returns 1 if it was cut short; {@link #OP_BLOCKING_SLEEP} sleeps {@code argument} ms
+ * without beating or looking at shutdown (a device call). Tasks take the same opcodes.
  */
 public class DemoHandler implements ChildHandler {
     public static final int OP_ECHO = 1;
@@ -26,6 +27,8 @@ public class DemoHandler implements ChildHandler {
     public static final int OP_FAIL = 3;
     public static final int OP_EXIT = 4;
     public static final int OP_COOPERATIVE_SLEEP = 5;
+    /** Sleeps {@code argument} ms like a device call: neither beats nor looks at shutdown until it returns. */
+    public static final int OP_BLOCKING_SLEEP = 6;
 
     private final DemoBehaviour behaviour;
     private MappedMailbox mailbox;
@@ -73,6 +76,12 @@ public class DemoHandler implements ChildHandler {
                 throw new ChildCommandException((int) Math.max(1, argument), "demo failure requested");
             case OP_EXIT:
                 Runtime.getRuntime().halt((int) argument);
+                return 0;
+            case OP_BLOCKING_SLEEP:
+                long wakeAt = System.nanoTime() + argument * 1_000_000;
+                while (System.nanoTime() - wakeAt < 0) {
+                    LockSupport.parkNanos(wakeAt - System.nanoTime());
+                }
                 return 0;
             case OP_COOPERATIVE_SLEEP:
                 long until = System.nanoTime() + argument * 1_000_000;
