@@ -44,4 +44,21 @@ $shim $$ 9 -- /nonexistent/vigil-binary 9>"$report" && rc=0 || rc=$?
 words=$(od -An -t d4 "$report" | tr -s ' ')
 rm -f "$report"
 [ "$words" = " 8 2" ] || fail "exec failure report='$words' expected=' 8 2'"
+# --cgroup: the child runs inside the given cgroup (v2) directory, and so does what it forks.
+cg_mount=$(awk '{for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break }}' /proc/self/mountinfo | head -n 1)
+if [ -n "$cg_mount" ] && [ -w "$cg_mount" ]; then
+    cg="$cg_mount/vigil-shim-test-$$"
+    mkdir "$cg"
+    out=$($shim $$ 9 --cgroup "$cg" -- /bin/sh -c 'sh -c "cat /proc/self/cgroup" | grep "^0::"' 9>/dev/null)
+    rmdir "$cg"
+    case "$out" in *"/vigil-shim-test-$$") ;; *) fail "child not in its cgroup: $out";; esac
+    # A cgroup that does not exist: exit 126, report stage 9 (CGROUP) errno 2 (ENOENT).
+    report=$(mktemp)
+    $shim $$ 9 --cgroup "$cg_mount/vigil-shim-test-missing-$$" -- /bin/true 9>"$report" && rc=0 || rc=$?
+    words=$(od -An -t d4 "$report" | tr -s ' ')
+    rm -f "$report"
+    [ "$rc" -eq 126 ] && [ "$words" = " 9 2" ] || fail "missing cgroup rc=$rc report='$words' expected=126 ' 9 2'"
+else
+    echo "shim-test: no writable cgroup v2 mount, --cgroup not tested"
+fi
 echo "shim-test: ok"

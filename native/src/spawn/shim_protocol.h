@@ -2,7 +2,7 @@
  * The contract between the Java spawner (dev.vigil.spawn.internal.ShimProtocol) and
  * vigil-spawn-shim. Keep both sides identical; ShimProtocolParityTest compares them.
  *
- * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--cwd <dir>] -- <command> [args...]
+ * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] -- <command> [args...]
  *
  * Status pipe: the shim marks <status-fd> close-on-exec. A successful exec closes it, so the
  * parent reads EOF (zero bytes). Any failure writes one report, then the shim exits with one of
@@ -26,10 +26,12 @@
 #define VIGIL_SHIM_STAGE_CLOSE_FDS 6
 #define VIGIL_SHIM_STAGE_SIGNALS 7
 #define VIGIL_SHIM_STAGE_EXEC 8
+/* Joining the pool's cgroup (--cgroup): writing 0 to <dir>/cgroup.procs failed (errno says why). */
+#define VIGIL_SHIM_STAGE_CGROUP 9
 
 /* The parent died (or re-parented us) before PDEATHSIG was armed: nobody is left to supervise. */
 #define VIGIL_SHIM_EXIT_PARENT_GONE 125
-/* A setup step before exec failed (usage, prctl, setpgid, chdir, closing fds, signals). */
+/* A setup step before exec failed (usage, prctl, cgroup, setpgid, chdir, closing fds, signals). */
 #define VIGIL_SHIM_EXIT_SETUP_FAILED 126
 /* execvp failed; the report carries its errno (same code a shell uses). */
 #define VIGIL_SHIM_EXIT_EXEC_FAILED 127

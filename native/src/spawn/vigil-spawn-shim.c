@@ -2,11 +2,13 @@
  * vigil-spawn-shim: the first program every Vigil child runs. posix_spawn starts it from the
  * orchestrator's spawner thread; it prepares the process and execs the real command.
  *
- *   vigil-spawn-shim <parent-pid> <status-fd> [--cwd <dir>] -- <command> [args...]
+ *   vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] -- <command> [args...]
  *
  * 1. prctl(PR_SET_PDEATHSIG, SIGKILL): the child dies with the spawner thread (so with the JVM).
  * 2. getppid() == <parent-pid>, else exit VIGIL_SHIM_EXIT_PARENT_GONE: the parent may have died
  *    between posix_spawn and step 1, in which case the signal is never coming.
+ * 2b. with --cgroup: write "0" to <dir>/cgroup.procs: the shim joins its pool's cgroup (v2) before
+ *    it execs, so everything the child ever forks (double fork, setsid, daemons) is inside it.
  * 3. setpgid(0, 0): the child leads its own process group, so close can signal the whole group.
  * 4. optional chdir (posix_spawn has no portable chdir file action).
  * 5. every descriptor except 0, 1, 2 and the status fd is closed (the JVM leaks plenty).
@@ -21,6 +23,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -101,6 +104,29 @@ static int close_between(unsigned int from, unsigned int to)
     return 0;
 }
 
+/* Moves this process into the cgroup (v2) directory <dir>: "0" written to its cgroup.procs. */
+static int join_cgroup(const char *dir)
+{
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    ssize_t written = write(fd, "0", 1);
+    int saved = errno;
+    close(fd);
+    if (written != 1) {
+        errno = written < 0 ? saved : EIO;
+        return -1;
+    }
+    return 0;
+}
+
 static int reset_signals(void)
 {
     sigset_t none;
@@ -145,8 +171,16 @@ int main(int argc, char **argv)
         fail(VIGIL_SHIM_STAGE_USAGE, EBADF, VIGIL_SHIM_EXIT_SETUP_FAILED);
     }
     const char *cwd = NULL;
+    const char *cgroup = NULL;
     int at = 3;
-    if (strcmp(argv[at], "--cwd") == 0) {
+    if (strcmp(argv[at], "--cgroup") == 0) {
+        if (at + 1 >= argc) {
+            fail(VIGIL_SHIM_STAGE_USAGE, EINVAL, VIGIL_SHIM_EXIT_SETUP_FAILED);
+        }
+        cgroup = argv[at + 1];
+        at += 2;
+    }
+    if (at < argc && strcmp(argv[at], "--cwd") == 0) {
         if (at + 1 >= argc) {
             fail(VIGIL_SHIM_STAGE_USAGE, EINVAL, VIGIL_SHIM_EXIT_SETUP_FAILED);
         }
@@ -163,6 +197,9 @@ int main(int argc, char **argv)
     }
     if (getppid() != (pid_t)parent_pid) {
         fail(VIGIL_SHIM_STAGE_PARENT_GONE, 0, VIGIL_SHIM_EXIT_PARENT_GONE);
+    }
+    if (cgroup != NULL && join_cgroup(cgroup) != 0) {
+        fail(VIGIL_SHIM_STAGE_CGROUP, errno, VIGIL_SHIM_EXIT_SETUP_FAILED);
     }
     if (setpgid(0, 0) != 0) {
         fail(VIGIL_SHIM_STAGE_SETPGID, errno, VIGIL_SHIM_EXIT_SETUP_FAILED);

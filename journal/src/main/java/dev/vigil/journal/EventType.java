@@ -27,6 +27,13 @@ public enum EventType {
     ESCALATION_SENT(17, EscalationSent.class),
     MAILBOX_RELEASED(18, MailboxReleased.class),
     CLOSE_COMPLETED(19, CloseCompleted.class),
+    // 30-39: containment and crash recovery
+    CONTAINMENT_CHOSEN(30, ContainmentChosen.class),
+    STRAY_FOUND(31, StrayFound.class),
+    CONTAINMENT_KILLED(32, ContainmentKilled.class),
+    ORCHESTRATOR_DEATH_FOUND(33, OrchestratorDeathFound.class),
+    CLOSE_ENDED_BY_ORCHESTRATOR_DEATH(34, CloseEndedByOrchestratorDeath.class),
+    MAILBOX_RECOVERED(35, MailboxRecovered.class),
     // 40-49: the event-driven close engine and the run-time child supervision
     HEARTBEAT_SEEN(40, HeartbeatSeen.class),
     BUDGET_SPENT(41, BudgetSpent.class),

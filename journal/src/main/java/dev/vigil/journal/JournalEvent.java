@@ -38,9 +38,17 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(ChildExited.class),
     @JsonSubTypes.Type(ChildRestarted.class),
     @JsonSubTypes.Type(PoolFailed.class),
+    @JsonSubTypes.Type(ContainmentChosen.class),
+    @JsonSubTypes.Type(StrayFound.class),
+    @JsonSubTypes.Type(ContainmentKilled.class),
+    @JsonSubTypes.Type(OrchestratorDeathFound.class),
+    @JsonSubTypes.Type(CloseEndedByOrchestratorDeath.class),
+    @JsonSubTypes.Type(MailboxRecovered.class),
 })
 public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
-        HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed {
+        HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed,
+        ContainmentChosen, StrayFound, ContainmentKilled, OrchestratorDeathFound, CloseEndedByOrchestratorDeath,
+        MailboxRecovered {
 
     /** Monotonic clock nanos (CLOCK_MONOTONIC) at which the fact happened. */
     long timeNanos();

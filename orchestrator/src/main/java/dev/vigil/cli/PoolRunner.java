@@ -91,6 +91,8 @@ public final class PoolRunner {
         dev.vigil.journal.JournalWriter journalWriter;
         JournalShipping shipping = null;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+            out.println(containmentLine(orchestrator.containment()));
+            orchestrator.recovery().ifPresent(r -> out.println(r.describe()));
             shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 failed |= runCycle(orchestrator, mode, cycle);
@@ -112,6 +114,15 @@ public final class PoolRunner {
             return 128 + stopSignal;
         }
         return failed ? CLOSE_FAILED : CLEAN;
+    }
+
+    /** One line: which containment this run uses, and for the fallback why and what it cannot guarantee. */
+    static String containmentLine(dev.vigil.contain.Containment c) {
+        if (c.mode() == dev.vigil.contain.ContainmentMode.CGROUP) {
+            return "containment: a cgroup per pool under " + c.root();
+        }
+        return "containment: process groups (FALLBACK: a descendant that calls setsid or daemonizes escapes close and"
+                + " crash cleanup), " + c.reason();
     }
 
     private boolean runCycle(Orchestrator orchestrator, ProtocolMode mode, int cycle) {
@@ -300,9 +311,6 @@ public final class PoolRunner {
             }
             failed |= !r.isClean();
             out.println("  " + summary(r));
-            if (r.journalGap() != null) {
-                out.println("    " + r.journalGap());
-            }
             if (!r.isClean()) {
                 out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
             }

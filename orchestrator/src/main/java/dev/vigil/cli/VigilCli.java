@@ -63,7 +63,9 @@ public final class VigilCli implements Callable<Integer> {
         cl.setErr(new java.io.PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             err.println("ERR: " + oneLine(e));
-            return e instanceof SpecInvalidException || e instanceof IllegalArgumentException ? BAD_USAGE : 1;
+            return e instanceof SpecInvalidException || e instanceof IllegalArgumentException
+                    || e instanceof dev.vigil.recovery.JournalDirInUseException
+                    || e instanceof dev.vigil.contain.ContainmentException ? BAD_USAGE : 1;
         });
         cl.setParameterExceptionHandler((e, a) -> {
             err.println("ERR: " + e.getMessage());

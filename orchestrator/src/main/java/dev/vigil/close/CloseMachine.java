@@ -401,6 +401,11 @@ final class CloseMachine {
             }
             c.signalProcessGroup(step.signal());
         }
+        dev.vigil.contain.PoolContainment container = run.target.containment();
+        if (step.signal() == EscalationStep.SIGKILL && container != null) {
+            // the whole container too (cgroup.kill in cgroup mode): descendants that left the group, forks racing it
+            container.killAll();
+        }
     }
 
     /** True once every operation caught by the fence ended (survivors' aside) and every reaped mailbox is freed. */

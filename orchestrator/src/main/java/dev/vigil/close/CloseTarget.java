@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.vigil.close.decision.CloseReport;
+import dev.vigil.contain.PoolContainment;
 
 /**
  * A pool as the close engine sees it: its admission fence, its tracked children, and the settings it closes with.
@@ -39,6 +40,14 @@ public interface CloseTarget {
 
     /** Journals InFlightSettled ABANDONED for every operation caught by the fence that is still running. */
     void abandonInFlight(long closeId);
+
+    /**
+     * What holds every process of the pool (its cgroup, or its process groups); null when nothing does
+     * (then only the direct children are escalated and no stray is looked for).
+     */
+    default PoolContainment containment() {
+        return null;
+    }
 
     /** Called once the close's report is journaled: forget the children it reaped. */
     void closeFinished(CloseReport report);

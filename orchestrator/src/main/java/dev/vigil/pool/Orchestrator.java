@@ -8,6 +8,16 @@ import java.util.Objects;
 import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.PoolJournal;
+import dev.vigil.contain.Containment;
+import dev.vigil.contain.ContainmentMode;
+import dev.vigil.contain.ContainmentSettings;
+import dev.vigil.contain.Guardian;
+import dev.vigil.contain.ProcessIdentity;
+import dev.vigil.recovery.CrashRecovery;
+import dev.vigil.recovery.JournalDirOwnership;
+import dev.vigil.recovery.OwnerRecord;
+import dev.vigil.journal.ContainmentChosen;
+import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.mailbox.MailboxStore;
 import dev.vigil.mailbox.RingDrainer;
@@ -29,8 +39,16 @@ public final class Orchestrator implements AutoCloseable {
     /** The longest the ring drainer parks while every ring is idle (it drains within ~0.1 ms while rings are busy). */
     public static final Duration DRAIN_PERIOD = Duration.ofMillis(100);
 
+    /** How long {@link #close()} waits for pool containers it kills to empty. */
+    private static final long CONTAINER_KILL_BOUND_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
     private final PoolJournal journal;
     private final boolean ownsJournal;
+    private final Containment containment;
+    private final JournalDirOwnership ownership;
+    private final CrashRecovery.Outcome recovery;
+    /** Null when vigil.guardian=off. */
+    private final Guardian guardian;
     private final Spawner spawner;
     private final MailboxStore mailboxes;
     private final RingDrainer drainer;
@@ -41,7 +59,15 @@ public final class Orchestrator implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private Orchestrator(Builder b) {
-        JournalWriter writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
+        // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
+        this.ownership = JournalDirOwnership.acquire(b.journal != null ? b.journal.dir() : b.journalDir);
+        JournalWriter writer;
+        try {
+            writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
+        } catch (RuntimeException e) {
+            ownership.close();
+            throw e;
+        }
         this.ownsJournal = b.journal == null;
         this.journal = new PoolJournal(writer);
         this.closeSettings = b.closeSettings;
@@ -49,40 +75,94 @@ public final class Orchestrator implements AutoCloseable {
         Spawner s = null;
         MailboxStore m = null;
         RingDrainer d = null;
+        Containment c = null;
+        Guardian g = null;
+        CrashRecovery.Outcome r = null;
         try {
+            c = Containment.open(b.containmentSettings);
+            journal.append(new ContainmentChosen(MonotonicClock.nanos(), journal.orchestratorPid(), "", 0,
+                    c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
             s = Spawner.start(b.spawnerOptions);
+            if (c.mode() == ContainmentMode.PROCESS_GROUP) {
+                c.publishProcessGroupsTo(sibling(writer.dir(), "-pgroups"));
+            }
+            if (b.containmentSettings.guardian()) {
+                g = Guardian.start(s, b.spawnerOptions.nativeDir(), c,
+                        sibling(writer.dir(), "-guardian-" + journal.orchestratorPid() + ".json"));
+            }
             Path mapFile = b.mailboxFile != null ? b.mailboxFile
                     : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
             m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings);
+            r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m);
+            ProcessIdentity self = ProcessIdentity.self();
+            ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
+                    c.root() == null ? "" : c.root().toString(),
+                    c.processGroupsFile() == null ? "" : c.processGroupsFile().toString()));
             d = new RingDrainer(journal::append, RingDrainer.DEFAULT_STALL, b.ringSettings.flowControl());
             d.start(DRAIN_PERIOD, () -> 0L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeAfterFailedOpen(writer, s, m, d, c, g);
+            throw new IllegalStateException("interrupted while recovering journal dir=" + writer.dir(), e);
         } catch (RuntimeException e) {
-            if (d != null) {
-                d.close();
-            }
-            if (m != null) {
-                m.close();
-            }
-            if (s != null) {
-                s.close();
-            }
-            if (ownsJournal) {
-                writer.close();
-            }
+            closeAfterFailedOpen(writer, s, m, d, c, g);
             throw e;
         }
+        this.recovery = r;
+        this.containment = c;
+        this.guardian = g;
         this.spawner = s;
         this.mailboxes = m;
         this.drainer = d;
         this.engine = new CloseEngine(journal);
     }
 
+    private void closeAfterFailedOpen(JournalWriter writer, Spawner s, MailboxStore m, RingDrainer d, Containment c, Guardian g) {
+        try {
+            if (d != null) {
+                d.close();
+            }
+            if (m != null) {
+                m.close();
+            }
+            if (g != null) {
+                g.standDown();
+            }
+            if (s != null) {
+                s.close();
+            }
+            if (c != null) {
+                c.close();
+            }
+            if (ownsJournal) {
+                writer.close();
+            }
+        } finally {
+            ownership.release(false);
+        }
+    }
+
+    /** What this open recovered from a dead previous owner of the journal dir; empty when there was nothing. */
+    public java.util.Optional<CrashRecovery.Outcome> recovery() {
+        return java.util.Optional.ofNullable(recovery);
+    }
+
     public static Builder builder() {
         return new Builder();
     }
 
+    /** A file beside the journal directory: {@code <journal dir><suffix>}. */
+    static Path sibling(Path journalDir, String suffix) {
+        return journalDir.resolveSibling(journalDir.getFileName() + suffix);
+    }
+
     public PoolJournal journal() {
         return journal;
+    }
+
+    /** How pools are contained (a cgroup per pool, or process groups), chosen once at open and journaled. */
+    public Containment containment() {
+        return containment;
     }
 
     public Spawner spawner() {
@@ -163,6 +243,7 @@ public final class Orchestrator implements AutoCloseable {
             engine.close();
         } finally {
             try {
+                killContainers();
                 drainer.close();
                 drainer.drainAll(0);
             } finally {
@@ -172,15 +253,41 @@ public final class Orchestrator implements AutoCloseable {
                     try {
                         mailboxes.close();
                     } finally {
-                        if (ownsJournal) {
-                            journal.writer().close();
-                        } else {
-                            journal.writer().flush();
+                        try {
+                            if (ownsJournal) {
+                                journal.writer().close();
+                            } else {
+                                journal.writer().flush();
+                            }
+                        } finally {
+                            ownership.release(false);
                         }
                     }
                 }
             }
         }
+    }
+
+    /**
+     * Whatever is still in a pool container (nothing after a TERM_THEN_KILL close) dies with the orchestrator;
+     * then the guardian stands down.
+     */
+    private void killContainers() {
+        try {
+            containment.killAll(CONTAINER_KILL_BOUND_NANOS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            containment.close();
+            if (guardian != null) {
+                guardian.standDown();
+            }
+        }
+    }
+
+    /** The guardian that cleans up if this process dies; null when vigil.guardian=off. */
+    public Guardian guardian() {
+        return guardian;
     }
 
     /** Builds an {@link Orchestrator}; a journal (directory or writer) is required. */
@@ -191,6 +298,7 @@ public final class Orchestrator implements AutoCloseable {
         private int maxMailboxes = 256;
         private SpawnerOptions spawnerOptions;
         private CloseSettings closeSettings;
+        private ContainmentSettings containmentSettings;
         private RingSettings ringSettings;
 
         /** Journal directory (opened and owned by the orchestrator). */
@@ -228,6 +336,12 @@ public final class Orchestrator implements AutoCloseable {
             return this;
         }
 
+        /** How pools are contained (default {@link ContainmentSettings#defaults()}: a cgroup per pool where possible). */
+        public Builder containment(ContainmentSettings settings) {
+            this.containmentSettings = settings;
+            return this;
+        }
+
         /** Transition-ring capacity, writer wait and flow control (default: {@link RingSettings#from} system properties). */
         public Builder ringSettings(RingSettings settings) {
             this.ringSettings = Objects.requireNonNull(settings, "ringSettings");
@@ -235,6 +349,9 @@ public final class Orchestrator implements AutoCloseable {
         }
 
         public Orchestrator open() {
+            if (containmentSettings == null) {
+                containmentSettings = ContainmentSettings.defaults();
+            }
             if (journalDir == null && journal == null) {
                 throw new IllegalArgumentException("orchestrator needs a journal: journalDir or journal");
             }

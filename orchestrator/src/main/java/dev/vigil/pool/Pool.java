@@ -28,6 +28,7 @@ import dev.vigil.close.PoolJournal;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.journal.ChildExited;
+import dev.vigil.contain.PoolContainment;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.PoolStarted;
@@ -88,6 +89,8 @@ public final class Pool implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile long currentCloseId;
     private CloseReport lastReport;
+    /** Holds every process of this pool (dev.vigil.contain); opened by {@link #start()}. */
+    private PoolContainment container;
 
     private Pool(Builder b) {
         this.orchestrator = b.orchestrator;
@@ -136,6 +139,11 @@ public final class Pool implements AutoCloseable {
             }
         }
         throw new IllegalArgumentException("pool=" + poolId + " has no child group=" + group + " index=" + index);
+    }
+
+    /** What holds every process of this pool: its cgroup, or its process groups in the fallback. */
+    public PoolContainment containment() {
+        return container;
     }
 
     /** True once a close began (admission is fenced for good). */
@@ -241,6 +249,11 @@ public final class Pool implements AutoCloseable {
     // ------------------------------------------------------------------ start
 
     private void start() {
+        try {
+            container = orchestrator.containment().openPool(poolId);
+        } catch (RuntimeException e) {
+            throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
+        }
         List<PoolChild> started = new ArrayList<>();
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
@@ -276,7 +289,8 @@ public final class Pool implements AutoCloseable {
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
         }
-        SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput);
+        SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput)
+                .inCgroup(container.cgroup());
         ChildProcess process;
         try {
             process = orchestrator.spawner().spawn(request);
@@ -289,6 +303,7 @@ public final class Pool implements AutoCloseable {
             }
             throw e;
         }
+        container.childStarted(process.pid());
         PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
         if (mailbox != null) {
             orchestrator.drainer().register(mailbox);
@@ -495,12 +510,20 @@ public final class Pool implements AutoCloseable {
         }
 
         @Override
+        public PoolContainment containment() {
+            return container;
+        }
+
+        @Override
         public void closeFinished(CloseReport report) {
             for (PoolChild c : tracked) {
                 if (c.exit().isDone() && (!c.hasMailbox() || c.mailboxReleased())) {
                     tracked.remove(c);
                     journal.forget(poolId, c.group(), c.index());
                 }
+            }
+            if (tracked.isEmpty() && container.isEmpty()) {
+                orchestrator.containment().release(container);
             }
         }
     }

@@ -108,6 +108,9 @@ final class ShimLauncher {
             if (report[0] == ShimProtocol.STAGE_CHDIR) {
                 detail += " dir=" + request.workDir();
             }
+            if (report[0] == ShimProtocol.STAGE_CGROUP) {
+                detail += " cgroup=" + request.cgroup();
+            }
             throw new SpawnException(command, report[1], ShimProtocol.stageName(report[0]), detail);
         }
         return new ChildProcess(pid, pidfd, request.argv(), spawnedNanos);
@@ -197,6 +200,10 @@ final class ShimLauncher {
         argv.add(shim.toString());
         argv.add(Integer.toString(ownPid));
         argv.add(Integer.toString(ShimProtocol.STATUS_FD));
+        if (request.cgroup() != null) {
+            argv.add("--cgroup");
+            argv.add(request.cgroup().toString());
+        }
         if (request.workDir() != null) {
             argv.add("--cwd");
             argv.add(request.workDir().toString());

@@ -8,11 +8,12 @@ import java.util.Objects;
 /**
  * What to start: argv (argv[0] is looked up on PATH like execvp), the environment (null = the
  * orchestrator's own), the working directory (null = the orchestrator's), and where stdin / stdout /
- * stderr go. Defaults: stdin {@link Redirect#DISCARD} (a child must never read the orchestrator's
- * stdin), stdout and stderr {@link Redirect#INHERIT}.
+ * stderr go, and the cgroup (v2) directory the child joins before its exec (null = none: it stays
+ * in the orchestrator's cgroup). Defaults: stdin {@link Redirect#DISCARD} (a child must never read
+ * the orchestrator's stdin), stdout and stderr {@link Redirect#INHERIT}.
  */
 public record SpawnRequest(List<String> argv, Map<String, String> environment, Path workDir,
-        Redirect stdin, Redirect stdout, Redirect stderr) {
+        Redirect stdin, Redirect stdout, Redirect stderr, Path cgroup) {
 
     public SpawnRequest {
         Objects.requireNonNull(argv, "argv");
@@ -37,32 +38,37 @@ public record SpawnRequest(List<String> argv, Map<String, String> environment, P
     }
 
     public static SpawnRequest of(List<String> argv) {
-        return new SpawnRequest(argv, null, null, Redirect.DISCARD, Redirect.INHERIT, Redirect.INHERIT);
+        return new SpawnRequest(argv, null, null, Redirect.DISCARD, Redirect.INHERIT, Redirect.INHERIT, null);
     }
 
     public SpawnRequest withEnvironment(Map<String, String> newEnvironment) {
-        return new SpawnRequest(argv, newEnvironment, workDir, stdin, stdout, stderr);
+        return new SpawnRequest(argv, newEnvironment, workDir, stdin, stdout, stderr, cgroup);
     }
 
     public SpawnRequest withWorkDir(Path newWorkDir) {
-        return new SpawnRequest(argv, environment, newWorkDir, stdin, stdout, stderr);
+        return new SpawnRequest(argv, environment, newWorkDir, stdin, stdout, stderr, cgroup);
     }
 
     public SpawnRequest withStdin(Redirect redirect) {
-        return new SpawnRequest(argv, environment, workDir, redirect, stdout, stderr);
+        return new SpawnRequest(argv, environment, workDir, redirect, stdout, stderr, cgroup);
     }
 
     public SpawnRequest withStdout(Redirect redirect) {
-        return new SpawnRequest(argv, environment, workDir, stdin, redirect, stderr);
+        return new SpawnRequest(argv, environment, workDir, stdin, redirect, stderr, cgroup);
     }
 
     public SpawnRequest withStderr(Redirect redirect) {
-        return new SpawnRequest(argv, environment, workDir, stdin, stdout, redirect);
+        return new SpawnRequest(argv, environment, workDir, stdin, stdout, redirect, cgroup);
+    }
+
+    /** The child joins this cgroup (v2) directory before its exec (the shim writes 0 to its cgroup.procs). */
+    public SpawnRequest inCgroup(Path cgroupDir) {
+        return new SpawnRequest(argv, environment, workDir, stdin, stdout, stderr, cgroupDir);
     }
 
     /** stdout and stderr both to /dev/null (tests, benchmarks). */
     public SpawnRequest discardingOutput() {
-        return new SpawnRequest(argv, environment, workDir, stdin, Redirect.DISCARD, Redirect.DISCARD);
+        return new SpawnRequest(argv, environment, workDir, stdin, Redirect.DISCARD, Redirect.DISCARD, cgroup);
     }
 
     /** argv joined by spaces, as error messages print it. */

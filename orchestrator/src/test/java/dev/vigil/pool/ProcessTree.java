@@ -24,13 +24,16 @@ public final class ProcessTree {
         return (int) ProcessHandle.current().pid();
     }
 
-    /** Direct children of {@code parent} (zombies included). */
+    /**
+     * Direct children of {@code parent} (zombies included), except orchestrators' guardians: a guardian lives
+     * exactly as long as its orchestrator, by design (dev.vigil.contain.Guardian), and is no pool child.
+     */
     public static List<Proc> childrenOf(int parent) {
         List<Proc> out = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
             for (Path d : dirs) {
                 Proc p = read(Integer.parseInt(d.getFileName().toString()));
-                if (p != null && p.ppid() == parent) {
+                if (p != null && p.ppid() == parent && !p.comm().equals("vigil-guardian")) {
                     out.add(p);
                 }
             }

@@ -15,16 +15,19 @@ import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxRecovered;
 import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.PoolStarted;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.journal.StrayFound;
 import dev.vigil.journal.SurvivorDiagnosed;
 
 /**
@@ -49,8 +52,13 @@ public final class CloseReconstruction {
             EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
+<<<<<<< HEAD
+            EventType.CLOSE_COMPLETED, EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
+            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED);
+=======
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT);
+>>>>>>> main
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -113,6 +121,11 @@ public final class CloseReconstruction {
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
+<<<<<<< HEAD
+            case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
+            case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
+=======
             case ADMISSION_FENCED -> {
                 CloseState cs = openCloses.get(((AdmissionFenced) e).closeId());
                 if (cs != null) {
@@ -125,6 +138,7 @@ public final class CloseReconstruction {
                     cs.settled.add((InFlightSettled) e);
                 }
             }
+>>>>>>> main
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -400,6 +414,41 @@ public final class CloseReconstruction {
         forgetIfIdle(p);
     }
 
+    private void strayFound(StrayFound e) {
+        CloseState cs = openCloses.get(e.closeId());
+        if (cs != null) {
+            cs.strays.add(e);
+        }
+    }
+
+    /**
+     * The next orchestrator's recovery ended a close whose orchestrator died: it is rebuilt as ended by that
+     * death (no completion, no CLOSE_NOT_COMPLETED violation), and the pool's unreaped children are forgotten
+     * (the recovery made sure none is alive).
+     */
+    private void closeEndedByDeath(long index, CloseEndedByOrchestratorDeath e) {
+        CloseState cs = openCloses.remove(e.closeId());
+        if (cs == null) {
+            return;
+        }
+        PoolState p = pool(cs.started.poolId());
+        if (p.openClose == cs) {
+            p.openClose = null;
+        }
+        cs.endedByDeath = e;
+        listener.closeRebuilt(cs.rebuild(null, index));
+        p.children.clear();
+        forgetIfIdle(p);
+    }
+
+    private void mailboxRecovered(MailboxRecovered e) {
+        PoolState p = pools.get(e.poolId());
+        if (p != null) {
+            p.mailboxes.remove(new ChildKey(e.group(), e.index()));
+            forgetIfIdle(p);
+        }
+    }
+
     private void closeCompleted(long index, CloseCompleted e) {
         CloseState cs = openCloses.remove(e.closeId());
         if (cs == null) {
@@ -527,6 +576,8 @@ public final class CloseReconstruction {
         AdmissionFenced fenced;
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
+        final List<StrayFound> strays = new ArrayList<>();
+        CloseEndedByOrchestratorDeath endedByDeath;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -536,8 +587,13 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
+<<<<<<< HEAD
+            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
+                    endedByDeath, endIndex);
+=======
             return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), completed, endIndex,
                     fenced, settled);
+>>>>>>> main
         }
     }
 }

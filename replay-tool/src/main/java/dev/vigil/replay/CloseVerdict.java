@@ -28,7 +28,14 @@ public final class CloseVerdict {
                 causes.add(cause(c, t0));
             }
         }
-        String prefix = rc.isComplete() ? "" : "INCOMPLETE (the journal ends before the close completed): ";
+        for (dev.vigil.journal.StrayFound s : rc.strays()) {
+            causes.add("stray pid " + s.pid() + " (" + s.command() + ", parent pid " + s.parentPid()
+                    + ") left in " + s.container() + " after its parent was reaped");
+        }
+        String prefix = rc.isComplete() ? "" : rc.endedByDeath() != null
+                ? "ENDED BY THE DEATH OF ITS ORCHESTRATOR (pid " + rc.endedByDeath().deadPid() + "; the recovery by pid "
+                        + rc.endedByDeath().orchestratorPid() + " made sure none of its children is alive): "
+                : "INCOMPLETE (the journal ends before the close completed): ";
         if (!causes.isEmpty()) {
             return prefix + "FAILED: " + String.join("; ", causes);
         }

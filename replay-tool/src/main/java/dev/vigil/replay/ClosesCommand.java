@@ -61,26 +61,37 @@ public final class ClosesCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", "close", "pool", "started",
                     "duration", "outcome", "reaped", "killed", "kept");
         }
-        source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED), (i, e) -> {
+        source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
+                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH), (i, e) -> {
             if (e instanceof CloseStarted s) {
                 open.put(s.closeId(), s);
             } else if (e instanceof CloseCompleted c) {
                 CloseStarted s = open.remove(c.closeId());
-                row(out, json, s, c, origin);
+                row(out, json, s, c, origin, "INCOMPLETE");
+            } else if (e instanceof dev.vigil.journal.CloseEndedByOrchestratorDeath d) {
+                CloseStarted s = open.remove(d.closeId());
+                if (s != null) {
+                    row(out, json, s, null, origin, "ORCHESTRATOR_DIED");
+                }
             }
             return true;
         });
         for (CloseStarted s : open.values()) {
-            row(out, json, s, null, origin);
+            row(out, json, s, null, origin, "INCOMPLETE");
         }
         return 0;
     }
 
-    private static void row(PrintStream out, boolean json, CloseStarted s, CloseCompleted c, long origin) {
+    /** @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, or ORCHESTRATOR_DIED */
+    private static void row(PrintStream out, boolean json, CloseStarted s, CloseCompleted c, long origin, String unfinished) {
         long closeId = s != null ? s.closeId() : c.closeId();
         String pool = s != null ? s.poolId() : c.poolId();
+<<<<<<< HEAD
+        String outcome = c != null ? c.outcome() : unfinished;
+=======
         String outcome = c == null ? "INCOMPLETE" : c.outcome();
         int killed = c == null ? 0 : killed(c);
+>>>>>>> main
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
             n.put("closeId", closeId).put("poolId", pool);

@@ -5,8 +5,13 @@ import java.util.List;
 
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.CloseCompleted;
+<<<<<<< HEAD
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
+=======
 import dev.vigil.journal.InFlightSettled;
+>>>>>>> main
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.StrayFound;
 
 /**
  * One close as the journal tells it: its start, the history of every child it covered, and its
@@ -18,15 +23,23 @@ public final class RebuiltClose {
     private final long startIndex;
     private final String protocolMode;
     private final List<ChildHistory> children;
+    private final List<StrayFound> strays;
     private final CloseCompleted completed;
+    private final CloseEndedByOrchestratorDeath endedByDeath;
     private final long endIndex;
     private final AdmissionFenced fenced;
     private final List<InFlightSettled> settled;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
+<<<<<<< HEAD
+            List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex) {
+        this.endedByDeath = endedByDeath;
+        this.strays = List.copyOf(strays);
+=======
             CloseCompleted completed, long endIndex, AdmissionFenced fenced, List<InFlightSettled> settled) {
         this.fenced = fenced;
         this.settled = List.copyOf(settled);
+>>>>>>> main
         this.started = started;
         this.startIndex = startIndex;
         this.protocolMode = protocolMode;
@@ -61,11 +74,21 @@ public final class RebuiltClose {
         return children;
     }
 
+    /** Processes the close found in the pool's container after their parent was reaped (they fail the close). */
+    public List<StrayFound> strays() {
+        return strays;
+    }
+
     /** The completion, or null when the journal ends before it. */
     public CloseCompleted completed() {
         return completed;
     }
 
+<<<<<<< HEAD
+    /** Set when the close never completed because its orchestrator died (journaled by the next one's recovery). */
+    public CloseEndedByOrchestratorDeath endedByDeath() {
+        return endedByDeath;
+=======
     /** The admission fence of this close (how many operations were in flight), or null if not journaled. */
     public AdmissionFenced fenced() {
         return fenced;
@@ -74,6 +97,7 @@ public final class RebuiltClose {
     /** How each operation in flight at the fence settled (FINISHED or ABANDONED), in journal order. */
     public List<InFlightSettled> settled() {
         return settled;
+>>>>>>> main
     }
 
     public boolean isComplete() {
@@ -88,7 +112,7 @@ public final class RebuiltClose {
     /** The report rebuilt from the journal's events (children not reaped count as survivors). */
     public CloseOutcome outcome() {
         List<ChildOutcome> out = new ArrayList<>(children.size());
-        boolean failed = false;
+        boolean failed = !strays.isEmpty();
         for (ChildHistory c : children) {
             ChildOutcome o = c.outcome();
             failed |= o.failsTheClose();

@@ -76,7 +76,12 @@ public final class ShowCommand implements Callable<Integer> {
         CloseOutcome rebuilt = rc.outcome();
         out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  overlapping closes %d%n",
                 s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), s.overlappingCloses());
-        if (c == null) {
+        if (c == null && rc.endedByDeath() != null) {
+            out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
+                    + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
+                    rc.endedByDeath().orchestratorPid(), CloseVerdict.at(rc.endedByDeath().timeNanos(), t0),
+                    rc.endedByDeath().unreaped(), rebuilt.outcome());
+        } else if (c == null) {
             out.printf(Locale.ROOT, "started +0.000 s, not completed in the journal, rebuilt outcome %s, survivors %d%n",
                     rebuilt.outcome(), rebuilt.survivors());
         } else {

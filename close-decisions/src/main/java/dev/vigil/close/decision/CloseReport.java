@@ -17,10 +17,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *
  * <p>outcome is FAILED iff any child is a SURVIVOR or was KILLED_BY_ESCALATION.
  */
-@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "journalGap"})
+@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "strays", "kills"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
-        @JsonInclude(JsonInclude.Include.NON_NULL) String journalGap) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Stray> strays,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Kill> kills) {
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -70,21 +71,41 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
             long sinceBroadcastNanos, String diagnosis, String evidence) {
     }
 
-    public CloseReport {
-        children = List.copyOf(children);
-    }
-
-    /** A report whose journal was complete when the close returned it. */
-    public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
-        this(poolId, closeId, outcome, durationNanos, children, null);
+    /**
+     * A process left in the pool's container (cgroup, or process groups in the fallback) after its own
+     * parent, a direct child, was reaped: a daemon, a double fork. Journal: StrayFound.
+     *
+     * @param killed whether the close ended it (TERM_THEN_KILL); under LEAK it is kept
+     */
+    @JsonPropertyOrder({"pid", "parentPid", "command", "killed"})
+    public record Stray(int pid, int parentPid, String command, boolean killed) {
     }
 
     /**
-     * This report, saying that the journal is incomplete ({@code gap}: from which index, how many
-     * events, why); the live report only: the journal cannot carry it.
+     * One kill of a whole container and what it covered. Journal: ContainmentKilled.
+     *
+     * @param how            {@code cgroup.kill} or {@code pgroup SIGKILL}
+     * @param directChildren direct children of the pool among the processes it killed
+     * @param descendants    every other process it killed
+     * @param empty          whether the container was empty afterwards (within the bound)
      */
-    public CloseReport withJournalGap(String gap) {
-        return new CloseReport(poolId, closeId, outcome, durationNanos, children, gap);
+    @JsonPropertyOrder({"how", "container", "directChildren", "descendants", "empty"})
+    public record Kill(String how, String container, int directChildren, int descendants, boolean empty) {
+    }
+
+    public CloseReport {
+        children = List.copyOf(children);
+        strays = strays == null ? List.of() : List.copyOf(strays);
+        kills = kills == null ? List.of() : List.copyOf(kills);
+    }
+
+    public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
+        this(poolId, closeId, outcome, durationNanos, children, List.of(), List.of());
+    }
+
+    /** The outcome the report's children and strays imply: FAILED with any stray, killed or kept. */
+    public static Outcome outcomeOf(List<Child> children, List<Stray> strays) {
+        return strays.isEmpty() ? outcomeOf(children) : Outcome.FAILED;
     }
 
     /** The outcome the report's children imply. */
@@ -156,6 +177,15 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                 sb.append(' ').append(c.evidence() != null ? c.evidence()
                         : "pid=" + c.pid() + " group=" + c.group() + " child=" + c.index());
             }
+        }
+        for (Stray s : strays) {
+            sb.append("\n  outcome=STRAY pid=").append(s.pid()).append(" ppid=").append(s.parentPid())
+                    .append(s.killed() ? " killed" : " kept").append(" command=").append(s.command());
+        }
+        for (Kill k : kills) {
+            sb.append("\n  kill=").append(k.how()).append(" container=").append(k.container()).append(" covered=")
+                    .append(k.directChildren()).append(" direct child(ren) + ").append(k.descendants())
+                    .append(" descendant(s)").append(k.empty() ? " empty" : " NOT EMPTY");
         }
         return sb.toString();
     }

@@ -19,6 +19,7 @@ public final class ShimProtocol {
     public static final int STAGE_CLOSE_FDS = 6;
     public static final int STAGE_SIGNALS = 7;
     public static final int STAGE_EXEC = 8;
+    public static final int STAGE_CGROUP = 9;
 
     public static final int EXIT_PARENT_GONE = 125;
     public static final int EXIT_SETUP_FAILED = 126;
@@ -38,6 +39,7 @@ public final class ShimProtocol {
             case STAGE_CLOSE_FDS: return "close-fds";
             case STAGE_SIGNALS: return "signals";
             case STAGE_EXEC: return "exec";
+            case STAGE_CGROUP: return "cgroup";
             default: return "unknown-" + stage;
         }
     }

@@ -1,0 +1,158 @@
+package dev.vigil.contain;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.vigil.spawn.internal.Linux;
+
+/** A pool's cgroup (v2) directory: membership from cgroup.procs, emptiness from cgroup.events, cgroup.kill to end it. */
+final class CgroupPool implements PoolContainment {
+    private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    private final Path dir;
+
+    CgroupPool(Path dir) {
+        this.dir = dir;
+    }
+
+    @Override
+    public ContainmentMode mode() {
+        return ContainmentMode.CGROUP;
+    }
+
+    @Override
+    public Path cgroup() {
+        return dir;
+    }
+
+    @Override
+    public String describe() {
+        return dir.toString();
+    }
+
+    @Override
+    public void childStarted(int pid) {
+        // the shim joined the cgroup before its exec: nothing to follow
+    }
+
+    @Override
+    public List<ContainedProcess> processes() {
+        List<ContainedProcess> out = new ArrayList<>();
+        for (int pid : pids(dir)) {
+            out.add(ProcFiles.describe(pid));
+        }
+        return out;
+    }
+
+    static List<Integer> pids(Path dir) {
+        List<Integer> out = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(dir.resolve("cgroup.procs"), StandardCharsets.US_ASCII)) {
+                if (!line.isBlank()) {
+                    out.add(Integer.parseInt(line.trim()));
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return out;
+        } catch (IOException e) {
+            throw new ContainmentException("cgroup=" + dir + " cgroup.procs unreadable: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    @Override
+    public void signalEach(int signal) {
+        for (int pid : pids(dir)) {
+            Linux.calls().kill(pid, signal); // ESRCH: it went meanwhile
+        }
+    }
+
+    @Override
+    public List<ContainedProcess> killAll() {
+        List<ContainedProcess> covered = processes();
+        kill(dir);
+        return covered;
+    }
+
+    /** Writes 1 to DIR/cgroup.kill (Linux 5.14+): SIGKILL to every process in the cgroup and its descendants, forks included. */
+    static void kill(Path dir) {
+        try {
+            Files.writeString(dir.resolve("cgroup.kill"), "1", StandardCharsets.US_ASCII, StandardOpenOption.WRITE);
+        } catch (NoSuchFileException e) {
+            if (Files.isDirectory(dir)) {
+                throw new ContainmentException("cgroup=" + dir + " has no cgroup.kill (needs Linux 5.14+)", e);
+            }
+        } catch (IOException e) {
+            throw new ContainmentException("cgroup=" + dir + " cgroup.kill failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean awaitEmpty(long nanos) throws InterruptedException {
+        return awaitEmpty(dir, nanos);
+    }
+
+    /** Polls DIR/cgroup.events until it says {@code populated 0}, pausing 50 us doubling to 5 ms; bounded by {@code nanos}. */
+    static boolean awaitEmpty(Path dir, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        long pause = TimeUnit.MICROSECONDS.toNanos(50);
+        while (true) {
+            if (!populated(dir)) {
+                return true;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(Math.min(pause, left));
+            if (Thread.interrupted()) {
+                throw new InterruptedException("waiting for cgroup=" + dir + " to empty");
+            }
+            pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
+        }
+    }
+
+    /** cgroup.events {@code populated 1}: a process is in the cgroup or below it. A missing cgroup is empty. */
+    static boolean populated(Path dir) {
+        try {
+            for (String line : Files.readAllLines(dir.resolve("cgroup.events"), StandardCharsets.US_ASCII)) {
+                if (line.startsWith("populated ")) {
+                    return !line.endsWith(" 0");
+                }
+            }
+            return false;
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException e) {
+            throw new ContainmentException("cgroup=" + dir + " cgroup.events unreadable: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return !populated(dir);
+    }
+
+    @Override
+    public boolean remove() {
+        try {
+            Files.deleteIfExists(dir);
+            return true;
+        } catch (IOException e) {
+            return false; // EBUSY: still populated
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "cgroup " + dir;
+    }
+}

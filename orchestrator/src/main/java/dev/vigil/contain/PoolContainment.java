@@ -1,0 +1,43 @@
+package dev.vigil.contain;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What holds every process of one pool, its children and everything they fork: a cgroup (v2), or in
+ * the fallback the children's process groups. The close pipeline asks it what is left, kills it as a
+ * whole and waits (bounded) until it is empty.
+ */
+public interface PoolContainment {
+    ContainmentMode mode();
+
+    /** The cgroup directory the pool's children join before their exec; null in the process-group fallback. */
+    Path cgroup();
+
+    /** The container as the journal names it: the cgroup path, or {@code pgroup:<pgid>,...}. */
+    String describe();
+
+    /** A child of the pool runs (the fallback starts following its process group). */
+    void childStarted(int pid);
+
+    /** Every process in the container now (zombies included until their parent reaps them). */
+    List<ContainedProcess> processes();
+
+    /** Sends {@code signal} to every process in the container, one by one (a fork racing it may escape one signal). */
+    void signalEach(int signal);
+
+    /**
+     * Kills the whole container with SIGKILL (cgroup: {@code cgroup.kill}, which no fork escapes; fallback: to
+     * each process group) and returns the processes that were in it just before.
+     */
+    List<ContainedProcess> killAll();
+
+    /** Waits up to {@code nanos} until no process is left; true when it is empty. */
+    boolean awaitEmpty(long nanos) throws InterruptedException;
+
+    /** True when no process is in it. */
+    boolean isEmpty();
+
+    /** Removes the container when it is empty (rmdir of the cgroup); false, and nothing done, while a process is in it. */
+    boolean remove();
+}

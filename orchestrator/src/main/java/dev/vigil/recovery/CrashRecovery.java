@@ -1,0 +1,198 @@
+package dev.vigil.recovery;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import dev.vigil.close.PoolJournal;
+import dev.vigil.contain.ContainedProcess;
+import dev.vigil.contain.GuardianRecord;
+import dev.vigil.contain.Leftovers;
+import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.CloseCompleted;
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
+import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalReader;
+import dev.vigil.journal.MailboxRecovered;
+import dev.vigil.journal.MonotonicClock;
+import dev.vigil.journal.OrchestratorDeathFound;
+import dev.vigil.mailbox.MailboxHandle;
+import dev.vigil.mailbox.MailboxId;
+import dev.vigil.mailbox.MailboxStore;
+
+/**
+ * Recovers what a dead orchestrator left in a journal directory this process now owns: kills everything of
+ * its containment (its cgroup tree, or its process groups) and any process still mapping one of its
+ * mailboxes, reads its guardian's record, ends its incomplete closes in the journal
+ * ({@code CloseEndedByOrchestratorDeath}), frees its mailboxes ({@code MailboxRecovered}) and journals
+ * {@code OrchestratorDeathFound}. Every wait is bounded.
+ */
+public final class CrashRecovery {
+    private static final long KILL_BOUND_NANOS = TimeUnit.SECONDS.toNanos(3);
+
+    private CrashRecovery() {
+    }
+
+    /** What a recovery did, for the orchestrator's callers (the CLI prints {@link #describe()}). */
+    public record Outcome(int deadPid, int processesKilled, int containersRemoved, int mailboxesFreed, int closesEnded,
+            boolean everythingGone, String guardianRecord) {
+        public String describe() {
+            return "recovered after orchestrator pid=" + deadPid + " died: " + processesKilled + " process(es) killed, "
+                    + closesEnded + " incomplete close(s) ended, " + mailboxesFreed + " mailbox(es) freed"
+                    + (guardianRecord.isEmpty() ? ", no guardian record" : "; " + guardianRecord)
+                    + (everythingGone ? "" : "; NOT EVERYTHING DIED within the bound");
+        }
+    }
+
+    /**
+     * Null when there was nothing to recover (no previous owner record and no mailbox left in the map).
+     *
+     * @param journalDir the journal directory (its guardian records are beside it)
+     */
+    public static Outcome recover(OwnerRecord previous, Path journalDir, PoolJournal journal, MailboxStore mailboxes)
+            throws InterruptedException {
+        List<MailboxId> left = mailboxes.ids();
+        List<Path> records = guardianRecords(journalDir);
+        if (previous == null && left.isEmpty() && records.isEmpty()) {
+            return null;
+        }
+        int deadPid = previous != null ? previous.pid() : 0;
+        long deadTicks = previous != null ? previous.startTicks() : -1;
+        // 1. nothing of it alive: its containment, then anything still mapping one of its mailboxes
+        int killed = 0;
+        int removed = 0;
+        boolean gone = true;
+        if (previous != null && previous.cgroupRoot() != null && !previous.cgroupRoot().isEmpty()) {
+            Leftovers.Swept s = Leftovers.killCgroupTree(Path.of(previous.cgroupRoot()), KILL_BOUND_NANOS);
+            killed += s.killed().size();
+            removed += s.containersRemoved();
+            gone &= s.empty();
+        }
+        if (previous != null && previous.processGroupsFile() != null && !previous.processGroupsFile().isEmpty()) {
+            Leftovers.Swept s = Leftovers.killProcessGroups(Path.of(previous.processGroupsFile()), KILL_BOUND_NANOS);
+            killed += s.killed().size();
+            gone &= s.empty();
+        }
+        Map<MailboxId, Integer> childPids = new LinkedHashMap<>();
+        for (MailboxId id : left) {
+            int pid = mailboxes.lookup(id).map(MailboxHandle::mailbox).map(m -> m.childPidAcquire()).orElse(0);
+            childPids.put(id, pid);
+            if (deadPid == 0) {
+                deadPid = mailboxes.lookup(id).map(h -> h.mailbox().parentPid()).orElse(0);
+            }
+            if (!Leftovers.killIfMapping(pid, mailboxes.mapFile(), KILL_BOUND_NANOS)) {
+                gone = false;
+            }
+        }
+        // 2. the guardian's record of that death
+        StringBuilder guardian = new StringBuilder();
+        for (Path r : records) {
+            try {
+                GuardianRecord g = GuardianRecord.read(r);
+                if (guardian.length() > 0) {
+                    guardian.append("; ");
+                }
+                guardian.append(g.describe());
+                if (deadPid == 0) {
+                    deadPid = g.orchestratorPid();
+                }
+            } catch (RuntimeException unreadable) {
+                guardian.append(unreadable.getMessage());
+            }
+            try {
+                Files.move(r, r.resolveSibling(r.getFileName() + ".recovered"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException ignored) {
+                // read again next time: harmless
+            }
+        }
+        // 3. its incomplete closes, ended because it died
+        int ended = endIncompleteCloses(journalDir, journal, deadPid);
+        // 4. its mailboxes, now that no process holds them
+        int freed = 0;
+        if (gone) {
+            for (Map.Entry<MailboxId, Integer> e : childPids.entrySet()) {
+                MailboxId id = e.getKey();
+                long offset = mailboxes.lookup(id).map(MailboxHandle::offset).orElse(-1L);
+                if (mailboxes.release(id)) {
+                    freed++;
+                    journal.append(new MailboxRecovered(MonotonicClock.nanos(), journal.orchestratorPid(), id.poolId(), 0,
+                            id.group(), id.index(), offset, deadPid));
+                }
+            }
+        }
+        journal.append(new OrchestratorDeathFound(MonotonicClock.nanos(), journal.orchestratorPid(), "", 0, deadPid,
+                deadTicks, killed, removed, freed, guardian.toString()));
+        journal.writer().flush();
+        return new Outcome(deadPid, killed, removed, freed, ended, gone, guardian.toString());
+    }
+
+    private static List<Path> guardianRecords(Path journalDir) {
+        Path abs = journalDir.toAbsolutePath().normalize();
+        String prefix = abs.getFileName() + "-guardian-";
+        List<Path> out = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(abs.getParent(), prefix + "*.json")) {
+            ds.forEach(out::add);
+        } catch (IOException e) {
+            return out;
+        }
+        return out;
+    }
+
+    /** Journals CloseEndedByOrchestratorDeath for every close of another process that has no end in the journal. */
+    private static int endIncompleteCloses(Path journalDir, PoolJournal journal, int deadPid) {
+        journal.writer().flush();
+        Map<Long, CloseStarted> open = new LinkedHashMap<>();
+        Map<String, Set<String>> unreaped = new HashMap<>();
+        int self = journal.orchestratorPid();
+        try (JournalReader r = JournalReader.open(journalDir)) {
+            r.fromStart().readAll((i, e) -> {
+                note(e, open, unreaped);
+                return true;
+            });
+        }
+        int ended = 0;
+        for (CloseStarted s : open.values()) {
+            if (s.orchestratorPid() == self) {
+                continue;
+            }
+            Set<String> children = unreaped.getOrDefault(s.poolId(), Set.of());
+            journal.append(new CloseEndedByOrchestratorDeath(MonotonicClock.nanos(), self, s.poolId(), s.closeId(),
+                    deadPid != 0 ? deadPid : s.orchestratorPid(), children.isEmpty() ? "none" : String.join(",", children)));
+            ended++;
+        }
+        return ended;
+    }
+
+    private static void note(JournalEvent e, Map<Long, CloseStarted> open, Map<String, Set<String>> unreaped) {
+        if (e instanceof CloseStarted s) {
+            open.put(s.closeId(), s);
+        } else if (e instanceof CloseCompleted c) {
+            open.remove(c.closeId());
+        } else if (e instanceof CloseEndedByOrchestratorDeath d) {
+            open.remove(d.closeId());
+        } else if (e instanceof ChildSpawned c) {
+            unreaped.computeIfAbsent(c.poolId(), k -> new HashSet<>()).add(c.group() + "/" + c.index() + " pid " + c.pid());
+        } else if (e instanceof ChildReaped c) {
+            Set<String> s = unreaped.get(c.poolId());
+            if (s != null) {
+                s.remove(c.group() + "/" + c.index() + " pid " + c.pid());
+            }
+        }
+    }
+
+    /** Processes as one line each (for messages). */
+    static String describe(List<ContainedProcess> processes) {
+        return processes.stream().map(ContainedProcess::toString).reduce((a, b) -> a + "; " + b).orElse("none");
+    }
+}

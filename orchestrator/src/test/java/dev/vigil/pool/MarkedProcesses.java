@@ -1,0 +1,83 @@
+package dev.vigil.pool;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Finds every process of one test by an environment variable each of them inherits (VIGIL_TEST_MARK=uuid),
+ * whatever its parent, session or process group: what a test must see to claim "nothing left".
+ */
+public final class MarkedProcesses {
+    public static final String VARIABLE = "VIGIL_TEST_MARK";
+    private final String mark = UUID.randomUUID().toString();
+
+    /** {@code VIGIL_TEST_MARK=<uuid>}, to add to a child's environment. */
+    public String variableValue() {
+        return mark;
+    }
+
+    /** Live (not zombie) processes carrying the mark. */
+    public List<ProcessTree.Proc> alive() {
+        byte[] needle = (VARIABLE + "=" + mark).getBytes(StandardCharsets.US_ASCII);
+        List<ProcessTree.Proc> out = new ArrayList<>();
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path d : dirs) {
+                byte[] env;
+                try {
+                    env = Files.readAllBytes(d.resolve("environ"));
+                } catch (IOException gone) {
+                    continue;
+                }
+                if (contains(env, needle)) {
+                    ProcessTree.Proc p = ProcessTree.read(Integer.parseInt(d.getFileName().toString()));
+                    if (p != null && p.state() != 'Z' && p.state() != 'X') {
+                        out.add(p);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc: " + e, e);
+        }
+        return out;
+    }
+
+    /** Waits up to {@code millis} for no marked process to be alive; returns those still alive. */
+    public List<ProcessTree.Proc> awaitNone(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        List<ProcessTree.Proc> left = alive();
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            left = alive();
+        }
+        return left;
+    }
+
+    /** SIGKILLs every marked process still alive (a test's cleanup after showing a leak). */
+    public void killAll() {
+        for (ProcessTree.Proc p : alive()) {
+            ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    private static boolean contains(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            if (i > 0 && hay[i - 1] != 0) {
+                continue;
+            }
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,238 @@
+package dev.vigil.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.close.CloseSettings;
+import dev.vigil.contain.ContainmentSettings;
+import dev.vigil.contain.GuardianRecord;
+import dev.vigil.journal.CloseEndedByOrchestratorDeath;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxRecovered;
+import dev.vigil.journal.OrchestratorDeathFound;
+import dev.vigil.recovery.CrashRecovery;
+import dev.vigil.recovery.JournalDirInUseException;
+
+/**
+ * The orchestrator JVM SIGKILLed in the middle of a close of TERM-ignoring children that forked: its
+ * guardian must leave no process of any pool alive 1 s later, and write its record beside the journal.
+ * Without the guardian (the broken variant) the grandchildren outlive the orchestrator.
+ */
+@Timeout(600)
+class OrchestratorCrashTest {
+    @TempDir
+    Path tmp;
+
+    /** Starts ForkingPoolHolderMain (a real orchestrator process) on {@code journal}. */
+    private Process startHolder(String containment, String guardian, MarkedProcesses marked, Path journal) throws Exception {
+        String cp = Path.of(Orchestrator.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + ":"
+                + Path.of(ForkingPoolHolderMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + ":"
+                + Files.readString(Path.of(System.getProperty("vigil.testClasspathFile"))).trim();
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "@" + System.getProperty("vigil.jvmOptionsFile"), "-cp", cp,
+                "-Dvigil.native.dir=" + System.getProperty("vigil.native.dir"), ForkingPoolHolderMain.class.getName(),
+                journal.toString(), containment, marked.variableValue(), guardian);
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
+    /** Reads the holder's output until {@code wanted}; fails if it ends or stays silent for 120 s first. */
+    private static void awaitLine(Process holder, String wanted) throws Exception {
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    lines.add(line);
+                }
+            } catch (java.io.IOException ignored) {
+                // the holder was killed
+            }
+            lines.add("EOF");
+        });
+        reader.setDaemon(true);
+        reader.start();
+        StringBuilder seen = new StringBuilder();
+        while (true) {
+            String line = lines.poll(120, TimeUnit.SECONDS);
+            assertTrue(line != null && !line.equals("EOF"), "holder ended or hung before " + wanted + ": " + seen);
+            seen.append(line).append('\n');
+            if (line.equals(wanted)) {
+                return;
+            }
+        }
+    }
+
+    /** One crash: the time from the SIGKILL until the last marked process was gone, in nanos (-1: some outlived 3 s). */
+    private long crashOnce(String containment, String guardian, MarkedProcesses marked, Path journal) throws Exception {
+        Process holder = startHolder(containment, guardian, marked, journal);
+        try {
+            awaitLine(holder, "CLOSING");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (sleeps(marked) < 6 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(6, sleeps(marked), "every child and grandchild runs before the crash: " + marked.alive());
+            Thread.sleep(100); // in the close's reap stage: the broadcast SIGTERM was ignored
+            holder.destroyForcibly();
+            long killedAt = System.nanoTime();
+            assertTrue(holder.waitFor(10, TimeUnit.SECONDS));
+            List<ProcessTree.Proc> left = marked.awaitNone(3000);
+            return left.isEmpty() ? System.nanoTime() - killedAt : -1;
+        } finally {
+            holder.destroyForcibly();
+            holder.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static long sleeps(MarkedProcesses marked) {
+        return marked.alive().stream().filter(p -> p.comm().equals("sleep")).count();
+    }
+
+    /**
+     * {@code runs} crashes. The guardian's own part (death seen -> container empty, from its record) must be
+     * within 1 s; the whole time from our SIGKILL (including the kernel tearing the JVM down and this test's
+     * /proc scans, on a loaded machine) within 2 s.
+     */
+    private void crashes(int runs, String containment) throws Exception {
+        List<Long> times = new ArrayList<>();
+        List<Long> guardianTimes = new ArrayList<>();
+        for (int run = 0; run < runs; run++) {
+            MarkedProcesses marked = new MarkedProcesses();
+            Path journal = tmp.resolve(containment + "-" + run);
+            try {
+                long t = crashOnce(containment, "guardian-on", marked, journal);
+                assertTrue(t >= 0, "run " + run + ": processes alive 3 s after the crash: " + marked.alive());
+                times.add(t);
+                String prefix = containment + "-" + run + "-guardian-";
+                try (var records = Files.list(tmp)) {
+                    Path record = records.filter(p -> p.getFileName().toString().startsWith(prefix))
+                            .findFirst().orElseThrow(() -> new AssertionError("no guardian record beside " + journal));
+                    GuardianRecord r = GuardianRecord.read(record);
+                    assertTrue(r.empty(), r.toString());
+                    guardianTimes.add(r.emptyAfterNanos());
+                    assertEquals(containment, r.mode());
+                    assertTrue(r.killed().size() >= 6, "it killed the children and their forks: " + r);
+                }
+            } finally {
+                marked.killAll();
+            }
+        }
+        List<Long> sorted = new ArrayList<>(times);
+        Collections.sort(sorted);
+        String distribution = String.format(Locale.ROOT, "%s: %d crashes, time from SIGKILL to the last process gone:"
+                + " min %.1f ms, median %.1f ms, max %.1f ms, all %s", containment, runs, sorted.get(0) / 1e6,
+                sorted.get(sorted.size() / 2) / 1e6, sorted.get(sorted.size() - 1) / 1e6,
+                times.stream().map(t -> String.format(Locale.ROOT, "%.0f", t / 1e6)).toList());
+        distribution += "; guardian (death seen -> empty): " + guardianTimes.stream()
+                .map(t -> String.format(Locale.ROOT, "%.1f", t / 1e6)).toList() + " ms";
+        System.out.println(distribution);
+        for (long t : guardianTimes) {
+            assertTrue(t <= TimeUnit.SECONDS.toNanos(1), "guardian over 1 s: " + distribution);
+        }
+        for (long t : times) {
+            assertTrue(t <= TimeUnit.SECONDS.toNanos(2), "over 2 s from the SIGKILL: " + distribution);
+        }
+    }
+
+    @Test
+    void aCrashedOrchestratorsGuardianKillsEveryPoolCgroupWithinOneSecond() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        crashes(2, "cgroup");
+    }
+
+    @Test
+    @Tag("slow")
+    void aCrashedOrchestratorsGuardianKillsEveryProcessGroupInTheFallback() throws Exception {
+        crashes(3, "pgroup");
+    }
+
+    @Test
+    @Tag("slow")
+    void twentyCrashesLeaveNothingAliveOneSecondLater() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        crashes(20, "cgroup");
+    }
+
+    @Test
+    void aRestartOnTheSameSpecAfterTheCrashRecoversAndStarts() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("restart");
+        try {
+            assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
+        } finally {
+            marked.killAll();
+        }
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
+                .closeSettings(CloseSettings.defaults()).open()) {
+            CrashRecovery.Outcome r = o.recovery().orElseThrow(() -> new AssertionError("nothing recovered"));
+            assertEquals(1, r.closesEnded(), r.describe());
+            assertEquals(2, r.mailboxesFreed(), r.describe());
+            assertTrue(r.everythingGone(), r.describe());
+            assertTrue(r.guardianRecord().contains("empty after"), r.describe());
+            // the same pool id and mailboxes as the crashed run: refused before the recovery existed
+            Pool again = Pool.builder(o, "forking").group("chips", 2, ChildSpec.cDemo()).start();
+            assertTrue(again.closeWithReport().isClean());
+            o.journal().writer().flush();
+            List<JournalEvent> events = JournalChecks.readAll(journal);
+            assertEquals(1, events.stream().filter(e -> e instanceof OrchestratorDeathFound).count());
+            assertEquals(1, events.stream().filter(e -> e instanceof CloseEndedByOrchestratorDeath).count());
+            assertEquals(2, events.stream().filter(e -> e instanceof MailboxRecovered).count());
+        }
+    }
+
+    @Test
+    void aSecondOrchestratorOnALiveOnesJournalDirRefusesAtOnceNamingTheOwner() throws Exception {
+        MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("owned");
+        Process holder = startHolder("pgroup", "guardian-on", marked, journal);
+        try {
+            awaitLine(holder, "CLOSING");
+            long t0 = System.nanoTime();
+            JournalDirInUseException refused = assertThrows(JournalDirInUseException.class,
+                    () -> Orchestrator.builder().journalDir(journal).open());
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "refused at once");
+            assertEquals(holder.pid(), refused.ownerPid(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("is in use by orchestrator pid=" + holder.pid()), refused.getMessage());
+            assertFalse(refused.getMessage().contains("\n"));
+        } finally {
+            holder.destroyForcibly();
+            holder.waitFor(10, TimeUnit.SECONDS);
+            marked.awaitNone(3000);
+            marked.killAll();
+        }
+    }
+
+    @Test
+    void withoutTheGuardianTheGrandchildrenOutliveACrashedOrchestrator() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        MarkedProcesses marked = new MarkedProcesses();
+        try {
+            long t = crashOnce("cgroup", "guardian-off", marked, tmp.resolve("unguarded"));
+            assertEquals(-1, t, "the broken variant must leak: PDEATHSIG reaches only the direct children");
+            assertFalse(marked.alive().isEmpty());
+        } finally {
+            marked.killAll();
+        }
+    }
+}

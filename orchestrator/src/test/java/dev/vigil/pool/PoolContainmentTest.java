@@ -1,0 +1,235 @@
+package dev.vigil.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.close.CloseFailedException;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.CloseReport.ChildOutcome;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.contain.CgroupMount;
+import dev.vigil.contain.ContainmentMode;
+import dev.vigil.contain.ContainmentSettings;
+import dev.vigil.journal.ContainmentChosen;
+import dev.vigil.journal.ContainmentKilled;
+import dev.vigil.journal.EscalationSent;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.StrayFound;
+
+/**
+ * Containment on real processes and real cgroups: children that double-fork, setsid and daemonize are
+ * ended with their pool in cgroup mode; in the process-group fallback the ones that left their group
+ * leak (the broken variant, shown failing). Every process of a test carries an environment mark, so
+ * "nothing left" is checked in /proc whatever became of its parent, session or group.
+ */
+@Timeout(120)
+class PoolContainmentTest {
+    /** Ignores SIGTERM, double-forks a TERM-ignoring grandchild (same process group, parent gone). */
+    static final String DOUBLE_FORK = "trap '' TERM; (sh -c \"trap '' TERM; sleep 600\" &); sleep 600";
+    /** Ignores SIGTERM, starts a child in a new session (it leaves the process group). */
+    static final String SETSID = "trap '' TERM; setsid sh -c \"trap '' TERM; sleep 600\" & sleep 600";
+    /** Ignores SIGTERM, daemonizes a sleep (setsid --fork: new session, parent exits at once). */
+    static final String DAEMONIZE = "trap '' TERM; setsid -f sleep 600; sleep 600";
+
+    @TempDir
+    Path tmp;
+    private final MarkedProcesses marked = new MarkedProcesses();
+    private final List<Orchestrator> opened = new ArrayList<>();
+
+    @AfterEach
+    void nothingOfTheTestAlive() throws Exception {
+        try {
+            for (Orchestrator o : opened) {
+                o.close();
+            }
+            List<ProcessTree.Proc> left = marked.awaitNone(2000);
+            assertTrue(left.isEmpty(), "processes of this test still alive: " + left);
+        } finally {
+            marked.killAll();
+        }
+    }
+
+    private Orchestrator open(ContainmentSettings containment, String name) {
+        Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve(name)).containment(containment)
+                .closeSettings(CloseSettings.defaults()).open();
+        opened.add(o);
+        return o;
+    }
+
+    private static CloseSettings termThenKill() {
+        return CloseSettings.builder().window(Duration.ofMillis(150)).grace(Duration.ofMillis(100))
+                .escalation(EscalationPolicy.TERM_THEN_KILL).build();
+    }
+
+    private ChildSpec script(String body) {
+        return ChildSpec.exec("/bin/sh", "-c", body).withEnv(MarkedProcesses.VARIABLE, marked.variableValue());
+    }
+
+    private Pool forkingPool(Orchestrator o, String id, CloseSettings settings) throws InterruptedException {
+        Pool pool = Pool.builder(o, id).closeSettings(settings)
+                .group("double-fork", 1, script(DOUBLE_FORK))
+                .group("setsid", 1, script(SETSID))
+                .group("daemon", 1, script(DAEMONIZE)).start();
+        // each script leaves its direct sh, a sleep of its own and a descendant: wait until all 6+ run
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (marked.alive().stream().filter(p -> p.comm().equals("sleep")).count() < 6 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(6, marked.alive().stream().filter(p -> p.comm().equals("sleep")).count(), marked.alive().toString());
+        return pool;
+    }
+
+    private static List<JournalEvent> journal(Orchestrator o) {
+        o.journal().writer().flush();
+        return JournalChecks.readAll(o.journal().writer().dir());
+    }
+
+    static boolean cgroupsUsable() {
+        Path mount = CgroupMount.find();
+        return mount != null && Files.isWritable(mount);
+    }
+
+    @Test
+    void doubleForkingSetsidAndDaemonizingChildrenEndWithTheirPoolsCgroup() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "cgroup");
+        assertEquals(ContainmentMode.CGROUP, o.containment().mode());
+        Pool pool = forkingPool(o, "forking", termThenKill());
+        Path cgroup = pool.containment().cgroup();
+        assertTrue(Files.isDirectory(cgroup), cgroup.toString());
+        CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
+        CloseReport report = failed.report();
+        for (CloseReport.Child c : report.children()) {
+            assertEquals(ChildOutcome.KILLED_BY_ESCALATION, c.outcome(), c.toString());
+        }
+        assertTrue(marked.awaitNone(1000).isEmpty(), "after close(): " + marked.alive());
+        List<JournalEvent> events = journal(o);
+        assertTrue(events.stream().anyMatch(e -> e instanceof ContainmentChosen c && c.mode().equals("cgroup")));
+    }
+
+    @Test
+    void theProcessGroupFallbackLeaksTheChildrenThatLeftTheirGroup() throws Exception {
+        Orchestrator o = open(ContainmentSettings.processGroups(), "pgroup");
+        assertEquals(ContainmentMode.PROCESS_GROUP, o.containment().mode());
+        Pool pool = forkingPool(o, "forking", termThenKill());
+        assertNull(pool.containment().cgroup());
+        assertThrows(CloseFailedException.class, pool::close);
+        List<ProcessTree.Proc> leaked = marked.awaitNone(500);
+        // the double-forked grandchild stayed in the group and died with it; setsid and the daemon did not
+        assertEquals(2, leaked.stream().filter(p -> p.comm().equals("sleep")).count(),
+                "the fallback leaks exactly the sleeps of the setsid child and of the daemon: " + leaked);
+        marked.killAll();
+    }
+
+    @Test
+    @Disabled("the stray sweep is not wired into the engine's CloseMachine yet (issue 9: contain landed second)")
+    void aChildThatExitsZeroLeavingADaemonIsReportedAndTheDaemonKilled() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "stray");
+        Pool pool = Pool.builder(o, "daemonizer").closeSettings(termThenKill())
+                .group("starter", 1, script("setsid -f sleep 600; exit 0")).start();
+        int child = pool.child("starter", 0).pid();
+        pool.child("starter", 0).exit().get(); // it exited 0; its daemon runs on in the pool's cgroup
+        assertEquals(1, marked.alive().size(), marked.alive().toString());
+        CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
+        CloseReport report = failed.report();
+        assertEquals(ChildOutcome.EXITED, report.child("starter", 0).outcome());
+        assertEquals(1, report.strays().size(), report.toJson());
+        CloseReport.Stray stray = report.strays().get(0);
+        assertEquals("sleep 600", stray.command());
+        assertTrue(stray.killed(), report.toJson());
+        assertTrue(failed.getMessage().contains("outcome=STRAY pid=" + stray.pid()), failed.getMessage());
+        assertTrue(marked.alive().isEmpty(), marked.alive().toString());
+        StrayFound found = (StrayFound) journal(o).stream().filter(e -> e instanceof StrayFound).findFirst().orElseThrow();
+        assertEquals(stray.pid(), found.pid());
+        assertTrue(found.pid() != child);
+        assertFalse(Files.exists(pool.containment().cgroup()));
+    }
+
+    @Test
+    @Disabled("the stray sweep is not wired into the engine's CloseMachine yet (issue 9: contain landed second)")
+    void underLeakAStrayIsReportedAndKeptUntilTheOrchestratorCloses() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "leak");
+        Pool pool = Pool.builder(o, "daemonizer").closeSettings(termThenKill().toBuilder()
+                        .escalation(EscalationPolicy.LEAK).build())
+                .group("starter", 1, script("setsid -f sleep 600; exit 0")).start();
+        pool.child("starter", 0).exit().get();
+        CloseReport report = assertThrows(CloseFailedException.class, pool::close).report();
+        assertEquals(1, report.strays().size(), report.toJson());
+        assertFalse(report.strays().get(0).killed());
+        assertEquals(1, marked.alive().size(), "kept under LEAK");
+        assertTrue(Files.isDirectory(pool.containment().cgroup()));
+        o.close();
+        assertTrue(marked.awaitNone(1000).isEmpty(), "the orchestrator's close ends what its pools kept");
+    }
+
+    @Test
+    void twentyLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
+        loopedCloses(5);
+    }
+
+    @Test
+    @Tag("slow")
+    void aHundredLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
+        loopedCloses(25);
+    }
+
+    /** {@code cycles} x 4 pools of 2 TERM-ignoring forking children closed at once; nothing may be left after each. */
+    private void loopedCloses(int cycles) throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("loop")).containment(ContainmentSettings.cgroups(null))
+                .closeSettings(CloseSettings.builder().maxParallelCloses(4).build()).open();
+        opened.add(o);
+        CloseSettings fast = CloseSettings.builder().window(Duration.ofMillis(60)).grace(Duration.ofMillis(30))
+                .escalation(EscalationPolicy.TERM_THEN_KILL).build();
+        String body = "trap '' TERM; sleep 600 & (sh -c 'sleep 600 & sleep 600 & wait' &); sleep 600 & wait";
+        int closes = 0;
+        for (int cycle = 0; cycle < cycles; cycle++) {
+            List<Pool> pools = new ArrayList<>();
+            for (int p = 0; p < 4; p++) {
+                pools.add(Pool.builder(o, "loop-" + cycle + "-" + p).closeSettings(fast).group("g", 2, script(body)).start());
+            }
+            List<java.util.concurrent.CompletableFuture<Void>> running = new ArrayList<>();
+            for (Pool pool : pools) {
+                running.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    try {
+                        pool.close();
+                    } catch (CloseFailedException expectedWhenEscalated) {
+                        assertTrue(expectedWhenEscalated.report().kills().stream().allMatch(CloseReport.Kill::empty));
+                    }
+                }));
+            }
+            for (var f : running) {
+                f.get();
+                closes++;
+            }
+            List<ProcessTree.Proc> left = marked.alive();
+            assertTrue(left.isEmpty(), "cycle " + cycle + ": processes left right after close(): " + left);
+            for (Pool pool : pools) {
+                assertFalse(Files.exists(pool.containment().cgroup()), "cycle " + cycle + " " + pool.containment().cgroup());
+            }
+        }
+        assertEquals(cycles * 4, closes);
+        assertNotNull(o.containment().root());
+    }
+}
