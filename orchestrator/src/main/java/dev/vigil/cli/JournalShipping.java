@@ -20,7 +20,7 @@ final class JournalShipping {
     }
 
     /** Longest wait for the shipper to ship what is left once the run is over. */
-    private static final long FINISH_SECONDS = 60;
+    private static final long FINISH_SECONDS = 180;
 
     private final Process process;
     private final Path log;
