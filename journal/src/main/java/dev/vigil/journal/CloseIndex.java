@@ -13,12 +13,15 @@ import net.openhft.chronicle.wire.DocumentContext;
 /**
  * Where each close starts and ends in the journal, kept in a small queue beside it, so that the
  * events of one close are found without scanning the whole journal. Written by the appender thread
- * as it writes {@link CloseStarted} and {@link CloseCompleted}; one entry:
- * {@code u8 kind (0 start, 1 end) | i64 closeId | utf8 poolId | i64 journal index}.
+ * as it writes {@link CloseStarted} and {@link CloseCompleted}, and as it first writes to a cycle
+ * file; one entry: {@code u8 kind (0 start, 1 end, 2 cycle) | i64 closeId (kind 2: the cycle) |
+ * utf8 poolId (kind 2: empty) | i64 journal index (kind 2: the first this writer wrote in the cycle)}.
+ * The cycle entries let a reader tell a cycle file that was removed from a day without events.
  */
 public final class CloseIndex {
     private static final int START = 0;
     private static final int END = 1;
+    private static final int CYCLE = 2;
 
     private CloseIndex() {
     }
@@ -35,6 +38,51 @@ public final class CloseIndex {
             b.writeUtf8(event.poolId());
             b.writeLong(journalIndex);
         }
+    }
+
+    static void appendCycle(ExcerptAppender appender, int cycle, long firstIndex) {
+        try (DocumentContext dc = appender.writingDocument()) {
+            Bytes<?> b = dc.wire().bytes();
+            b.writeUnsignedByte(CYCLE);
+            b.writeLong(cycle);
+            b.writeUtf8("");
+            b.writeLong(firstIndex);
+        }
+    }
+
+    /**
+     * Every cycle the index says events were written to: its cycle entries, and the cycles of the
+     * journal indexes of its close entries. Empty without an index; a damaged index gives what was read.
+     */
+    public static java.util.Set<Integer> cyclesWritten(Path journalDir) {
+        java.util.Set<Integer> cycles = new java.util.TreeSet<>();
+        SingleChronicleQueue q;
+        try {
+            q = JournalDirectory.openCloseIndexForRead(journalDir);
+        } catch (RuntimeException damagedIndex) {
+            return cycles;
+        }
+        if (q == null) {
+            return cycles;
+        }
+        try (q; ExcerptTailer tailer = q.createTailer()) {
+            while (true) {
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    if (!dc.isPresent()) {
+                        break;
+                    }
+                    Bytes<?> b = dc.wire().bytes();
+                    int kind = b.readUnsignedByte();
+                    long closeIdOrCycle = b.readLong();
+                    b.readUtf8();
+                    long index = b.readLong();
+                    cycles.add(kind == CYCLE ? (int) closeIdOrCycle : JournalDirectory.ROLL_CYCLE.toCycle(index));
+                }
+            }
+        } catch (RuntimeException | InternalError damagedIndex) {
+            // an accelerator and a cross-check only: what was read stays usable
+        }
+        return cycles;
     }
 
     /**
@@ -60,12 +108,12 @@ public final class CloseIndex {
                     long index = b.readLong();
                     if (kind == START) {
                         spans.put(closeId, new Span(closeId, pool, index, -1));
-                    } else {
+                    } else if (kind == END) {
                         spans.computeIfPresent(closeId, (id, s) -> new Span(id, s.poolId(), s.startIndex(), index));
                     }
                 }
             }
-        } catch (RuntimeException damagedIndex) {
+        } catch (RuntimeException | InternalError damagedIndex) {
             // The index is an accelerator only; whatever was read stays usable.
         }
         return spans;

@@ -87,7 +87,7 @@ final class CycleFileTail {
             }
             return new Finding(Kind.END, pos, "only metadata follows");
         } catch (IOException e) {
-            return new Finding(Kind.DAMAGED, position, "cannot read file: " + e);
+            return new Finding(Kind.DAMAGED, position, "cannot read file: " + JournalException.plain(e));
         }
     }
 

@@ -8,20 +8,39 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesIn;
 import net.openhft.chronicle.bytes.BytesOut;
 
 /**
- * The binary form of an event inside one Chronicle Queue excerpt:
+ * The binary form of an event inside one Chronicle Queue excerpt (schema 2):
  * <pre>
- *   u16 type id | u16 schema version | record components in declaration order
+ *   0               2               4                               8
+ *   +---------------+---------------+-------------------------------+------------------------
+ *   | type id (u16) | layout word   | CRC32C (u32)                  | fields ...
+ *   +---------------+---------------+-------------------------------+------------------------
+ *   layout word: bit 15 = checksummed (always set since schema 2), bits 0-14 = the kind's layout version
+ *   CRC32C: over bytes 0-3 and 8 to the end of the body
+ *   fields: the record components in declaration order that the layout version has (see AddedIn);
  *   long: 8 bytes LE, int: 4 bytes LE, boolean: 1 byte, String: Chronicle stop-bit length + UTF-8
  * </pre>
- * The layout follows the record declarations, so an event gains a field only with a
- * {@link JournalSchema#VERSION} bump. Codecs are built once per kind from the record components.
+ * Schema 1 bodies (written before the checksum) are {@code u16 type id | u16 1 | fields}: layout
+ * version 1 without the checksum bit and without the CRC word. {@link EventEncoder} writes,
+ * {@link EventDecoder} reads; the layouts are built once per kind from the record components.
  */
 public final class EventCodec {
+    public static final int TYPE_ID_OFFSET = 0;
+    public static final int LAYOUT_WORD_OFFSET = TYPE_ID_OFFSET + 2;
+    public static final int CHECKSUM_OFFSET = LAYOUT_WORD_OFFSET + 2;
+    public static final int FIELDS_OFFSET = CHECKSUM_OFFSET + 4;
+    /** Where the fields of a schema 1 body start: it has no CRC word. */
+    public static final int SCHEMA1_FIELDS_OFFSET = CHECKSUM_OFFSET;
+    /** Bit of the layout word set on every checksummed body. */
+    public static final int CHECKSUMMED_BIT = 0x8000;
+    public static final int LAYOUT_VERSION_MASK = 0x7FFF;
+
     private static final Map<EventType, RecordLayout> LAYOUTS = new EnumMap<>(EventType.class);
+    private static final ThreadLocal<EventEncoder> ENCODERS = ThreadLocal.withInitial(EventEncoder::new);
 
     static {
         for (EventType type : EventType.values()) {
@@ -32,44 +51,43 @@ public final class EventCodec {
     private EventCodec() {
     }
 
-    /** Writes the header and every field of {@code event}. */
+    /** Writes {@code event} (header, checksum, fields) at {@code out}'s write position. */
     public static void write(JournalEvent event, BytesOut<?> out) {
-        EventType type = event.type();
-        out.writeUnsignedShort(type.id());
-        out.writeUnsignedShort(JournalSchema.VERSION);
-        LAYOUTS.get(type).write(event, out);
+        EventEncoder encoder = ENCODERS.get();
+        encoder.encode(event);
+        encoder.writeTo(out);
     }
 
-    /** Reads the header only; the cursor is left on the first field. */
-    public static EventType readHeader(BytesIn<?> in) {
-        if (in.readRemaining() < 4) {
-            throw new IllegalStateException("excerpt too short for an event header: " + in.readRemaining() + " bytes");
-        }
-        int typeId = in.readUnsignedShort();
-        int schema = in.readUnsignedShort();
-        if (schema > JournalSchema.VERSION) {
-            throw new UnsupportedSchemaException("event schema version=" + schema
-                    + " is newer than this reader's version=" + JournalSchema.VERSION + " (type id=" + typeId + ")");
-        }
-        EventType type = EventType.byId(typeId);
-        if (type == null) {
-            throw new UnsupportedSchemaException("unknown event type id=" + typeId + " (schema version=" + schema
-                    + "; written by a newer Vigil, or not an event)");
-        }
-        return type;
-    }
-
-    /** Reads the fields of an event whose header {@link #readHeader} just returned. */
-    public static JournalEvent readBody(EventType type, BytesIn<?> in) {
-        return LAYOUTS.get(type).read(in);
-    }
-
+    /** Reads one whole body (any layout version this reader knows), checking its checksum. */
     public static JournalEvent read(BytesIn<?> in) {
-        return readBody(readHeader(in), in);
+        return new EventDecoder(true).read(in);
     }
 
-    /** The header names a type or schema this reader does not know. */
-    public static final class UnsupportedSchemaException extends RuntimeException {
+    static RecordLayout layout(EventType type) {
+        return LAYOUTS.get(type);
+    }
+
+    /** The newest layout version of a kind: the highest {@link AddedIn} among its fields, 1 without any. */
+    static int layoutVersionOf(Class<?> recordClass) {
+        int version = 1;
+        for (RecordComponent c : recordClass.getRecordComponents()) {
+            AddedIn added = c.getAnnotation(AddedIn.class);
+            if (added != null) {
+                version = Math.max(version, added.value());
+            }
+        }
+        return version;
+    }
+
+    /** An excerpt is not an event this reader can decode; the message says why, in plain words. */
+    public static class UnreadableEventException extends RuntimeException {
+        UnreadableEventException(String message) {
+            super(message);
+        }
+    }
+
+    /** The header names a kind or a layout version this reader does not know (a newer Vigil wrote it). */
+    public static final class UnsupportedSchemaException extends UnreadableEventException {
         UnsupportedSchemaException(String message) {
             super(message);
         }
@@ -87,21 +105,59 @@ public final class EventCodec {
         }
     }
 
-    /** Field accessors and the canonical constructor of one record type. */
-    private static final class RecordLayout {
+    /** Field accessors, the version each field was added in, and the canonical constructor of one record type. */
+    static final class RecordLayout {
         /** Longer strings (report JSON, command lines) are rarely repeated: written directly. */
         private static final int MAX_CACHED_CHARS = 128;
 
+        final String kind;
+        final int version;
         private final Class<?>[] fieldTypes;
+        private final String[] fieldNames;
+        private final int[] addedIn;
+        private final Object[] absent;
         private final MethodHandle[] getters;
         private final MethodHandle constructor;
         private final EncodedString[] lastStrings;
 
-        private RecordLayout(Class<?>[] fieldTypes, MethodHandle[] getters, MethodHandle constructor) {
-            this.fieldTypes = fieldTypes;
+        private RecordLayout(Class<?> recordClass, RecordComponent[] components, MethodHandle[] getters,
+                MethodHandle constructor) {
+            this.kind = recordClass.getSimpleName();
+            this.version = layoutVersionOf(recordClass);
+            int n = components.length;
+            this.fieldTypes = new Class<?>[n];
+            this.fieldNames = new String[n];
+            this.addedIn = new int[n];
+            this.absent = new Object[n];
+            for (int i = 0; i < n; i++) {
+                fieldTypes[i] = components[i].getType();
+                fieldNames[i] = components[i].getName();
+                AddedIn added = components[i].getAnnotation(AddedIn.class);
+                addedIn[i] = added == null ? 1 : added.value();
+                if (added != null && added.value() < 2) {
+                    throw new IllegalStateException(kind + "." + fieldNames[i] + ": @AddedIn(" + added.value()
+                            + ") must name version 2 or later (version 1 is a kind's first layout)");
+                }
+                absent[i] = absentValue(fieldTypes[i], added == null ? "" : added.absent(), kind + "." + fieldNames[i]);
+            }
             this.getters = getters;
             this.constructor = constructor;
-            this.lastStrings = new EncodedString[fieldTypes.length];
+            this.lastStrings = new EncodedString[n];
+        }
+
+        private static Object absentValue(Class<?> type, String text, String field) {
+            try {
+                if (type == long.class) {
+                    return text.isEmpty() ? 0L : Long.parseLong(text);
+                } else if (type == int.class) {
+                    return text.isEmpty() ? 0 : Integer.parseInt(text);
+                } else if (type == boolean.class) {
+                    return !text.isEmpty() && Boolean.parseBoolean(text);
+                }
+                return text;
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException(field + ": @AddedIn absent=\"" + text + "\" is not a " + type, e);
+            }
         }
 
         static RecordLayout of(Class<?> recordClass) {
@@ -121,13 +177,14 @@ public final class EventCodec {
                             .asType(MethodType.methodType(types[i], Object.class));
                 }
                 MethodHandle ctor = lookup.findConstructor(recordClass, MethodType.methodType(void.class, types));
-                return new RecordLayout(types, getters,
+                return new RecordLayout(recordClass, components, getters,
                         ctor.asSpreader(Object[].class, types.length).asType(MethodType.methodType(Object.class, Object[].class)));
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
 
+        /** Writes every field (the newest layout). */
         void write(Object event, BytesOut<?> out) {
             try {
                 for (int i = 0; i < getters.length; i++) {
@@ -174,29 +231,45 @@ public final class EventCodec {
             }
         }
 
-        JournalEvent read(BytesIn<?> in) {
+        /** Reads the fields that layout {@code bodyVersion} has; the others get their absent value. */
+        Object read(BytesIn<?> in, int bodyVersion) {
             Object[] args = new Object[fieldTypes.length];
             for (int i = 0; i < fieldTypes.length; i++) {
+                if (addedIn[i] > bodyVersion) {
+                    args[i] = absent[i];
+                    continue;
+                }
                 Class<?> t = fieldTypes[i];
                 if (t == long.class) {
-                    requireRemaining(in, 8);
+                    requireRemaining(in, 8, i);
                     args[i] = in.readLong();
                 } else if (t == int.class) {
-                    requireRemaining(in, 4);
+                    requireRemaining(in, 4, i);
                     args[i] = in.readInt();
                 } else if (t == boolean.class) {
-                    requireRemaining(in, 1);
+                    requireRemaining(in, 1, i);
                     args[i] = in.readBoolean();
                 } else {
-                    requireRemaining(in, 1);
-                    args[i] = in.readUtf8();
-                    if (args[i] == null) {
-                        throw new IllegalStateException("missing string field " + i);
+                    requireRemaining(in, 1, i);
+                    String s;
+                    try {
+                        s = in.readUtf8();
+                    } catch (RuntimeException e) {
+                        throw new UnreadableEventException(kind + " field " + fieldNames[i]
+                                + " is not a readable string (" + e.getMessage() + ")");
                     }
+                    if (s == null) {
+                        throw new UnreadableEventException(kind + " field " + fieldNames[i] + " is a missing string");
+                    }
+                    args[i] = s;
                 }
             }
+            if (in.readRemaining() != 0) {
+                throw new UnreadableEventException(kind + " layout version=" + bodyVersion + " has "
+                        + in.readRemaining() + " bytes after its last field");
+            }
             try {
-                return (JournalEvent) (Object) constructor.invokeExact(args);
+                return constructor.invokeExact(args);
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable t) {
@@ -204,10 +277,16 @@ public final class EventCodec {
             }
         }
 
-        private static void requireRemaining(BytesIn<?> in, int n) {
+        private void requireRemaining(BytesIn<?> in, int n, int field) {
             if (in.readRemaining() < n) {
-                throw new IllegalStateException("excerpt ends inside a field: " + in.readRemaining() + " bytes left, need " + n);
+                throw new UnreadableEventException(kind + " body ends inside field " + fieldNames[field] + ": "
+                        + in.readRemaining() + " bytes left, need " + n);
             }
         }
+    }
+
+    /** A heap buffer the encoder and decoder reuse. */
+    static Bytes<byte[]> heapBuffer(int capacity) {
+        return Bytes.allocateElasticOnHeap(capacity);
     }
 }

@@ -2,8 +2,10 @@ package dev.vigil.journal;
 
 /**
  * Every kind of journal event with its stable numeric id. Ids are never reused or renumbered:
- * a retired kind keeps its number reserved here as a comment. Adding a kind bumps
- * {@link JournalSchema#VERSION}.
+ * a retired kind keeps its number reserved here as a comment. Ranges in use: 1-19 the core kinds,
+ * 20-29 journal, 30-39 containment, 40-49 close engine, 50-59 forensics, 60-64 mailbox ring.
+ * A new kind needs no schema bump: its bodies carry layout version 1 (docs/JOURNAL.md, "Adding a
+ * field or an event kind").
  */
 public enum EventType {
     POOL_STARTED(1, PoolStarted.class),
@@ -71,6 +73,11 @@ public enum EventType {
 
     public Class<? extends JournalEvent> recordClass() {
         return recordClass;
+    }
+
+    /** The layout version this build writes for the kind: the highest {@link AddedIn} of its fields, 1 without any. */
+    public int version() {
+        return EventCodec.layoutVersionOf(recordClass);
     }
 
     /** The kind with this id, or null when this reader does not know it (a newer schema wrote it). */

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.Properties;
 import java.util.stream.Stream;
 
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
@@ -18,6 +20,9 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
  * instead of an empty queue being created.
  */
 public final class JournalDirectory {
+
+    /** The roll cycle every journal is written with: Chronicle's default (one file per UTC day), which the writer does not change. */
+    public static final RollCycle ROLL_CYCLE = RollCycles.FAST_DAILY;
 
     private JournalDirectory() {
     }
@@ -102,7 +107,12 @@ public final class JournalDirectory {
         }
     }
 
-    private static void checkMarker(Path dir) {
+    /** The schema version in the journal's marker (1 or later); the journal must have been validated. */
+    public static int markerSchemaVersion(Path dir) {
+        return checkMarker(dir);
+    }
+
+    private static int checkMarker(Path dir) {
         Path marker = dir.resolve(JournalSchema.MARKER_FILE);
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(marker)) {
@@ -125,5 +135,6 @@ public final class JournalDirectory {
             throw new JournalException("journal dir=" + dir + " has schema version=" + version
                     + ", newer than this reader's version=" + JournalSchema.VERSION);
         }
+        return version;
     }
 }

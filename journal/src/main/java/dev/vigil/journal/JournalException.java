@@ -3,10 +3,49 @@ package dev.vigil.journal;
 /** A journal could not be written or read; the message names the directory, file and position. */
 public class JournalException extends RuntimeException {
     public JournalException(String message) {
-        super(message);
+        super(printable(message));
     }
 
     public JournalException(String message, Throwable cause) {
-        super(message, cause);
+        super(printable(message), cause);
+    }
+
+    /**
+     * What went wrong in {@code t}, in words a user can act on: its message (control characters
+     * such as NUL shown as {@code \\uXXXX}), never its class name; a memory fault is named as one.
+     */
+    public static String plain(Throwable t) {
+        if (t instanceof InternalError && String.valueOf(t.getMessage()).contains("unsafe memory access")) {
+            return "memory fault on a mapped journal file (the file is shorter than its mapping, or the disk is full)";
+        }
+        String m = t.getMessage();
+        if (m == null || m.isBlank()) {
+            Throwable cause = t.getCause();
+            return cause != null && cause != t ? plain(cause) : "no detail given";
+        }
+        return printable(m);
+    }
+
+    /** {@code s} with control characters (NUL, escape, ...) other than spaces written as {@code \\uXXXX}. */
+    public static String printable(String s) {
+        if (s == null) {
+            return null;
+        }
+        StringBuilder b = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean control = Character.isISOControl(c) && c != '\n' && c != '\t';
+            if (control && b == null) {
+                b = new StringBuilder(s.length() + 16).append(s, 0, i);
+            }
+            if (b != null) {
+                if (control) {
+                    b.append(String.format("\\u%04x", (int) c));
+                } else {
+                    b.append(c);
+                }
+            }
+        }
+        return b == null ? s : b.toString();
     }
 }

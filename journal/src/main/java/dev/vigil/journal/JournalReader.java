@@ -30,7 +30,9 @@ import net.openhft.chronicle.wire.DocumentContext;
 public final class JournalReader implements AutoCloseable {
     private final Path dir;
     private final SingleChronicleQueue queue;
+    /** Null when the first cycle file is unreadable: Chronicle's tailer opens it as it is created. */
     private final ExcerptTailer tailer;
+    private final EventDecoder decoder;
     /**
      * How long data past the point where Chronicle's tailer stops may stay undeliverable before it
      * is called damage: a live writer's excerpt becomes readable within microseconds, but a writer
@@ -48,9 +50,21 @@ public final class JournalReader implements AutoCloseable {
     private long suspectSince;
     /** Reading to the end (not following): the queue's last index when the end was first reached. */
     private long endClaim;
+    /** Every cycle as found when the reader opened (files checked with plain reads, missing ones named). */
+    private final java.util.TreeMap<Integer, CycleFiles.CycleFile> cycles = new java.util.TreeMap<>();
+    /** The cycle of the last excerpt read, and its sequence in that cycle; MIN_VALUE / -1 before any. */
+    private int currentCycle = Integer.MIN_VALUE;
+    private long currentSequence = -1;
+    /** Damage found before reading could start there (the first cycle unreadable): thrown by the next read. */
+    private JournalCorruptException pendingDamage;
 
     private JournalReader(Path dir) {
         this.dir = dir;
+        JournalDirectory.validate(dir);
+        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, JournalDirectory.ROLL_CYCLE, 0,
+                CloseIndex.cyclesWritten(dir))) {
+            cycles.put(f.cycle(), f);
+        }
         try {
             this.queue = JournalDirectory.openForRead(dir);
         } catch (JournalException e) {
@@ -58,7 +72,14 @@ public final class JournalReader implements AutoCloseable {
         } catch (RuntimeException | InternalError e) {
             throw new JournalException("cannot open journal dir=" + dir + ": " + e, e);
         }
-        this.tailer = queue.createTailer();
+        CycleFiles.CycleFile first = cycles.isEmpty() ? null : cycles.firstEntry().getValue();
+        if (first != null && !first.readable()) {
+            this.pendingDamage = unreadableCycle(first, -1);
+            this.tailer = null;
+        } else {
+            this.tailer = queue.createTailer();
+        }
+        this.decoder = new EventDecoder(JournalDirectory.markerSchemaVersion(dir) < 2);
     }
 
     /** Opens an existing journal; fails with a clear message if {@code dir} is not one. */
@@ -80,13 +101,134 @@ public final class JournalReader implements AutoCloseable {
     }
 
     public JournalReader fromStart() {
+        currentCycle = Integer.MIN_VALUE;
+        currentSequence = -1;
+        pendingDamage = null;
+        if (tailer == null || !cycles.isEmpty() && !cycles.firstEntry().getValue().readable()) {
+            // Chronicle would wait on (or fault in) this file: nothing can be read before it anyway.
+            pendingDamage = unreadableCycle(cycles.firstEntry().getValue(), -1);
+            return this;
+        }
         tailer.toStart();
         return this;
     }
 
     /** Positions the reader at {@code index} (as given by {@link EventSink}); false if absent. */
     public boolean fromIndex(long index) {
-        return tailer.moveToIndex(index);
+        int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
+        CycleFiles.CycleFile f = cycles.get(cycle);
+        if (tailer == null || f != null && !f.readable()) {
+            return false;
+        }
+        pendingDamage = null;
+        boolean found = tailer.moveToIndex(index);
+        if (found) {
+            currentCycle = cycle;
+            currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) - 1;
+        }
+        return found;
+    }
+
+    /** The cycle files of the journal as checked when the reader opened, in cycle order. */
+    public List<CycleFiles.CycleFile> cycleFiles() {
+        return List.copyOf(cycles.values());
+    }
+
+    private JournalCorruptException unreadableCycle(CycleFiles.CycleFile f, long afterIndex) {
+        return new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName() + " " + f.problem()
+                + (afterIndex < 0 ? "; no event before it" : "; every event up to index=" + hex(afterIndex)
+                + " was read"), JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), 0), null);
+    }
+
+    /**
+     * Called with the cycle of each excerpt the tailer gives: when it moves on from a cycle, that
+     * cycle must have been read to the last event its store recorded, and no cycle in between may
+     * be missing or unreadable (Chronicle skips absent files silently).
+     */
+    private void enteringCycle(int cycle) {
+        if (cycle == currentCycle) {
+            return;
+        }
+        if (currentCycle != Integer.MIN_VALUE) {
+            requireWhole(currentCycle);
+        }
+        int from = currentCycle == Integer.MIN_VALUE ? Integer.MIN_VALUE : currentCycle + 1;
+        if (from < cycle) {
+            for (CycleFiles.CycleFile f : cycles.subMap(from, true, cycle, false).values()) {
+                if (!f.readable()) {
+                    throw unreadableCycle(f, lastEndIndex);
+                }
+            }
+        }
+        currentCycle = cycle;
+        currentSequence = -1;
+    }
+
+    /** The cycle was read to its end: its store's last sequence must have been reached. */
+    private void requireWhole(int cycle) {
+        CycleFiles.CycleFile f = cycles.get(cycle);
+        if (f == null || !f.readable() || f.lastSequence() < 0 || currentSequence >= f.lastSequence()) {
+            return;
+        }
+        long lost = f.lastSequence() - currentSequence;
+        if (lost == 1 && lastExcerptUnfinished(f)) {
+            return; // an append in progress, or one a killed writer left: not data (yet)
+        }
+        long length = currentLength(f.file());
+        if (length >= 0 && length < f.lastPosition() + 4) {
+            throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
+                    + " is truncated: its length=" + length + " ends before its last event at byte=" + f.lastPosition()
+                    + " (index=" + hex(JournalDirectory.ROLL_CYCLE.toIndex(cycle, f.lastSequence())) + "); reading stops after index="
+                    + hex(lastEndIndex) + ": " + lost + " events lost; every event before the cut was read",
+                    lastEndIndex + 1, null);
+        }
+        throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
+                + " ends early: its store header says the last event, index="
+                + hex(JournalDirectory.ROLL_CYCLE.toIndex(cycle, f.lastSequence())) + ", was written at byte="
+                + f.lastPosition() + ", but reading stops after index=" + hex(lastEndIndex) + " (byte=" + lastEndPosition
+                + "): " + lost + " events unreadable (a zeroed or damaged region); every event before it was read",
+                lastEndIndex + 1, null);
+    }
+
+    private static long currentLength(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Whether the header at the store's last write position is still zero or marked not complete. */
+    private static boolean lastExcerptUnfinished(CycleFiles.CycleFile f) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f.file())) {
+            java.nio.ByteBuffer word = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            if (ch.read(word, f.lastPosition()) < 4) {
+                return false;
+            }
+            int header = word.getInt(0);
+            return header == 0 || (header & 0x80000000) != 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Before each read while not following: if the current cycle is read to its last event and the
+     * next cycle is unreadable, stop here, before Chronicle opens that file (it would wait on it).
+     */
+    private void checkNextCycle() {
+        if (currentCycle == Integer.MIN_VALUE) {
+            return;
+        }
+        CycleFiles.CycleFile here = cycles.get(currentCycle);
+        if (here != null && here.lastSequence() >= 0 && currentSequence < here.lastSequence()) {
+            return;
+        }
+        java.util.Map.Entry<Integer, CycleFiles.CycleFile> next = cycles.higherEntry(currentCycle);
+        if (next != null && !next.getValue().readable()) {
+            requireWhole(currentCycle);
+            throw unreadableCycle(next.getValue(), lastEndIndex);
+        }
     }
 
     /** Reads the next event, or returns null at the current end of the journal. */
@@ -123,10 +265,25 @@ public final class JournalReader implements AutoCloseable {
     }
 
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
+        if (pendingDamage != null) {
+            throw pendingDamage;
+        }
+        try {
+            return readChecked(filter, sink, keepWaiting);
+        } catch (InternalError fault) {
+            // A fault on a mapped page past the end of a cut file is delivered at some later
+            // instruction of compiled code, not necessarily inside Chronicle's call.
+            String truncation = truncationAfterLastEvent();
+            throw corrupt(-1, truncation != null ? truncation : JournalException.plain(fault), fault);
+        }
+    }
+
+    private long readChecked(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         long delivered = 0;
         int endChecks = 0;
         endClaim = Long.MAX_VALUE;
         while (true) {
+            checkNextCycle();
             long index = -1;
             EventType type;
             JournalEvent event = null;
@@ -139,6 +296,8 @@ public final class JournalReader implements AutoCloseable {
                     Bytes<?> bytes = dc.wire().bytes();
                     long end = bytes.readLimit();
                     int cycle = tailer.cycle();
+                    enteringCycle(cycle);
+                    currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index);
                     if (end > cycleFileLength(cycle, end)) {
                         throw corrupt(index, "truncated: the excerpt ends at byte=" + end
                                 + " past the end of the file, length=" + cycleFileLength, null);
@@ -146,20 +305,25 @@ public final class JournalReader implements AutoCloseable {
                     lastEndPosition = end;
                     lastEndCycle = cycle;
                     lastEndIndex = index;
-                    type = EventCodec.readHeader(bytes);
+                    type = decoder.readHeader(bytes);
                     if (filter.wants(type)) {
-                        event = EventCodec.readBody(type, bytes);
+                        event = decoder.readBody(type);
                     }
                 }
-            } catch (EventCodec.UnsupportedSchemaException e) {
+            } catch (EventCodec.UnreadableEventException e) {
                 throw corrupt(index, e.getMessage(), e);
             } catch (JournalException e) {
                 throw e;
             } catch (RuntimeException | AssertionError | InternalError e) {
-                throw corrupt(index, "unreadable excerpt: " + e, e);
+                String truncation = truncationAfterLastEvent();
+                throw corrupt(index, truncation != null ? truncation
+                        : "unreadable excerpt (" + JournalException.plain(e) + ")", e);
             }
             if (atEnd) {
                 boolean waiting = keepWaiting.getAsBoolean();
+                if (!waiting) {
+                    endOfJournal();
+                }
                 // Following a live journal, look for damage now and then rather than at every poll.
                 if (!waiting || (++endChecks & 63) == 0) {
                     String suspicion = dataBeyondEnd(waiting);
@@ -191,6 +355,22 @@ public final class JournalReader implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Why reading past the last event failed when the cycle file was cut short there (a mapped
+     * page past the end of a file faults inside Chronicle), or null: looked up with plain reads.
+     */
+    private String truncationAfterLastEvent() {
+        if (lastEndCycle == Integer.MIN_VALUE) {
+            return null;
+        }
+        Path file = dir.resolve(fileOfCycle(lastEndCycle));
+        if (!Files.isRegularFile(file)) {
+            return null;
+        }
+        CycleFileTail.Finding f = CycleFileTail.inspect(file, lastEndPosition);
+        return f.kind() == CycleFileTail.Kind.DAMAGED ? f.detail() : null;
     }
 
     /**
@@ -236,7 +416,7 @@ public final class JournalReader implements AutoCloseable {
         try {
             last = queue.lastIndex();
         } catch (InternalError fault) {
-            throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + fault, fault);
+            throw corrupt(tailer.index(), "memory fault reading the cycle file (truncated?): " + JournalException.plain(fault), fault);
         } catch (RuntimeException unknown) {
             return null;
         }
@@ -258,6 +438,35 @@ public final class JournalReader implements AutoCloseable {
     }
 
     /**
+     * The read reached the end (not following): the cycle it ends in must be whole, and no cycle
+     * after it may be known but unreadable or missing.
+     */
+    private void endOfJournal() {
+        if (currentCycle == Integer.MIN_VALUE) {
+            if (!cycles.isEmpty() && lastEndIndex < 0) {
+                for (CycleFiles.CycleFile f : cycles.values()) {
+                    if (!f.readable()) {
+                        throw unreadableCycle(f, -1);
+                    }
+                }
+            }
+            return;
+        }
+        requireWhole(currentCycle);
+        for (CycleFiles.CycleFile f : cycles.tailMap(currentCycle, false).values()) {
+            if (!f.readable()) {
+                throw unreadableCycle(f, lastEndIndex);
+            }
+            if (f.lastSequence() >= 0) {
+                throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
+                        + " holds events (its store header says up to sequence=" + f.lastSequence()
+                        + ") that reading never reached after index=" + hex(lastEndIndex) + "; every event before it was read",
+                        JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), 0), null);
+            }
+        }
+    }
+
+    /**
      * Every event of one close, found through the close index (a scan only when the journal has
      * no index entry for it): from its {@link CloseStarted} up to and including its
      * {@link CloseCompleted}, or to the end of the journal if it never completed. Events of the
@@ -267,6 +476,9 @@ public final class JournalReader implements AutoCloseable {
         Map<Long, CloseIndex.Span> spans = CloseIndex.load(dir);
         CloseIndex.Span span = spans.get(closeId);
         List<IndexedEvent> out = new ArrayList<>();
+        if (tailer == null) {
+            throw pendingDamage;
+        }
         if (span != null) {
             if (!tailer.moveToIndex(span.startIndex())) {
                 throw new JournalException("journal dir=" + dir + " close-index names index=" + span.startIndex()
@@ -295,7 +507,7 @@ public final class JournalReader implements AutoCloseable {
     }
 
     private JournalCorruptException corrupt(long index, String what, Throwable cause) {
-        long at = index >= 0 ? index : tailer.index();
+        long at = index >= 0 ? index : tailer == null ? -1 : tailer.index();
         return new JournalCorruptException("journal dir=" + dir + " file=" + fileOf(at) + " index=" + hex(at)
                 + ": " + what, at, cause);
     }
@@ -325,7 +537,9 @@ public final class JournalReader implements AutoCloseable {
 
     @Override
     public void close() {
-        tailer.close();
+        if (tailer != null) {
+            tailer.close();
+        }
         queue.close();
     }
 }

@@ -1,8 +1,15 @@
 package dev.vigil.journal;
 
-/** The journal's binary schema: one version number, written in every event header. */
+/**
+ * The journal's binary schema. The directory's marker carries {@link #VERSION}; each event body
+ * carries its own kind's layout version ({@link EventType#version()}) and a CRC32C.
+ */
 public final class JournalSchema {
-    /** Bumped whenever an event kind is added or an event gains a field. */
+    /**
+     * The journal format as a whole, written into the marker file. 1: event bodies without a
+     * checksum, one version for all kinds. 2: every body checksummed (CRC32C), a layout version
+     * per kind. Bumped only when the envelope of every event changes, not when a kind gains a field.
+     */
     public static final int VERSION = 2;
 
     /** Marker file that makes a Chronicle Queue directory a Vigil journal. */

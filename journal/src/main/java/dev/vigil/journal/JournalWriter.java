@@ -14,7 +14,6 @@ import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 
-import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.io.SingleThreadedChecked;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -25,9 +24,12 @@ import net.openhft.chronicle.wire.DocumentContext;
  * a Disruptor ring; a single appender thread owns the Chronicle appender (appenders are
  * single-threaded) and writes them in ring order.
  *
- * <p>Nothing is dropped silently: a full ring makes {@link #append} wait up to the publish timeout
- * and then throw {@link JournalException}; a failed write is remembered and rethrown to the next
- * caller of {@link #append}, {@link #flush} or {@link #close}.
+ * <p>Nothing is dropped silently. A full ring makes {@link #append} wait up to the publish timeout
+ * and then throw {@link JournalException}. From the first event that could not be written (a write
+ * failed, e.g. the disk is full, or the ring stayed full) the writer writes nothing more: the
+ * journal stays a whole prefix, and {@link #gap()} names where it stops, the first event not
+ * written, how many followed and why. Appends after that return at once (counted, never thrown),
+ * so that a caller with safety duties keeps doing them with a broken journal.
  */
 public final class JournalWriter implements AutoCloseable {
     /** Default ring size (events); a power of two. */
@@ -38,6 +40,7 @@ public final class JournalWriter implements AutoCloseable {
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
     private final Path dir;
+    /** Null when the journal could not even be opened (a full disk): every event is then not written. */
     private final SingleChronicleQueue queue;
     private final SingleChronicleQueue closeIndex;
     private final Disruptor<Slot> disruptor;
@@ -48,10 +51,35 @@ public final class JournalWriter implements AutoCloseable {
 
     private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
         this.dir = dir;
-        this.queue = JournalDirectory.openForAppend(dir);
-        this.closeIndex = JournalDirectory.openCloseIndexForAppend(dir);
+        SingleChronicleQueue q = null;
+        SingleChronicleQueue index = null;
+        String cannotOpen = null;
+        try {
+            q = JournalDirectory.openForAppend(dir);
+            index = JournalDirectory.openCloseIndexForAppend(dir);
+        } catch (RuntimeException | InternalError e) {
+            String full = WriteFailure.noSpace(dir, e);
+            if (full == null) {
+                if (q != null) {
+                    q.close();
+                }
+                throw e instanceof JournalException je ? je
+                        : new JournalException("cannot open journal dir=" + dir + ": " + JournalException.plain(e), e);
+            }
+            if (q != null) {
+                q.close();
+            }
+            q = null;
+            index = null;
+            cannotOpen = "the journal could not be opened: " + full;
+        }
+        this.queue = q;
+        this.closeIndex = index;
         this.publishTimeoutNanos = publishTimeout.toNanos();
-        this.handler = new AppendHandler(queue, closeIndex);
+        this.handler = new AppendHandler(dir, queue, closeIndex);
+        if (cannotOpen != null) {
+            handler.failAt(0, null, cannotOpen);
+        }
         this.disruptor = new Disruptor<>(Slot::new, ringSize,
                 r -> {
                     Thread t = new Thread(r, "vigil-journal-appender-" + THREAD_IDS.incrementAndGet());
@@ -81,13 +109,19 @@ public final class JournalWriter implements AutoCloseable {
 
     /**
      * Hands {@code event} to the appender thread. Safe from any thread. Waits (spinning, then
-     * parking) while the ring is full, at most the publish timeout, then throws.
+     * parking) while the ring is full, at most the publish timeout, then throws (and the journal is
+     * incomplete from this event on). Once the journal is incomplete, returns at once: the event is
+     * counted in {@link #gap()}, not written.
      */
     public void append(JournalEvent event) {
         if (event == null) {
             throw new NullPointerException("event");
         }
-        checkUsable();
+        checkOpen();
+        if (handler.failedAtSequence != Long.MAX_VALUE) {
+            handler.notWritten.incrementAndGet();
+            return;
+        }
         long seq;
         try {
             seq = ring.tryNext();
@@ -102,13 +136,19 @@ public final class JournalWriter implements AutoCloseable {
         long deadline = System.nanoTime() + publishTimeoutNanos;
         int spins = 0;
         while (true) {
-            checkUsable();
+            checkOpen();
             try {
                 return ring.tryNext();
             } catch (InsufficientCapacityException full) {
                 if (System.nanoTime() - deadline > 0) {
+                    String why = "the appender wrote nothing for " + TimeUnit.NANOSECONDS.toMillis(publishTimeoutNanos)
+                            + " ms (ring full)";
+                    // Everything claimed so far may still be written; nothing from this event on.
+                    handler.notWritten.incrementAndGet();
+                    handler.failAt(ring.getCursor() + 1, event, why);
                     throw new JournalException("journal dir=" + dir + " ring full for "
-                            + TimeUnit.NANOSECONDS.toMillis(publishTimeoutNanos) + " ms; event not written: " + event);
+                            + TimeUnit.NANOSECONDS.toMillis(publishTimeoutNanos) + " ms; event not written: " + event
+                            + "; the journal is incomplete from here on");
                 }
                 // A full ring means the appender is behind by a whole ring: waiting a little longer
                 // costs nothing, while polling its sequence slows it and takes a core from it.
@@ -121,21 +161,25 @@ public final class JournalWriter implements AutoCloseable {
         }
     }
 
-    /** Waits until every event appended before this call is in the queue file, at most {@code timeout}. */
+    /**
+     * Waits until every event appended before this call is in the queue file (readable by other
+     * processes), or counted in {@link #gap()} as not written, at most {@code timeout}; then throws.
+     */
     public void flush(Duration timeout) {
         long target = ring.getCursor();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (handler.writtenSequence < target) {
-            if (handler.failure != null) {
-                break;
-            }
             if (System.nanoTime() - deadline > 0) {
                 throw new JournalException("journal dir=" + dir + " flush timed out after " + timeout.toMillis()
                         + " ms with " + (target - handler.writtenSequence) + " events pending");
             }
             LockSupport.parkNanos(20_000);
         }
-        rethrowFailure();
+    }
+
+    /** Where the journal stops being complete, or empty while every event appended was written. */
+    public java.util.Optional<JournalGap> gap() {
+        return handler.gap();
     }
 
     public void flush() {
@@ -147,7 +191,10 @@ public final class JournalWriter implements AutoCloseable {
         return handler.lastIndex;
     }
 
-    /** Drains the ring into the file, stops the appender thread and closes the queue. */
+    /**
+     * Drains the ring into the file (or into {@link #gap()}), stops the appender thread and closes
+     * the queue. Does not throw for events that could not be written: see {@link #gap()}.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -162,23 +209,17 @@ public final class JournalWriter implements AutoCloseable {
             } catch (TimeoutException e) {
                 disruptor.halt();
             } finally {
-                queue.close();
-                closeIndex.close();
+                if (queue != null) {
+                    queue.close();
+                    closeIndex.close();
+                }
             }
         }
     }
 
-    private void checkUsable() {
+    private void checkOpen() {
         if (closed) {
             throw new JournalException("journal dir=" + dir + " writer is closed");
-        }
-        rethrowFailure();
-    }
-
-    private void rethrowFailure() {
-        Throwable f = handler.failure;
-        if (f != null) {
-            throw new JournalException("journal dir=" + dir + " append failed: " + f, f);
         }
     }
 
@@ -189,30 +230,75 @@ public final class JournalWriter implements AutoCloseable {
 
     /** Runs on the appender thread: owns both Chronicle appenders. */
     private static final class AppendHandler implements EventHandler<Slot> {
+        private final Path dir;
         private final SingleChronicleQueue queue;
         private final SingleChronicleQueue closeIndex;
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
-        private final Bytes<?> scratch = Bytes.allocateElasticDirect(512);
+        private final EventEncoder encoder = new EventEncoder();
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
-        volatile Throwable failure;
+        private int lastCycle = Integer.MIN_VALUE;
+        /** Ring sequence of the first event not written; MAX_VALUE while the journal is complete. */
+        volatile long failedAtSequence = Long.MAX_VALUE;
+        final java.util.concurrent.atomic.AtomicLong notWritten = new java.util.concurrent.atomic.AtomicLong();
+        private volatile String firstNotWritten;
+        private volatile String reason;
+        private volatile long gapFromIndex = -1;
 
-        AppendHandler(SingleChronicleQueue queue, SingleChronicleQueue closeIndex) {
+        AppendHandler(Path dir, SingleChronicleQueue queue, SingleChronicleQueue closeIndex) {
+            this.dir = dir;
             this.queue = queue;
             this.closeIndex = closeIndex;
+        }
+
+        /** Nothing from ring sequence {@code sequence} on is written; the first failure wins. */
+        synchronized void failAt(long sequence, JournalEvent first, String why) {
+            if (failedAtSequence != Long.MAX_VALUE) {
+                return;
+            }
+            firstNotWritten = first == null ? "the first event" : JournalGap.describeEvent(first);
+            reason = why;
+            gapFromIndex = nextIndex();
+            failedAtSequence = sequence;
+            org.slf4j.LoggerFactory.getLogger(JournalWriter.class).error("{}", gap().orElseThrow().describe());
+        }
+
+        /** The index the next excerpt would get (the last one's + 1), -1 when not known. */
+        private long nextIndex() {
+            if (lastIndex >= 0) {
+                return lastIndex + 1;
+            }
+            try {
+                long last = queue == null ? -1 : queue.lastIndex();
+                return last < 0 ? -1 : last + 1;
+            } catch (RuntimeException | InternalError unknown) {
+                return -1;
+            }
+        }
+
+        java.util.Optional<JournalGap> gap() {
+            if (failedAtSequence == Long.MAX_VALUE) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(new JournalGap(dir.toString(), gapFromIndex, firstNotWritten, notWritten.get(),
+                    reason));
         }
 
         @Override
         public void onEvent(Slot slot, long sequence, boolean endOfBatch) {
             JournalEvent event = slot.event;
             slot.event = null;
-            if (failure == null) {
+            if (sequence >= failedAtSequence) {
+                notWritten.incrementAndGet();
+            } else {
                 try {
                     write(event);
                 } catch (Throwable t) {
-                    failure = t;
+                    lastIndex = lastIndexInBatch;
+                    notWritten.incrementAndGet();
+                    failAt(sequence, event, WriteFailure.describe(dir, t));
                 }
             }
             // Volatile stores cost a fence each on x86: publish progress once per batch (a batch
@@ -231,19 +317,28 @@ public final class JournalWriter implements AutoCloseable {
                 // ThreadLocal lookup) was a tenth of the appender thread's time.
                 confineToThisThread(appender);
                 confineToThisThread(indexAppender);
-                confineToThisThread(scratch);
             }
             // Encode into a small hot buffer, then copy once: each small write straight into the
             // memory-mapped excerpt pays Chronicle's chunk and bounds checks, which doubled the
             // cost of an event (see docs/BENCHMARKS.md).
-            scratch.clear();
-            EventCodec.write(event, scratch);
+            encoder.encode(event);
             long index;
             try (DocumentContext dc = appender.writingDocument()) {
-                dc.wire().bytes().write(scratch, scratch.readPosition(), scratch.readRemaining());
-                index = dc.index();
+                try {
+                    encoder.writeTo(dc.wire().bytes());
+                    index = dc.index();
+                } catch (Throwable t) {
+                    // Never complete an excerpt whose body may be half there (a fault in a new page).
+                    dc.rollbackOnClose();
+                    throw t;
+                }
             }
             lastIndexInBatch = index;
+            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
+            if (cycle != lastCycle) {
+                CloseIndex.appendCycle(indexAppender, cycle, index);
+                lastCycle = cycle;
+            }
             if (event instanceof CloseStarted || event instanceof CloseCompleted) {
                 CloseIndex.append(indexAppender, event, index);
             }
@@ -261,7 +356,6 @@ public final class JournalWriter implements AutoCloseable {
                 appender.close();
                 indexAppender.close();
             }
-            scratch.releaseLast();
         }
     }
 }

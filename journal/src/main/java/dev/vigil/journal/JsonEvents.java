@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The JSON form of events: one object per line, field names = record component names, the kind in
@@ -26,6 +27,26 @@ public final class JsonEvents {
     public static String toJson(JournalEvent event) {
         try {
             return WRITER.writeValueAsString(event);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The JSON form of {@code event} with one more field first, {@code name: value} (export adds the
+     * journal index this way). Written through Jackson's tree model; a name the event already has is
+     * refused rather than written twice.
+     */
+    public static String toJson(String name, long value, JournalEvent event) {
+        ObjectNode fields = MAPPER.valueToTree(event);
+        if (fields.has(name)) {
+            throw new IllegalArgumentException(event.type() + " already has a field " + name);
+        }
+        ObjectNode line = MAPPER.createObjectNode();
+        line.put(name, value);
+        line.setAll(fields);
+        try {
+            return MAPPER.writeValueAsString(line);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -79,7 +79,8 @@ class BackpressureTest {
     /**
      * The appender thread is stalled for real: another appender (as another process would) holds
      * Chronicle's write lock in the middle of an excerpt. The ring fills; the next producer waits
-     * its publish timeout and gets an error naming the event; nothing accepted is lost.
+     * its publish timeout and gets an error naming the event; nothing accepted before it is lost,
+     * nothing after it is written (the journal stays a whole prefix and its gap says so).
      */
     @Test
     void aFullRingFailsThePublisherAfterItsTimeoutAndLosesNothingItAccepted() throws Exception {
@@ -112,9 +113,13 @@ class BackpressureTest {
                             "seq=" + seq);
                 }
             }
-            w.append(JournalWriterProcess.event("B", 1, 1_000)); // the writer works again
-            accepted.add(1_000L);
+            // From the refused event on the journal is incomplete: later appends return, counted, unwritten.
+            w.append(JournalWriterProcess.event("B", 1, 1_000));
             w.flush();
+            JournalGap gap = w.gap().orElseThrow();
+            assertEquals(2, gap.notWritten(), gap.describe());
+            assertTrue(gap.firstNotWritten().startsWith("MailboxTransition"), gap.describe());
+            assertTrue(gap.describe().contains("ring full"), gap.describe());
             List<Long> read = new ArrayList<>();
             try (JournalReader r = JournalReader.open(dir)) {
                 r.fromStart().readAll((i, e) -> {

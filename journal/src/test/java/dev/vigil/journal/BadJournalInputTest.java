@@ -151,31 +151,28 @@ class BadJournalInputTest {
     @Test
     void anEventTypeIdNewerThanTheReaderIsAClearErrorAfterTheEventsBeforeIt() {
         Journal j = Journal.write(work.resolve("journal"), 100);
-        appendRaw(j.dir, 999, JournalSchema.VERSION);
+        appendRaw(j.dir, 999, 1);
         Outcome o = Outcome.read(j.dir);
         o.assertPrefixThenCorrupt(j, 100);
         assertMessage(o.error, "unknown event type id=999");
     }
 
     @Test
-    void aSchemaVersionNewerThanTheReaderIsAClearErrorAfterTheEventsBeforeIt() {
+    void aLayoutVersionNewerThanTheReaderIsAClearErrorAfterTheEventsBeforeIt() {
         Journal j = Journal.write(work.resolve("journal"), 100);
-        appendRaw(j.dir, EventType.CHILD_REAPED.id(), JournalSchema.VERSION + 1);
+        appendRaw(j.dir, EventType.CHILD_REAPED.id(), EventType.CHILD_REAPED.version() + 1);
         Outcome o = Outcome.read(j.dir);
         o.assertPrefixThenCorrupt(j, 100);
-        assertMessage(o.error, "schema version=" + (JournalSchema.VERSION + 1), "newer");
+        assertMessage(o.error, "ChildReaped (type id=15) has layout version=" + (EventType.CHILD_REAPED.version() + 1),
+                "newer Vigil");
     }
 
     /** Writes an excerpt with a valid header layout but a type or schema this reader does not know, then a good event. */
-    private static void appendRaw(Path dir, int typeId, int schema) {
+    private static void appendRaw(Path dir, int typeId, int layoutVersion) {
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).build();
              ExcerptAppender a = q.createAppender()) {
             try (DocumentContext dc = a.writingDocument()) {
-                Bytes<?> b = dc.wire().bytes();
-                b.writeUnsignedShort(typeId);
-                b.writeUnsignedShort(schema);
-                b.writeLong(42);
-                b.writeUtf8("a field this reader cannot know");
+                dc.wire().bytes().write(RawEvents.checksummed(typeId, layoutVersion, RawEvents.somePayload()));
             }
             try (DocumentContext dc = a.writingDocument()) {
                 EventCodec.write(JournalWriterProcess.event("D", 1, 100_000), dc.wire().bytes());

@@ -44,7 +44,8 @@ class EventCodecFormatTest {
     private static byte[] reference(MailboxTransition e) {
         Bytes<?> b = Bytes.allocateElasticOnHeap(64);
         b.writeUnsignedShort(EventType.MAILBOX_TRANSITION.id());
-        b.writeUnsignedShort(JournalSchema.VERSION);
+        b.writeUnsignedShort(0x8000 | 1);
+        b.writeInt(0); // the CRC32C, filled in below
         b.writeLong(e.timeNanos());
         b.writeInt(e.orchestratorPid());
         b.writeUtf8(e.poolId());
@@ -56,6 +57,11 @@ class EventCodecFormatTest {
         b.writeInt(e.toState());
         b.writeUtf8(e.writer());
         b.writeInt(e.writerPid());
-        return b.toByteArray();
+        byte[] body = b.toByteArray();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(body, 0, 4);
+        crc.update(body, 8, body.length - 8);
+        java.nio.ByteBuffer.wrap(body).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(4, (int) crc.getValue());
+        return body;
     }
 }

@@ -88,6 +88,7 @@ public final class PoolRunner {
             out.println("protocol=legacy: REPRODUCTION MODE, the pre-Vigil protocol whose shutdown request can be lost");
         }
         boolean failed = false;
+        dev.vigil.journal.JournalWriter journalWriter;
         JournalShipping shipping = null;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
             out.println(containmentLine(orchestrator.containment()));
@@ -97,6 +98,7 @@ public final class PoolRunner {
                 failed |= runCycle(orchestrator, mode, cycle);
             }
             failed |= closeOpenPools();
+            journalWriter = orchestrator.journal().writer();
         } finally {
             workers.shutdown();
             if (shipping != null) {
@@ -105,6 +107,8 @@ public final class PoolRunner {
         }
         LatencyTable.print(reports(), out);
         printReplayHints(journal);
+        // Read after the orchestrator closed: its close flushed the journal, so the count is final.
+        journalWriter.gap().ifPresent(g -> out.println("JOURNAL INCOMPLETE: " + g.describe()));
         if (stopRequested) {
             out.println("stopped: every open pool was closed and journaled");
             return 128 + stopSignal;

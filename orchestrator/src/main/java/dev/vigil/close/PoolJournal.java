@@ -4,7 +4,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.vigil.journal.ChildAcked;
@@ -16,6 +18,8 @@ import dev.vigil.journal.CommandTimedOut;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalException;
+import dev.vigil.journal.JournalGap;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.RingOverrun;
@@ -49,9 +53,18 @@ public final class PoolJournal implements CloseJournal {
         return writer;
     }
 
+    /**
+     * Appends {@code event}; never throws for a journal that cannot be written (a full disk, a
+     * stalled appender): the writer then counts what it did not write ({@link #gap()}), and the
+     * caller goes on with its safety duties (closes still broadcast, reap, escalate).
+     */
     @Override
     public void append(JournalEvent event) {
-        writer.append(event);
+        try {
+            writer.append(event);
+        } catch (JournalException notWritten) {
+            // The writer recorded the event as the start of its gap and logged it once.
+        }
         String key = childKey(event);
         if (key != null) {
             Deque<String> tail = tails.computeIfAbsent(key, k -> new ArrayDeque<>());
@@ -62,6 +75,24 @@ public final class PoolJournal implements CloseJournal {
                 }
             }
         }
+    }
+
+    /**
+     * Waits, at most {@code timeout}, until everything appended so far is in the journal or counted
+     * as not written; returns the journal's gap, if any. Never throws.
+     */
+    public Optional<JournalGap> flush(Duration timeout) {
+        try {
+            writer.flush(timeout);
+        } catch (JournalException stalled) {
+            // A stalled appender: what it still holds is reported through the gap once it fails.
+        }
+        return writer.gap();
+    }
+
+    /** Where the journal stops being complete, or empty. */
+    public Optional<JournalGap> gap() {
+        return writer.gap();
     }
 
     /** The child's last events, oldest first. */

@@ -17,7 +17,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code export DIR}: every event as one JSON object per line, for jq. */
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {"Every event as JSON lines (for jq): the journal's JSON form (event kind in \"event\")",
-            "with the Chronicle index of the event added as \"index\"."})
+            "with the journal (Chronicle) index of the event added as \"journalIndex\" (\"index\" is a child's index in its group)."})
 public final class ExportCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
@@ -45,9 +45,11 @@ public final class ExportCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The journal's JSON form of one event with its Chronicle index added as "index". */
-    static String line(long index, JournalEvent e) {
-        String json = JsonEvents.toJson(e);
-        return "{\"index\":" + index + "," + json.substring(1);
+    /** The journal's JSON form of one event with its journal index first, as "journalIndex". */
+    static String line(long journalIndex, JournalEvent e) {
+        return JsonEvents.toJson(JOURNAL_INDEX, journalIndex, e);
     }
+
+    /** The field export adds; no event has a field of this name ({@code JsonEvents} refuses one that does). */
+    static final String JOURNAL_INDEX = "journalIndex";
 }

@@ -84,7 +84,10 @@ public final class ReplayCli implements Runnable {
             return oneLine(t.getMessage());
         }
         if (t instanceof java.io.UncheckedIOException u) {
-            return oneLine(u.getCause().toString());
+            return oneLine(JournalException.plain(u.getCause()));
+        }
+        if (t instanceof InternalError) {
+            return oneLine(JournalException.plain(t)); // a memory fault on a damaged journal file
         }
         return "unexpected " + oneLine(String.valueOf(t)) + (t.getCause() == null ? "" : " caused by " + oneLine(String.valueOf(t.getCause())));
     }

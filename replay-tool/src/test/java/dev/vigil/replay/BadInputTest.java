@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.vigil.journal.JournalSchema;
+import dev.vigil.journal.RawEvents;
 
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -111,7 +112,7 @@ class BadInputTest {
     void anEventTypeFromANewerSchemaStopsTheReadWithPartialResults() {
         Path dir = tmp.resolve("newer-event");
         JournalFiles.copyCompact(journal, dir);
-        appendRawExcerpt(dir, 99, JournalSchema.VERSION);
+        appendRawExcerpt(dir, 99, 1);
         CliRun closes = CliRun.of("closes", dir.toString());
         assertTrue(closes.isOneErrLine(), closes::toString);
         assertTrue(closes.err().contains("unknown event type id=99"), closes::toString);
@@ -123,13 +124,11 @@ class BadInputTest {
     }
 
     /** Writes one excerpt with the given header, as a newer Vigil would. */
-    static void appendRawExcerpt(Path dir, int typeId, int schemaVersion) {
+    static void appendRawExcerpt(Path dir, int typeId, int layoutVersion) {
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).build();
                 ExcerptAppender a = q.createAppender();
                 DocumentContext dc = a.writingDocument()) {
-            dc.wire().bytes().writeUnsignedShort(typeId);
-            dc.wire().bytes().writeUnsignedShort(schemaVersion);
-            dc.wire().bytes().writeLong(123);
+            dc.wire().bytes().write(RawEvents.checksummed(typeId, layoutVersion, RawEvents.somePayload()));
         }
     }
 

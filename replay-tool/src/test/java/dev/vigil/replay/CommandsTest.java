@@ -62,15 +62,31 @@ class CommandsTest {
     }
 
     @Test
-    void exportWritesEveryEventAsAJsonLineWithItsIndex() throws Exception {
+    void exportWritesEveryEventAsAStrictJsonLineWithItsJournalIndexAndItsChildIndexApart() throws Exception {
         Scenarios.legacyRace(tmp);
         CliRun run = CliRun.of("export", tmp.toString());
         assertEquals(0, run.exit(), run::toString);
         List<String> lines = run.out().lines().toList();
         assertEquals(61, lines.size());
+        com.fasterxml.jackson.databind.ObjectMapper strict = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        long previous = -1;
+        int childEvents = 0;
+        for (String line : lines) {
+            JsonNode n = strict.readTree(line); // a duplicate key fails here
+            long journalIndex = n.get("journalIndex").asLong();
+            assertTrue(journalIndex > previous, "journal indexes increase: " + line);
+            previous = journalIndex;
+            assertEquals(n.get("event").asText(), dev.vigil.journal.JsonEvents.fromJson(line).getClass().getSimpleName());
+            if (n.has("group")) {
+                childEvents++;
+                assertTrue(n.get("index").asInt() >= 0 && n.get("index").asInt() < 3, "the child's index: " + line);
+            }
+        }
+        assertTrue(childEvents > 10, "child events carry both indexes");
         JsonNode last = JSON.readTree(lines.get(lines.size() - 1));
         assertEquals("CloseCompleted", last.get("event").asText());
-        assertTrue(last.get("index").asLong() > 0);
     }
 
     @Test

@@ -20,13 +20,18 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Many randomly damaged copies of a real journal (bytes flipped, blocks overwritten or zeroed,
- * files cut short, the close index or the queue metadata garbled): every command answers each
- * within a bound, either normally or with one ERR: line and exit code 2, never a stack trace.
+ * Many damaged copies of a real journal, every kind of damage in turn (bytes flipped, blocks
+ * overwritten or zeroed, files cut short, a 0xFF run, the close index or the queue metadata
+ * garbled, the cycle file emptied, zeroed, replaced by random bytes whose first word has its top
+ * bit set, or removed, its tail page zeroed): every command answers each within a bound, either
+ * with the undamaged journal's answer (exit 0 or 1, nothing on stderr) or with one ERR: line and
+ * exit code 2, never a stack trace, never a shorter-but-clean answer. Seeded
+ * ({@code -Dvigil.replay.fuzzSeed=N} to replay a run).
  */
 @Timeout(value = 170, unit = TimeUnit.SECONDS)
 class DamagedJournalFuzzTest {
-    private static final int COPIES = 200;
+    private static final int COPIES = 132;
+    private static final int KINDS = 12;
     private static final Duration BOUND_PER_COMMAND = Duration.ofSeconds(20);
 
     @TempDir
@@ -38,26 +43,38 @@ class DamagedJournalFuzzTest {
         Scenarios.overlapping(full);
         Path base = tmp.resolve("base");
         JournalFiles.copyCompact(full, base);
-        long seed = Long.getLong("vigil.replay.fuzzSeed", System.nanoTime());
+        long seed = Long.getLong("vigil.replay.fuzzSeed", 20261202L);
         Random random = new Random(seed);
         int refused = 0;
         int answered = 0;
         List<String> kinds = new ArrayList<>();
+        Path dir = tmp.resolve("copy");
+        String[][] commands = {{"closes", dir.toString()}, {"audit", dir.toString()}, {"stats", dir.toString()},
+            {"show", dir.toString(), "1"}, {"show", dir.toString(), "2"}, {"show", dir.toString(), "3"},
+            {"export", dir.toString()}};
+        JournalFiles.copyCompact(base, dir);
+        java.util.Map<String, CliRun> undamaged = new java.util.HashMap<>();
+        for (String[] args : commands) {
+            undamaged.put(String.join(" ", args), CliRun.of(args));
+        }
         for (int copy = 0; copy < COPIES; copy++) {
-            Path dir = tmp.resolve("copy");
             deleteTree(dir);
             JournalFiles.copyCompact(base, dir);
-            String damage = damage(dir, random);
+            String damage = damage(dir, copy % KINDS, random);
             kinds.add(damage);
-            String[][] commands = {{"closes", dir.toString()}, {"audit", dir.toString()}, {"stats", dir.toString()},
-                {"show", dir.toString(), Integer.toString(1 + random.nextInt(3))}, {"export", dir.toString()}};
-            for (int k = 0; k < 2; k++) { // two of the five commands per copy keeps the run short
+            for (int k = 0; k < 2; k++) { // two of the commands per copy keeps the run short
                 String[] args = commands[random.nextInt(commands.length)];
                 String what = "seed=" + seed + " copy=" + copy + " damage=" + damage + " command=" + String.join(" ", args);
                 CliRun run = assertTimeoutPreemptively(BOUND_PER_COMMAND, () -> CliRun.of(args), what);
                 boolean ok = (run.exit() == 0 || run.exit() == 1) && run.err().isEmpty();
                 assertTrue(ok || run.isOneErrLine(), () -> what + "\n" + run);
+                assertTrue(!run.err().contains("\u0000") && !run.err().matches("(?s).*\\b(java|net)\\.[a-z]+\\.[A-Za-z.]*(Exception|Error)\\b.*"),
+                        () -> what + ": no NUL bytes, no exception class names\n" + run);
                 if (ok) {
+                    CliRun clean = undamaged.get(String.join(" ", args));
+                    assertTrue(clean.exit() == run.exit() && clean.out().equals(run.out()),
+                            () -> what + ": an answer without an error must be the undamaged journal's answer\n" + run
+                                    + "\n--- undamaged ---\n" + clean);
                     answered++;
                 } else {
                     refused++;
@@ -68,10 +85,43 @@ class DamagedJournalFuzzTest {
         assertTrue(refused > 0, "some damage must be noticed");
     }
 
-    /** Damages one journal copy in place; returns what was done. */
-    private static String damage(Path dir, Random random) throws IOException {
+    /** Damages one journal copy in place with damage of the given kind; returns what was done. */
+    private static String damage(Path dir, int kind, Random random) throws IOException {
         Path cycle = JournalFiles.cycleFiles(dir).get(0);
-        int kind = random.nextInt(7);
+        switch (kind) {
+            case 7 -> {
+                Files.write(cycle, new byte[0]);
+                return "cycle file emptied";
+            }
+            case 8 -> {
+                Files.write(cycle, new byte[(int) Files.size(cycle)]);
+                return "cycle file zeroed";
+            }
+            case 9 -> {
+                byte[] junk = new byte[(int) Files.size(cycle)];
+                random.nextBytes(junk);
+                junk[3] |= (byte) 0x80; // the top bit of the first (little-endian) word
+                Files.write(cycle, junk);
+                return "cycle file random, first word 0x" + Integer.toHexString(java.nio.ByteBuffer.wrap(junk)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0));
+            }
+            case 10 -> {
+                long used = JournalFiles.usedLength(cycle);
+                long page = (used - 1) & ~4095L;
+                try (RandomAccessFile f = new RandomAccessFile(cycle.toFile(), "rw")) {
+                    f.seek(page);
+                    f.write(new byte[(int) (used - page)]);
+                }
+                return "tail page zeroed from " + page;
+            }
+            case 11 -> {
+                Files.delete(cycle);
+                return "cycle file missing";
+            }
+            default -> {
+                // the byte-level kinds below
+            }
+        }
         Path target = kind == 5 ? JournalFiles.cycleFiles(dir.resolve("close-index")).get(0)
                 : kind == 6 ? dir.resolve("metadata.cq4t") : cycle;
         long used = Math.max(1, JournalFiles.usedLength(target));

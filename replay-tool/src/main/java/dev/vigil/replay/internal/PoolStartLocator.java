@@ -3,7 +3,8 @@ package dev.vigil.replay.internal;
 import java.nio.file.Path;
 
 import dev.vigil.journal.ChildSpawned;
-import dev.vigil.journal.EventCodec;
+import dev.vigil.journal.CycleFiles;
+import dev.vigil.journal.EventDecoder;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalEvent;
@@ -30,12 +31,19 @@ public final class PoolStartLocator {
     /** Index to start a rebuild of {@code poolId} from, or -1 for "from the start of the journal". */
     public static long locate(Path dir, long closeStartIndex, String poolId) {
         JournalDirectory.validate(dir);
+        int startCycle = JournalDirectory.ROLL_CYCLE.toCycle(closeStartIndex);
+        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of())) {
+            if (f.cycle() <= startCycle && !f.readable()) {
+                return -1; // reading backwards would open it; the forward read names the damage
+            }
+        }
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).readOnly(true).build();
                 ExcerptTailer tailer = q.createTailer()) {
             tailer.direction(TailerDirection.BACKWARD);
             if (!tailer.moveToIndex(closeStartIndex)) {
                 return -1;
             }
+            EventDecoder decoder = new EventDecoder(JournalDirectory.markerSchemaVersion(dir) < 2);
             long earliest = -1;
             int spawnsExpected = -1;
             int spawnsSeen = 0;
@@ -48,12 +56,12 @@ public final class PoolStartLocator {
                         continue;
                     }
                     Bytes<?> bytes = dc.wire().bytes();
-                    EventType type = EventCodec.readHeader(bytes);
+                    EventType type = decoder.readHeader(bytes);
                     if (type != EventType.POOL_STARTED && type != EventType.CHILD_SPAWNED
                             && type != EventType.SPAWN_FAILED) {
                         continue;
                     }
-                    JournalEvent e = EventCodec.readBody(type, bytes);
+                    JournalEvent e = decoder.readBody(type);
                     if (!poolId.equals(e.poolId())) {
                         continue;
                     }
@@ -70,7 +78,7 @@ public final class PoolStartLocator {
                     }
                 }
             }
-        } catch (RuntimeException damageOrDoubt) {
+        } catch (RuntimeException | InternalError damageOrDoubt) {
             return -1; // the forward read from the start reports damage with its own clear message
         }
     }

@@ -1,0 +1,212 @@
+package dev.vigil.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.TemporalAccessor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import net.openhft.chronicle.queue.RollCycle;
+
+/**
+ * The cycle files of a journal, checked with plain file reads before Chronicle maps any of them
+ * (Chronicle waits on a file whose first header is unwritten or incomplete, and faults past the end
+ * of a cut file). Per file: does it start with a Chronicle store header, and where and at which
+ * sequence its store says the last event was written; per journal: which cycles that events were
+ * written to (the close index's cycle entries and close spans) have no file.
+ *
+ * <p>The store header is the metadata excerpt at byte 0, a binary wire document beginning
+ * {@code header: !SCQStore}; its {@code writePosition} field is an int64 array whose first value is
+ * the position of the last data excerpt's header and whose second holds that excerpt's sequence
+ * number in its low 32 bits and the position again in its high 32 bits.
+ */
+public final class CycleFiles {
+    /** {@code b9 06 "header" b6 08 "SCQStore"}: the start of every store header this Chronicle version writes. */
+    private static final byte[] STORE_HEADER_START = concat(new byte[] {(byte) 0xb9, 6},
+            "header".getBytes(StandardCharsets.US_ASCII), new byte[] {(byte) 0xb6, 8},
+            "SCQStore".getBytes(StandardCharsets.US_ASCII));
+    private static final byte[] WRITE_POSITION_FIELD = concat(new byte[] {(byte) 0xcd},
+            "writePosition".getBytes(StandardCharsets.US_ASCII));
+    private static final int HEADER_READ_BYTES = 512;
+    private static final int PADDING32 = 0x8e;
+    private static final int PADDING = 0x8f;
+    private static final int I64_ARRAY = 0x8d;
+
+    private CycleFiles() {
+    }
+
+    /**
+     * One cycle file as found on disk.
+     *
+     * @param problem      why no event can be read from it (missing, empty, no store header), or null
+     * @param lastPosition byte position of the last data excerpt's header per its store, -1 for none
+     * @param lastSequence sequence number (in the cycle) of that excerpt, -1 for none
+     */
+    public record CycleFile(int cycle, Path file, long length, String problem, long lastPosition, long lastSequence) {
+        public boolean readable() {
+            return problem == null;
+        }
+    }
+
+    /**
+     * Every cycle of the journal in {@code dir} in cycle order: each file found, plus each cycle
+     * that {@code cyclesWritten} names and that has no file (as a missing one).
+     */
+    public static List<CycleFile> inspect(Path dir, RollCycle rollCycle, long epoch, Set<Integer> cyclesWritten) {
+        TreeMap<Integer, CycleFile> byCycle = new TreeMap<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).toList()) {
+                Integer cycle = cycleOf(f.getFileName().toString(), rollCycle, epoch);
+                if (cycle != null) {
+                    byCycle.put(cycle, inspectFile(cycle, f));
+                }
+            }
+        } catch (IOException e) {
+            throw new JournalException("cannot list journal dir=" + dir + ": " + JournalException.plain(e), e);
+        }
+        for (int cycle : cyclesWritten) {
+            byCycle.computeIfAbsent(cycle, c -> {
+                Path f = dir.resolve(fileName(c, rollCycle, epoch));
+                return new CycleFile(c, f, -1, "is missing, but the close index records events written to it", -1, -1);
+            });
+        }
+        return new ArrayList<>(byCycle.values());
+    }
+
+    static final String SUFFIX = ".cq4";
+
+    /** The file name of a cycle, e.g. {@code 20261202F.cq4}. */
+    public static String fileName(int cycle, RollCycle rollCycle, long epoch) {
+        return DateTimeFormatter.ofPattern(rollCycle.format()).withZone(ZoneOffset.UTC)
+                .format(java.time.Instant.ofEpochMilli(epoch + (long) cycle * rollCycle.lengthInMillis())) + SUFFIX;
+    }
+
+    /** The cycle a file name stands for, or null when it is not a name of this roll cycle. */
+    static Integer cycleOf(String name, RollCycle rollCycle, long epoch) {
+        String stem = name.substring(0, name.length() - SUFFIX.length());
+        try {
+            TemporalAccessor t = DateTimeFormatter.ofPattern(rollCycle.format()).withZone(ZoneOffset.UTC).parse(stem);
+            long millis;
+            try {
+                millis = LocalDateTime.from(t).toInstant(ZoneOffset.UTC).toEpochMilli();
+            } catch (java.time.DateTimeException dateOnly) {
+                millis = LocalDate.from(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+            }
+            return (int) Math.floorDiv(millis - epoch, rollCycle.lengthInMillis());
+        } catch (java.time.DateTimeException notACycleFile) {
+            return null;
+        }
+    }
+
+    static CycleFile inspectFile(int cycle, Path file) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long length = ch.size();
+            if (length < 8) {
+                return new CycleFile(cycle, file, length, "is " + length + " bytes long, too short for its store header", -1, -1);
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) Math.min(length, HEADER_READ_BYTES)).order(ByteOrder.LITTLE_ENDIAN);
+            while (b.hasRemaining() && ch.read(b, b.position()) > 0) {
+                // read the head of the file
+            }
+            int first = b.getInt(0);
+            int bodyLength = first & 0x3FFFFFFF;
+            boolean metadata = (first & 0x40000000) != 0;
+            boolean complete = (first & 0x80000000) == 0;
+            if (first == 0) {
+                return new CycleFile(cycle, file, length, "starts with zeros where its store header belongs", -1, -1);
+            }
+            if (!metadata || !complete || bodyLength < STORE_HEADER_START.length || 4L + bodyLength > length) {
+                return new CycleFile(cycle, file, length, "does not start with a store header (first word=0x"
+                        + Integer.toHexString(first) + ")", -1, -1);
+            }
+            for (int i = 0; i < STORE_HEADER_START.length; i++) {
+                if (b.get(4 + i) != STORE_HEADER_START[i]) {
+                    return new CycleFile(cycle, file, length, "has a garbled store header (byte " + (4 + i) + ")", -1, -1);
+                }
+            }
+            long[] written = writePosition(b, 4 + Math.min(bodyLength, b.limit() - 4));
+            if (written == null) {
+                return new CycleFile(cycle, file, length, "has a garbled store header (no readable writePosition)", -1, -1);
+            }
+            return new CycleFile(cycle, file, length, null, written[0], written[1]);
+        } catch (IOException e) {
+            return new CycleFile(cycle, file, -1, "cannot be read: " + JournalException.plain(e), -1, -1);
+        }
+    }
+
+    /** {position, sequence} of the last data excerpt per the store header; {-1, -1} for none; null when unreadable. */
+    private static long[] writePosition(ByteBuffer b, int end) {
+        int at = indexOf(b, WRITE_POSITION_FIELD, end);
+        if (at < 0) {
+            return null;
+        }
+        int p = at + WRITE_POSITION_FIELD.length;
+        while (p < end) {
+            int code = b.get(p) & 0xFF;
+            if (code == PADDING) {
+                p++;
+            } else if (code == PADDING32 && p + 5 <= end) {
+                p += 5 + b.getInt(p + 1);
+            } else {
+                break;
+            }
+        }
+        if (p + 1 + 16 > end || (b.get(p) & 0xFF) != I64_ARRAY) {
+            return null;
+        }
+        long capacity = b.getLong(p + 1);
+        long used = b.getLong(p + 9);
+        if (capacity < 2 || used < 0 || used > capacity || p + 17 + 16 > end) {
+            return null;
+        }
+        long position = b.getLong(p + 17);
+        long sequenceAndPosition = b.getLong(p + 25);
+        if (position <= 0) {
+            return new long[] {-1, -1};
+        }
+        if ((int) (sequenceAndPosition >>> 32) != (int) position) {
+            return null;
+        }
+        return new long[] {position, sequenceAndPosition & 0xFFFFFFFFL};
+    }
+
+    private static int indexOf(ByteBuffer b, byte[] needle, int end) {
+        outer:
+        for (int i = 0; i + needle.length <= end; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (b.get(i + j) != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int n = 0;
+        for (byte[] p : parts) {
+            n += p.length;
+        }
+        byte[] out = new byte[n];
+        int at = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
+    }
+}

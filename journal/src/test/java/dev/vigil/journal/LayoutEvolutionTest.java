@@ -1,0 +1,71 @@
+package dev.vigil.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+/**
+ * The codec's versioning, generic over record components: a body of an older layout reads into
+ * today's record with the added fields at their absent values; a body of the same version reads
+ * back exactly.
+ */
+@Timeout(30)
+class LayoutEvolutionTest {
+    /** A kind as first written. */
+    public record Before(long timeNanos, String poolId, int pid) {
+    }
+
+    /** The same kind after two fields were added, one in version 2, one in version 3. */
+    public record After(long timeNanos, String poolId, @AddedIn(value = 2, absent = "-1") long ackWordNanos, int pid,
+            @AddedIn(3) String why) {
+    }
+
+    @Test
+    void aKindsLayoutVersionIsItsNewestAddedField() {
+        assertEquals(1, EventCodec.layoutVersionOf(Before.class));
+        assertEquals(3, EventCodec.layoutVersionOf(After.class));
+        for (EventType t : EventType.values()) {
+            assertTrue(t.version() >= 1, t + " has a layout version");
+        }
+    }
+
+    @Test
+    void aBodyOfAnOlderLayoutReadsWithTheAddedFieldsAtTheirAbsentValues() {
+        Bytes<byte[]> v1 = Bytes.allocateElasticOnHeap(64);
+        EventCodec.RecordLayout.of(Before.class).write(new Before(7L, "p", 4711), v1);
+        Object read = EventCodec.RecordLayout.of(After.class).read(v1, 1);
+        assertEquals(new After(7L, "p", -1L, 4711, ""), read);
+    }
+
+    @Test
+    void aBodyOfTheIntermediateLayoutReadsTheFieldsItHas() {
+        Bytes<byte[]> v2 = Bytes.allocateElasticOnHeap(64);
+        v2.writeLong(7L);
+        v2.writeUtf8("p");
+        v2.writeLong(99L);
+        v2.writeInt(4711);
+        assertEquals(new After(7L, "p", 99L, 4711, ""), EventCodec.RecordLayout.of(After.class).read(v2, 2));
+    }
+
+    @Test
+    void aBodyOfTheNewestLayoutReadsBackExactly() {
+        Bytes<byte[]> v3 = Bytes.allocateElasticOnHeap(64);
+        After a = new After(7L, "p", 99L, 4711, "because");
+        EventCodec.RecordLayout.of(After.class).write(a, v3);
+        assertEquals(a, EventCodec.RecordLayout.of(After.class).read(v3, 3));
+    }
+
+    @Test
+    void bytesLeftAfterTheLastFieldOfALayoutAreAnError() {
+        Bytes<byte[]> v3 = Bytes.allocateElasticOnHeap(64);
+        EventCodec.RecordLayout.of(After.class).write(new After(7L, "p", 99L, 4711, "because"), v3);
+        EventCodec.UnreadableEventException e = assertThrows(EventCodec.UnreadableEventException.class,
+                () -> EventCodec.RecordLayout.of(After.class).read(v3, 1));
+        assertTrue(e.getMessage().contains("After layout version=1 has"), e.getMessage());
+    }
+}

@@ -1,0 +1,141 @@
+package dev.vigil.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.journal.JournalGap;
+import dev.vigil.journal.JournalReader;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The journal on a real file system that is full (a small tmpfs this test mounts, as root): a pool
+ * still starts, works and closes (shutdown broadcast, every child reaped), the live report and the
+ * writer name where the journal stops, the first event not written, how many, and "no space left
+ * on" the mount; what was written reads back as a whole prefix.
+ */
+@Timeout(120)
+class JournalFullDiskTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @TempDir
+    Path tmp;
+    private Path mount;
+
+    @BeforeEach
+    void mountASmallTmpfs() throws Exception {
+        mount = Files.createDirectories(tmp.resolve("full-" + ProcessHandle.current().pid() + "-" + System.nanoTime()));
+        run("mount", "-t", "tmpfs", "-o", "size=4m", "vigil-journal-test", mount.toString());
+    }
+
+    @AfterEach
+    void unmount() throws Exception {
+        List<ProcessTree.Proc> left = ProcessTree.awaitNoChildren(2000);
+        run("umount", "-l", mount.toString());
+        assertTrue(left.isEmpty(), "children of the test JVM left: " + left);
+    }
+
+    @Test
+    void aDiskThatFillsUpMidRunNeverKeepsThePoolFromClosingAndTheReportSaysWhereTheJournalStops() throws Exception {
+        Path journal = mount.resolve("journal");
+        JournalGap gap;
+        CloseReport report;
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).mailboxFile(tmp.resolve("mailboxes.map"))
+                .closeSettings(CloseSettings.defaults()).open()) {
+            Pool p = Pool.builder(o, "full").group("java", 1, ChildSpec.java(DemoHandler.class.getName()))
+                    .group("chips", 2, ChildSpec.cDemo()).start();
+            p.control("chips", 0, DemoHandler.OP_ECHO, 1, WAIT);
+            o.journal().writer().flush();
+            assertTrue(o.journal().gap().isEmpty(), "complete before the disk fills");
+            fill(mount);
+            // Enough work to need pages the full file system cannot give.
+            for (int i = 0; i < 400 && o.journal().gap().isEmpty(); i++) {
+                p.control("chips", i % 2, DemoHandler.OP_ECHO, i, WAIT);
+            }
+            report = p.closeWithReport();
+            gap = o.journal().gap().orElse(null);
+        }
+        assertNotNull(gap, "the journal must have run into the full disk");
+        assertEquals(CloseReport.Outcome.CLEAN, report.outcome(), report.toJson());
+        assertEquals(3, report.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count(), report.toJson());
+        assertTrue(gap.reason().contains("no space left on " + mount), gap.describe());
+        assertTrue(gap.describe().contains("incomplete from index=0x"), gap.describe());
+        assertTrue(gap.notWritten() > 0 && gap.firstNotWritten() != null, gap.describe());
+        // What was written is a whole prefix: it reads to its end without error, up to the gap.
+        List<Long> indexes = new ArrayList<>();
+        try (JournalReader r = JournalReader.open(journal)) {
+            r.fromStart().readAll((i, e) -> indexes.add(i));
+        }
+        assertTrue(indexes.size() > 5, "events before the disk filled: " + indexes.size());
+        assertEquals(gap.fromIndex(), indexes.get(indexes.size() - 1) + 1, gap.describe());
+    }
+
+    @Test
+    void aDiskFullAtStartStillRunsAndClosesThePoolAndSaysNothingWasJournaled() throws Exception {
+        fill(mount);
+        Path journal = mount.resolve("journal");
+        CloseReport report;
+        JournalGap gap;
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).mailboxFile(tmp.resolve("mailboxes.map"))
+                .closeSettings(CloseSettings.defaults()).open()) {
+            Pool p = Pool.builder(o, "full-at-start").group("chips", 2, ChildSpec.cDemo()).start();
+            p.control("chips", 1, DemoHandler.OP_ECHO, 1, WAIT);
+            long start = System.nanoTime();
+            report = p.closeWithReport();
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "close took too long");
+            gap = o.journal().gap().orElse(null);
+        }
+        assertNotNull(gap);
+        assertEquals(CloseReport.Outcome.CLEAN, report.outcome(), report.toJson());
+        assertEquals(2, report.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count(), report.toJson());
+        assertTrue(gap.reason().contains("could not be opened: no space left on " + mount), gap.describe());
+        assertTrue(gap.notWritten() >= 10, "every event counted: " + gap.describe());
+    }
+
+    /** Writes a file until the file system refuses more. */
+    private static void fill(Path mount) throws IOException {
+        byte[] block = new byte[64 * 1024];
+        try (OutputStream out = Files.newOutputStream(mount.resolve("filler"))) {
+            while (true) {
+                out.write(block);
+            }
+        } catch (IOException full) {
+            if (!String.valueOf(full.getMessage()).contains("No space left")) {
+                throw full;
+            }
+        }
+        // Smaller writes fill what a 64 KiB block could not.
+        try (OutputStream out = Files.newOutputStream(mount.resolve("filler-tail"))) {
+            while (true) {
+                out.write(new byte[512]);
+            }
+        } catch (IOException full) {
+            // full
+        }
+    }
+
+    private static void run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+        }
+    }
+}
