@@ -51,6 +51,9 @@ import dev.vigil.journal.SurvivorDiagnosed;
  * window). It only ever counts what it journals, so the replay re-derives the same decision from the journal.
  */
 final class CloseMachine {
+    /** How long a close waits, after killing its pool's container, for the kernel to empty it. */
+    static final long CONTAINER_EMPTY_BOUND_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
     /** A beat is journaled (and counted) at most once per window / this, per child. */
     static final int BEAT_PROGRESS_DIVISOR = 20;
 
@@ -405,7 +408,18 @@ final class CloseMachine {
         if (step.signal() == EscalationStep.SIGKILL && container != null) {
             // the whole container too (cgroup.kill in cgroup mode): descendants that left the group, forks racing it
             container.killAll();
+            run.containerKilledNanos = clock.getAsLong();
         }
+    }
+
+    /**
+     * After a container kill, the close settles only once the container is empty (cgroup.events
+     * {@code populated 0}): polled by ticks, never waited on, and bounded by {@link #CONTAINER_EMPTY_BOUND_NANOS}.
+     */
+    private static boolean containerStillEmptying(Run run, long now) {
+        dev.vigil.contain.PoolContainment container = run.target.containment();
+        return run.containerKilledNanos != 0 && container != null && !container.isEmpty()
+                && now - run.containerKilledNanos < CONTAINER_EMPTY_BOUND_NANOS;
     }
 
     /** True once every operation caught by the fence ended (survivors' aside) and every reaped mailbox is freed. */
@@ -421,6 +435,9 @@ final class CloseMachine {
         }
         if (takeLateJoiners(run, clock.getAsLong()) && run.phase == Phase.REAPING) {
             return false; // the caller's loop goes back to waiting for the joiner
+        }
+        if (containerStillEmptying(run, clock.getAsLong())) {
+            return false; // the next tick looks again
         }
         if (!run.drained) {
             for (Track t : run.tracks) {
@@ -517,6 +534,7 @@ final class CloseMachine {
         int step = -1;
         long stepDeadline;
         boolean drained;
+        long containerKilledNanos;
 
         Run(CloseTarget target, long closeId, CompletableFuture<CloseReport> result) {
             this.target = target;

@@ -70,16 +70,30 @@ public final class JournalDirOwnership implements AutoCloseable {
                     + " (one orchestrator per journal dir; lock file=" + lockFile + ")", owner);
         }
         try {
-            ProcessIdentity self = ProcessIdentity.self();
-            ch.truncate(0);
-            ch.write(ByteBuffer.wrap(("pid=" + self.pid() + " startTicks=" + self.startTicks() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
-            ch.force(false);
+            writeOwner(ch);
             Path ownerFile = sibling(journalDir, "-owner.json");
             OwnerRecord previous = Files.exists(ownerFile) ? OwnerRecord.read(ownerFile) : null;
             return new JournalDirOwnership(ch, lock, ownerFile, previous);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             close(ch);
-            throw new IllegalStateException("journal dir=" + journalDir + " lock file=" + lockFile + " cannot be written: " + e.getMessage(), e);
+            throw new IllegalStateException("journal dir=" + journalDir + " owner record beside it cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Names this process in the lock file for a refused second orchestrator's message. Best effort: the
+     * lock itself is the guarantee, and a full file system (journaling then stops, named by the writer)
+     * must not keep the pools from running and closing; a refused peer then says owner pid=unknown.
+     */
+    private static void writeOwner(FileChannel ch) {
+        try {
+            ProcessIdentity self = ProcessIdentity.self();
+            ch.truncate(0);
+            ch.write(ByteBuffer.wrap(("pid=" + self.pid() + " startTicks=" + self.startTicks() + "\n")
+                    .getBytes(StandardCharsets.US_ASCII)), 0);
+            ch.force(false);
+        } catch (IOException e) {
+            // see above: the lock is held, only the courtesy text is missing
         }
     }
 
@@ -111,7 +125,14 @@ public final class JournalDirOwnership implements AutoCloseable {
 
     /** Writes this owner's record, replacing the previous one (to be called once that one is recovered). */
     public void record(OwnerRecord mine) {
-        mine.write(ownerFile);
+        try {
+            mine.write(ownerFile);
+        } catch (IllegalStateException e) {
+            // A full file system must not keep pools from running (the journal writer names its own gap);
+            // what is lost is only the automatic recovery after a crash of this process: say so, once.
+            System.err.println("vigil: warning: " + e.getMessage()
+                    + "; a crash of this orchestrator will not be recovered automatically on the next start");
+        }
     }
 
     /** Releases the lock; the owner record stays when {@code keepRecord} (survivors were kept alive). */
