@@ -70,6 +70,9 @@ public final class Pool implements AutoCloseable {
     public static final String EXIT_POLICY_KEEP = "keep";
 
     private final Orchestrator orchestrator;
+    /** How long close() waits for its events to reach the journal file before returning the report. */
+    static final java.time.Duration CLOSE_FLUSH_BOUND = java.time.Duration.ofSeconds(2);
+
     private final PoolJournal journal;
     private final String poolId;
     private final ProtocolMode mode;
@@ -433,6 +436,9 @@ public final class Pool implements AutoCloseable {
             while (true) {
                 try {
                     CloseReport report = future.get();
+                    // On the caller's thread, never the engine's: the close's events are on disk when it
+                    // returns (bounded; a broken journal is named by its gap, not waited on).
+                    journal.flush(CLOSE_FLUSH_BOUND);
                     synchronized (this) {
                         lastReport = report;
                     }
