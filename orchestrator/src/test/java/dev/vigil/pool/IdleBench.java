@@ -161,7 +161,7 @@ public final class IdleBench {
             }
             s.append(row("from asleep (doorbell rung)", group, asleep)).append(row("back to back (child spinning)", group, busy));
         }
-        return s;
+        return s.toString();
     }
 
     private static String row(String what, String group, Histogram h) {
