@@ -40,7 +40,8 @@ public enum EventType {
     COMMAND_FAILED(42, CommandFailed.class),
     CHILD_EXITED(43, ChildExited.class),
     CHILD_RESTARTED(44, ChildRestarted.class),
-    POOL_FAILED(45, PoolFailed.class);
+    POOL_FAILED(45, PoolFailed.class),
+    ESCALATE_NOW_REQUESTED(49, EscalateNowRequested.class);
 
     private static final EventType[] BY_ID;
 
