@@ -19,7 +19,11 @@ import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.ShutdownPublished;
 
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
+
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -34,11 +38,12 @@ public final class ShowCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
-    Path dir;
+    @Parameters(arity = "1..2", paramLabel = "[DIR] CLOSE", description = {"journal directory (none with --kafka) and "
+        + "close id (see: vigil-replay closes)"})
+    List<String> args;
 
-    @Parameters(index = "1", paramLabel = "CLOSE", description = "close id (see: vigil-replay closes)")
-    long closeId;
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "one JSON object")
     boolean json;
@@ -49,7 +54,9 @@ public final class ShowCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(dir, closeId, json, map, cli.out);
+        CloseLookup.Target t = CloseLookup.Target.of(args, source);
+        return source.runOnHolder(t.dir(), cli.out, s -> CloseLookup.holds(s, t.closeId()), "close id=" + t.closeId(),
+                (s, out) -> run(s, t.closeId(), json, map, out));
     }
 
     public static int run(Path dir, long closeId, boolean json, PrintStream out) {
@@ -57,7 +64,11 @@ public final class ShowCommand implements Callable<Integer> {
     }
 
     public static int run(Path dir, long closeId, boolean json, Path mapFile, PrintStream out) {
-        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId, mapFile);
+        return run(new JournalDirectorySource(dir), closeId, json, mapFile, out);
+    }
+
+    public static int run(EventSource source, long closeId, boolean json, Path mapFile, PrintStream out) {
+        CloseLookup.Result r = CloseLookup.rebuild(source, closeId, mapFile);
         if (json) {
             out.println(toJson(r.close()));
         } else {
@@ -157,6 +168,15 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("  class: " + advice[0]);
             out.println("  next: " + advice[1]);
         }
+        if (ch.stacks() != null) {
+            out.println("  stacks: " + ch.stacks().summary() + " (captured at "
+                    + CloseVerdict.at(ch.stacks().timeNanos(), t0) + ")");
+            for (String line : ch.stacks().stacks().strip().split("\n")) {
+                if (!line.isBlank()) {
+                    out.println("    | " + line);
+                }
+            }
+        }
         if (ch.transitions().isEmpty()) {
             out.println("  state word during the close: no transitions");
             return;
@@ -207,6 +227,7 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode esc = cn.putArray("escalations");
             ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
+            cn.set("stacks", event(ch.stacks()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
             cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));
