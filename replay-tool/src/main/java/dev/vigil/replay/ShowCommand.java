@@ -103,6 +103,10 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
         out.println("verdict: " + CloseVerdict.of(rc));
+        if (rc.escalateNow() != null) {
+            out.println("escalate-now: asked by " + rc.escalateNow().origin() + " at "
+                    + CloseVerdict.at(rc.escalateNow().timeNanos(), t0) + " (survivors killed at once, whatever the policy)");
+        }
         out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
                 : String.join(", ", CloseVerdict.failureClasses(rc))));
         if (!rc.strays().isEmpty()) {
@@ -255,6 +259,7 @@ public final class ShowCommand implements Callable<Integer> {
         rc.strays().forEach(st -> strays.add(event(st)));
         ArrayNode kills = n.putArray("containerKills");
         rc.kills().forEach(k -> kills.add(event(k)));
+        n.set("escalateNow", event(rc.escalateNow()));
         n.set("closeCompleted", event(rc.completed()));
         return n;
     }
