@@ -13,6 +13,7 @@ import java.util.function.LongSupplier;
 
 import dev.vigil.close.decision.ChildWatch;
 import dev.vigil.close.decision.CloseReport;
+import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.close.decision.EscalationStep;
 import dev.vigil.close.decision.MailboxWords;
 import dev.vigil.close.decision.ProcSnapshot;
