@@ -253,6 +253,11 @@ public final class Pool implements AutoCloseable {
     // ------------------------------------------------------------------ start
 
     private void start() {
+        String stopped = orchestrator.startsStopped();
+        if (stopped != null) {
+            throw new PoolStartException("pool=" + poolId + " start refused: starts were stopped (" + stopped + ")", null,
+                    null);
+        }
         try {
             container = orchestrator.containment().openPool(poolId);
         } catch (RuntimeException e) {
@@ -262,9 +267,15 @@ public final class Pool implements AutoCloseable {
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
+                    if ((stopped = orchestrator.startsStopped()) != null) {
+                        throw rollback("stopped after " + started.size() + " of " + childCount() + " children were"
+                                + " spawned (" + stopped + ")", null);
+                    }
                     started.add(spawn(g.getKey(), i, groups.get(g.getKey()).apply(i)));
                 }
             }
+        } catch (PoolStartException e) {
+            throw e;
         } catch (RuntimeException e) {
             // A SpawnException's message already starts with "spawn failed:".
             throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
@@ -347,6 +358,10 @@ public final class Pool implements AutoCloseable {
                         : "exitCode=" + exit.exitCode()));
     }
 
+    private int childCount() {
+        return counts.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     /** Null when every child is ready by {@code deadline}; else why not. */
     private String awaitReady(List<PoolChild> children, long deadline) {
         for (PoolChild c : children) {
@@ -363,6 +378,11 @@ public final class Pool implements AutoCloseable {
                 InitOutcome outcome = c.mailbox().awaitInit(Duration.ofNanos(Math.max(0, Math.min(left, 20_000_000L))));
                 if (outcome == InitOutcome.READY) {
                     break;
+                }
+                String stopped = orchestrator.startsStopped();
+                if (stopped != null) {
+                    return "stopped while waiting for INIT_READY of group=" + c.group() + " child=" + c.index() + " ("
+                            + stopped + ")";
                 }
                 if (outcome == InitOutcome.FAILED) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED error="

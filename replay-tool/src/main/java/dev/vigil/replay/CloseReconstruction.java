@@ -17,6 +17,7 @@ import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.InFlightSettled;
@@ -56,6 +57,7 @@ public final class CloseReconstruction {
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
+            EventType.ESCALATE_NOW_REQUESTED,
             EventType.SURVIVOR_STACKS);
 
     /** Receives closes as they complete and violations as they are found. */
@@ -136,6 +138,12 @@ public final class CloseReconstruction {
                 CloseState cs = openCloses.get(((InFlightSettled) e).closeId());
                 if (cs != null) {
                     cs.settled.add((InFlightSettled) e);
+                }
+            }
+            case ESCALATE_NOW_REQUESTED -> {
+                CloseState cs = openCloses.get(e.closeId());
+                if (cs != null && cs.escalateNow == null) {
+                    cs.escalateNow = (EscalateNowRequested) e;
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
@@ -580,6 +588,7 @@ public final class CloseReconstruction {
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
+        EscalateNowRequested escalateNow;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -589,8 +598,10 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endedByDeath, endIndex, fenced, settled);
+            RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
+                    completed, endedByDeath, endIndex, fenced, settled);
+            rc.escalateNow = escalateNow;
+            return rc;
         }
     }
 }
