@@ -13,7 +13,6 @@ import java.util.function.LongSupplier;
 
 import dev.vigil.close.decision.ChildWatch;
 import dev.vigil.close.decision.CloseReport;
-import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.close.decision.EscalationStep;
 import dev.vigil.close.decision.MailboxWords;
 import dev.vigil.close.decision.ProcSnapshot;
@@ -26,6 +25,8 @@ import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.CommandIssued;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.HeartbeatSeen;
 import dev.vigil.journal.MailboxReleased;
@@ -72,7 +73,14 @@ final class CloseMachine {
      * for it (at most the grace period).
      */
     public interface BeforeEscalation {
-        CompletableFuture<?> capture(String poolId, long closeId, List<ClosingChild> survivors);
+        /** Completes with a one-line summary per survivor for the report (missing entries: none). */
+        CompletableFuture<? extends Map<ClosingChild, String>> capture(String poolId, long closeId,
+                List<ClosingChild> survivors);
+
+        /** How long the escalation waits for the capture, at most; the close's grace when longer. */
+        default long boundNanos() {
+            return 0;
+        }
     }
 
     enum Phase { REAPING, ESCALATING, SETTLING, DONE }
@@ -83,6 +91,8 @@ final class CloseMachine {
     private final Map<Long, Run> runs = new LinkedHashMap<>();
     private volatile int running;
     private volatile BeforeEscalation beforeEscalation;
+    /** Set by {@link #escalateAll}: every close requested later escalates at once too. */
+    private String escalateAllOrigin;
 
     CloseMachine(CloseJournal journal, Inputs inputs, LongSupplier clock) {
         this.journal = journal;
@@ -109,7 +119,12 @@ final class CloseMachine {
         Run run = new Run(target, closeId, result);
         runs.put(closeId, run);
         running = runs.size();
-        guarded(run, () -> start(run));
+        guarded(run, () -> {
+            start(run);
+            if (escalateAllOrigin != null) {
+                hurry(run, escalateAllOrigin, clock.getAsLong());
+            }
+        });
     }
 
     void childExited(Run run, Track t, ChildExit exit) {
@@ -160,17 +175,59 @@ final class CloseMachine {
         Run run = runs.get(closeId);
         if (run != null) {
             run.evidencePending = false;
-            guarded(run, () -> advance(run, clock.getAsLong()));
+            guarded(run, () -> {
+                Map<ClosingChild, String> summaries = run.evidence == null ? null : run.evidence.getNow(null);
+                if (summaries != null) {
+                    for (Track t : run.tracks) {
+                        String s = summaries.get(t.child);
+                        if (s != null) {
+                            t.stacks = s;
+                        }
+                    }
+                }
+                advance(run, clock.getAsLong());
+            });
         }
     }
 
-    /** The caller's escalate-now (a second Ctrl-C): stop waiting, diagnose, TERM_THEN_KILL whatever the policy. */
+    /** {@link #escalateNow(long, String)} from an API caller. */
     void escalateNow(long closeId) {
+        escalateNow(closeId, "caller");
+    }
+
+    /**
+     * The caller's escalate-now (a second Ctrl-C): journaled (EscalateNowRequested), then the close stops waiting:
+     * in its reap it spends its budget, diagnoses and SIGKILLs the survivors at once whatever its policy
+     * ({@link EscalationStep#escalateNowPlan}); already escalating, its next step goes now (no rest of the grace).
+     */
+    void escalateNow(long closeId, String origin) {
         Run run = runs.get(closeId);
         if (run != null) {
-            run.escalateNow = true;
-            guarded(run, () -> advance(run, clock.getAsLong()));
+            guarded(run, () -> hurry(run, origin, clock.getAsLong()));
         }
+    }
+
+    /**
+     * Escalate-now for every close in progress, and for every close requested from now on (the run is being
+     * stopped: nothing is to wait any more).
+     */
+    void escalateAll(String origin) {
+        escalateAllOrigin = origin;
+        for (Run run : new ArrayList<>(runs.values())) {
+            guarded(run, () -> hurry(run, origin, clock.getAsLong()));
+        }
+    }
+
+    private void hurry(Run run, String origin, long now) {
+        if (run.escalateNow || run.phase == Phase.DONE) {
+            return;
+        }
+        run.escalateNow = true;
+        journal.append(new EscalateNowRequested(now, pid(), run.poolId(), run.closeId, origin));
+        if (run.phase == Phase.ESCALATING) {
+            run.stepDeadline = now; // the next step (SIGKILL) goes now
+        }
+        advance(run, now);
     }
 
     /** Samples acks and heartbeats of every close in its reap, and lets every close move on its deadlines. */
@@ -298,12 +355,13 @@ final class CloseMachine {
                 run.escalateNow ? BudgetSpent.REASON_ESCALATE_NOW : BudgetSpent.REASON_BUDGET,
                 run.budget.lastProgressNanos(), run.unreaped()));
         diagnose(run, now);
-        EscalationPolicy policy = run.escalateNow ? EscalationPolicy.TERM_THEN_KILL : run.settings.escalation();
-        run.plan = EscalationStep.plan(policy, run.settings.grace().toNanos());
+        long grace = run.settings.grace().toNanos();
+        run.plan = run.escalateNow ? EscalationStep.escalateNowPlan(grace)
+                : EscalationStep.plan(run.settings.escalation(), grace);
         run.step = -1;
         run.phase = Phase.ESCALATING;
         run.escalatingSince = now;
-        if (!run.plan.isEmpty() && beforeEscalation != null) {
+        if (!run.plan.isEmpty() && beforeEscalation != null && !run.escalateNow) { // escalate-now: kill, no capture
             List<ClosingChild> survivors = new ArrayList<>();
             for (Track t : run.tracks) {
                 if (t.exit == null) {
@@ -311,8 +369,10 @@ final class CloseMachine {
                 }
             }
             run.evidencePending = true;
+            run.evidenceBoundNanos = Math.max(run.settings.grace().toNanos(), beforeEscalation.boundNanos());
             long id = run.closeId;
-            beforeEscalation.capture(run.poolId(), id, survivors).whenComplete((x, e) -> inputs.evidenceCaptured(id));
+            run.evidence = beforeEscalation.capture(run.poolId(), id, survivors);
+            run.evidence.whenComplete((x, e) -> inputs.evidenceCaptured(id));
         }
     }
 
@@ -328,9 +388,12 @@ final class CloseMachine {
                 journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                         w.ackNanos()));
             }
+            CommandIssued open = journal.openCommand(run.poolId(), c.group(), c.index());
             SurvivorEvidence e = new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
                     w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid()),
-                    journal.lastEvents(run.poolId(), c.group(), c.index()));
+                    journal.lastEvents(run.poolId(), c.group(), c.index()), open == null ? null
+                            : new SurvivorEvidence.OpenCommand(open.kind(), open.opcode(), open.commandId(),
+                                    Math.max(0, now - open.timeNanos())));
             t.diagnosis = SurvivorDiagnosis.classify(e);
             journal.append(new SurvivorDiagnosed(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                     t.diagnosis.survivorClass().name(), t.diagnosis.line()));
@@ -355,7 +418,7 @@ final class CloseMachine {
                         run.phase = Phase.SETTLING;
                         continue;
                     }
-                    if (run.evidencePending && now - run.escalatingSince < run.settings.grace().toNanos()) {
+                    if (run.evidencePending && !run.escalateNow && now - run.escalatingSince < run.evidenceBoundNanos) {
                         return;
                     }
                     if (run.step >= 0 && now - run.stepDeadline < 0) {
@@ -474,13 +537,13 @@ final class CloseMachine {
                     t.exit == null ? 0 : t.exit.signal());
             if (t.exit == null) {
                 children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome, -1, 0, -1,
-                        diagnosis, evidence));
+                        diagnosis, evidence, t.stacks));
                 continue;
             }
             reaped++;
             children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome,
                     t.exit.signal() > 0 ? -1 : t.exit.exitCode(), t.exit.signal(), t.sinceBroadcastNanos, diagnosis,
-                    evidence));
+                    evidence, t.stacks));
         }
         children.sort(Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
         long end = clock.getAsLong(); // taken last: everything the close did is inside its duration
@@ -529,6 +592,8 @@ final class CloseMachine {
         ReapBudget budget;
         boolean escalateNow;
         boolean evidencePending;
+        long evidenceBoundNanos;
+        CompletableFuture<? extends Map<ClosingChild, String>> evidence;
         long escalatingSince;
         List<EscalationStep> plan = List.of();
         int step = -1;
@@ -568,6 +633,7 @@ final class CloseMachine {
         long lastBeatCountedNanos;
         boolean released;
         SurvivorDiagnosis diagnosis;
+        String stacks;
 
         Track(ClosingChild child) {
             this.child = child;

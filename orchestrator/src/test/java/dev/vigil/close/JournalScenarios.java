@@ -111,7 +111,7 @@ public final class JournalScenarios {
     }
 
     /**
-     * A Java child stuck in a control handler under LEAK: NOT_OBSERVED state=CONTROL_REQUEST, left
+     * A Java child stuck in a control handler under LEAK: STUCK_IN_HANDLER state=CONTROL_REQUEST, left
      * alive with its mailbox; the gate opens, it exits, and a retry reaps it.
      */
     public static List<CloseReport> notObservedLeakedThenRetried(Orchestrator o, String id) throws Exception {
@@ -130,7 +130,7 @@ public final class JournalScenarios {
         return List.of(failed, p.closeWithReport());
     }
 
-    /** A C child stuck in a control handler under TERM_THEN_KILL: NOT_OBSERVED, then killed by SIGTERM. */
+    /** A C child stuck in a control handler under TERM_THEN_KILL: STUCK_IN_HANDLER, then killed by SIGTERM. */
     public static CloseReport notObservedEscalated(Orchestrator o, String id) throws Exception {
         Pool p = pool(o, id, termThenKill(Duration.ofSeconds(1)))
                 .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
@@ -212,9 +212,9 @@ public final class JournalScenarios {
     }
 
     /**
-     * Waits until {@code c} is inside a command handler that does not beat (a gated one): its serve loop
-     * beats at least every millisecond while idle, so a heartbeat that stands still for 100 ms means the
-     * loop is not running. Closing earlier could let the loop see shutdown before the command.
+     * Waits until {@code c} is inside a command handler that does not beat (a gated one): with a command in its
+     * mailbox the serve loop never sleeps on its doorbell and beats every iteration, so a heartbeat that stands
+     * still for 100 ms means the loop is not running. Closing earlier could let the loop see shutdown before the command.
      */
     public static void awaitInsideHandler(PoolChild c) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

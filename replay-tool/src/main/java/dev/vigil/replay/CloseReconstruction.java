@@ -17,6 +17,7 @@ import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.InFlightSettled;
@@ -29,6 +30,7 @@ import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.journal.StrayFound;
 import dev.vigil.journal.SurvivorDiagnosed;
+import dev.vigil.journal.SurvivorStacks;
 
 /**
  * The fold over a journal that rebuilds every close and checks the invariants of DESIGN section 8
@@ -54,7 +56,9 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED);
+            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
+            EventType.ESCALATE_NOW_REQUESTED,
+            EventType.SURVIVOR_STACKS);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -114,6 +118,13 @@ public final class CloseReconstruction {
             case CHILD_ACKED -> acked((ChildAcked) e);
             case CHILD_REAPED -> reaped((ChildReaped) e);
             case SURVIVOR_DIAGNOSED -> diagnosed((SurvivorDiagnosed) e);
+            case SURVIVOR_STACKS -> {
+                SurvivorStacks st = (SurvivorStacks) e;
+                ChildHistory ch = closeChild(st.closeId(), st.poolId(), st.group(), st.index(), st.pid());
+                if (ch != null) {
+                    ch.stacks = st;
+                }
+            }
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
@@ -127,6 +138,12 @@ public final class CloseReconstruction {
                 CloseState cs = openCloses.get(((InFlightSettled) e).closeId());
                 if (cs != null) {
                     cs.settled.add((InFlightSettled) e);
+                }
+            }
+            case ESCALATE_NOW_REQUESTED -> {
+                CloseState cs = openCloses.get(e.closeId());
+                if (cs != null && cs.escalateNow == null) {
+                    cs.escalateNow = (EscalateNowRequested) e;
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
@@ -588,6 +605,7 @@ public final class CloseReconstruction {
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
+        EscalateNowRequested escalateNow;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -597,8 +615,10 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endedByDeath, endIndex, fenced, settled);
+            RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
+                    completed, endedByDeath, endIndex, fenced, settled);
+            rc.escalateNow = escalateNow;
+            return rc;
         }
     }
 }

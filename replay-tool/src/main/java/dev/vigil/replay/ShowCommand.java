@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.vigil.close.decision.SurvivorClass;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
@@ -18,7 +19,11 @@ import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.ShutdownPublished;
 
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
+
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -33,11 +38,12 @@ public final class ShowCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
-    Path dir;
+    @Parameters(arity = "1..2", paramLabel = "[DIR] CLOSE", description = {"journal directory (none with --kafka) and "
+        + "close id (see: vigil-replay closes)"})
+    List<String> args;
 
-    @Parameters(index = "1", paramLabel = "CLOSE", description = "close id (see: vigil-replay closes)")
-    long closeId;
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "one JSON object")
     boolean json;
@@ -48,7 +54,9 @@ public final class ShowCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(dir, closeId, json, map, cli.out);
+        CloseLookup.Target t = CloseLookup.Target.of(args, source);
+        return source.runOnHolder(t.dir(), cli.out, s -> CloseLookup.holds(s, t.closeId()), "close id=" + t.closeId(),
+                (s, out) -> run(s, t.closeId(), json, map, out));
     }
 
     public static int run(Path dir, long closeId, boolean json, PrintStream out) {
@@ -56,7 +64,11 @@ public final class ShowCommand implements Callable<Integer> {
     }
 
     public static int run(Path dir, long closeId, boolean json, Path mapFile, PrintStream out) {
-        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId, mapFile);
+        return run(new JournalDirectorySource(dir), closeId, json, mapFile, out);
+    }
+
+    public static int run(EventSource source, long closeId, boolean json, Path mapFile, PrintStream out) {
+        CloseLookup.Result r = CloseLookup.rebuild(source, closeId, mapFile);
         if (json) {
             out.println(toJson(r.close()));
         } else {
@@ -90,9 +102,19 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
         out.println("verdict: " + CloseVerdict.of(rc));
+        if (rc.escalateNow() != null) {
+            out.println("escalate-now: asked by " + rc.escalateNow().origin() + " at "
+                    + CloseVerdict.at(rc.escalateNow().timeNanos(), t0) + " (survivors killed at once, whatever the policy)");
+        }
+        out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
+                : String.join(", ", CloseVerdict.failureClasses(rc))));
+        if (!rc.strays().isEmpty()) {
+            out.println("  DESCENDANTS_LEFT: " + SurvivorClass.DESCENDANTS_LEFT.cause());
+            out.println("  next: " + SurvivorClass.DESCENDANTS_LEFT.nextStep());
+        }
         for (ChildHistory ch : rc.children()) {
             out.println();
-            printChild(ch, t0, out);
+            printChild(ch, t0, rc.endedByDeath() != null, out);
         }
     }
 
@@ -108,7 +130,7 @@ public final class ShowCommand implements Callable<Integer> {
                 : live.outcome() + ", DIFFERS from the journal: " + String.join("; ", diffs);
     }
 
-    private static void printChild(ChildHistory ch, long t0, PrintStream out) {
+    private static void printChild(ChildHistory ch, long t0, boolean endedByDeath, PrintStream out) {
         ChildOutcome o = ch.outcome();
         out.printf(Locale.ROOT, "child %s  pid %d  kind %s  outcome %s  exit %d  signal %d%n", ch.key(), ch.pid(),
                 ch.kind(), o.outcome(), o.exitCode(), o.signal());
@@ -141,6 +163,20 @@ public final class ShowCommand implements Callable<Integer> {
         if (o.failsTheClose()) {
             out.println("  cause: " + CloseVerdict.cause(ch, t0));
         }
+        String[] advice = CloseVerdict.causeAndNextStep(ch, endedByDeath);
+        if (advice != null) {
+            out.println("  class: " + advice[0]);
+            out.println("  next: " + advice[1]);
+        }
+        if (ch.stacks() != null) {
+            out.println("  stacks: " + ch.stacks().summary() + " (captured at "
+                    + CloseVerdict.at(ch.stacks().timeNanos(), t0) + ")");
+            for (String line : ch.stacks().stacks().strip().split("\n")) {
+                if (!line.isBlank()) {
+                    out.println("    | " + line);
+                }
+            }
+        }
         if (ch.transitions().isEmpty()) {
             out.println("  state word during the close: no transitions");
             return;
@@ -163,6 +199,8 @@ public final class ShowCommand implements Callable<Integer> {
         ObjectNode n = JsonEvents.mapper().createObjectNode();
         n.put("closeId", rc.closeId()).put("poolId", rc.poolId()).put("protocolMode", rc.protocolMode())
                 .put("complete", rc.isComplete()).put("verdict", CloseVerdict.of(rc));
+        ArrayNode classes = n.putArray("classes");
+        CloseVerdict.failureClasses(rc).forEach(classes::add);
         CloseOutcome rebuilt = rc.outcome();
         n.set("rebuilt", JsonEvents.mapper().valueToTree(rebuilt));
         if (rc.isComplete()) {
@@ -189,12 +227,14 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode esc = cn.putArray("escalations");
             ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
+            cn.set("stacks", event(ch.stacks()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
             cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }
+        n.set("escalateNow", event(rc.escalateNow()));
         n.set("closeCompleted", event(rc.completed()));
         return n;
     }
