@@ -104,10 +104,13 @@ public final class CycleFiles {
     /** How long the newest cycle file may look unfinished before it counts as damaged (a writer needs microseconds). */
     static final long BEING_CREATED_WAIT_NANOS = 500_000_000L;
 
-    /** Empty, zeros at the start, or Chronicle's "header being written" word: what a file being created looks like. */
+    /**
+     * Empty, zeros at the start, Chronicle's "header being written" word, or a header whose writePosition is not
+     * there yet: what a file being created looks like (each seen from a reader opened as two writers started).
+     */
     private static boolean mayBeBeingCreated(CycleFile f) {
         return f.length() >= 0 && f.problem() != null && (f.length() < 8 || f.problem().startsWith("starts with zeros")
-                || f.problem().contains("(first word=0x80000000)"));
+                || f.problem().contains("(first word=0x80000000)") || f.problem().contains("no readable writePosition"));
     }
 
     /** The file name of a cycle, e.g. {@code 20261202F.cq4}. */
