@@ -57,6 +57,8 @@ public final class Orchestrator implements AutoCloseable {
     private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Restarts children of pools whose exit policy says so (one thread, started by the first restart). */
+    private java.util.concurrent.ScheduledExecutorService supervisor;
 
     private Orchestrator(Builder b) {
         // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
@@ -202,6 +204,29 @@ public final class Orchestrator implements AutoCloseable {
         return runtimes;
     }
 
+    /**
+     * The one thread that restarts children after their backoff ({@link ExitPolicy#restart}): daemon
+     * {@code vigil-supervisor}, started by the first restart, stopped first by {@link #close()}. Null once closed.
+     */
+    synchronized java.util.concurrent.ScheduledExecutorService supervisor() {
+        if (closed.get()) {
+            return null;
+        }
+        if (supervisor == null) {
+            supervisor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "vigil-supervisor");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return supervisor;
+    }
+
+    /** True once {@link #close()} began. */
+    boolean isClosing() {
+        return closed.get();
+    }
+
     /** A started pool; closed at {@link #close()} if it still tracks children then. */
     void register(Pool pool) {
         pools.add(pool);
@@ -211,6 +236,11 @@ public final class Orchestrator implements AutoCloseable {
     public void close() {
         if (closed.getAndSet(true)) {
             return;
+        }
+        synchronized (this) {
+            if (supervisor != null) {
+                supervisor.shutdownNow(); // no restart after this; one under way is fenced out by its pool's close
+            }
         }
         RuntimeException failure = null;
         for (Pool pool : pools) {

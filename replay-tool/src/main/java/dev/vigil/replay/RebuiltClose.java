@@ -6,8 +6,10 @@ import java.util.List;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
-import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.InFlightSettled;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.journal.StrayFound;
 
 /**
@@ -26,10 +28,14 @@ public final class RebuiltClose {
     private final long endIndex;
     private final AdmissionFenced fenced;
     private final List<InFlightSettled> settled;
+    private final List<JournalEvent> runEvents;
+    private final int runEventsDropped;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
             List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
-            AdmissionFenced fenced, List<InFlightSettled> settled) {
+            AdmissionFenced fenced, List<InFlightSettled> settled, List<JournalEvent> runEvents, int runEventsDropped) {
+        this.runEvents = List.copyOf(runEvents);
+        this.runEventsDropped = runEventsDropped;
         this.endedByDeath = endedByDeath;
         this.strays = List.copyOf(strays);
         this.fenced = fenced;
@@ -91,6 +97,30 @@ public final class RebuiltClose {
     /** How each operation in flight at the fence settled (FINISHED or ABANDONED), in journal order. */
     public List<InFlightSettled> settled() {
         return settled;
+    }
+
+    /**
+     * What happened to the pool's children while it ran, since its previous close: ChildExited, ChildRestarted and
+     * PoolFailed (the failure that started this close, when one did), in journal order; the latest
+     * {@link CloseReconstruction#RUN_EVENTS_KEPT}.
+     */
+    public List<JournalEvent> runEvents() {
+        return runEvents;
+    }
+
+    /** Run events older than those kept in {@link #runEvents()}. */
+    public int runEventsDropped() {
+        return runEventsDropped;
+    }
+
+    /** The PoolFailed that started this close, or null. */
+    public PoolFailed poolFailed() {
+        for (JournalEvent e : runEvents) {
+            if (e instanceof PoolFailed f && f.closeId() == started.closeId()) {
+                return f;
+            }
+        }
+        return null;
     }
 
     public boolean isComplete() {
