@@ -2,6 +2,7 @@ package dev.vigil.close;
 
 import java.util.List;
 
+import dev.vigil.journal.CommandIssued;
 import dev.vigil.journal.JournalEvent;
 
 /** Where the close engine writes its events, and reads a child's last few back for a diagnosis. */
@@ -12,4 +13,9 @@ public interface CloseJournal {
     List<String> lastEvents(String poolId, String group, int index);
 
     int orchestratorPid();
+
+    /** The command issued to the child and not yet completed or failed (the handler it may be inside), or null. */
+    default CommandIssued openCommand(String poolId, String group, int index) {
+        return null;
+    }
 }

@@ -26,6 +26,7 @@ import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.CommandIssued;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.HeartbeatSeen;
 import dev.vigil.journal.MailboxReleased;
@@ -328,9 +329,12 @@ final class CloseMachine {
                 journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                         w.ackNanos()));
             }
+            CommandIssued open = journal.openCommand(run.poolId(), c.group(), c.index());
             SurvivorEvidence e = new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
                     w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid()),
-                    journal.lastEvents(run.poolId(), c.group(), c.index()));
+                    journal.lastEvents(run.poolId(), c.group(), c.index()), open == null ? null
+                            : new SurvivorEvidence.OpenCommand(open.kind(), open.opcode(), open.commandId(),
+                                    Math.max(0, now - open.timeNanos())));
             t.diagnosis = SurvivorDiagnosis.classify(e);
             journal.append(new SurvivorDiagnosed(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                     t.diagnosis.survivorClass().name(), t.diagnosis.line()));

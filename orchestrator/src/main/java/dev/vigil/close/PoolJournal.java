@@ -13,6 +13,7 @@ import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CommandCompleted;
+import dev.vigil.journal.CommandFailed;
 import dev.vigil.journal.CommandIssued;
 import dev.vigil.journal.CommandTimedOut;
 import dev.vigil.journal.EscalationSent;
@@ -38,6 +39,7 @@ public final class PoolJournal implements CloseJournal {
     private final JournalWriter writer;
     private final int orchestratorPid;
     private final Map<String, Deque<String>> tails = new ConcurrentHashMap<>();
+    private final Map<String, CommandIssued> open = new ConcurrentHashMap<>();
 
     public PoolJournal(JournalWriter writer) {
         this.writer = writer;
@@ -66,6 +68,15 @@ public final class PoolJournal implements CloseJournal {
             // The writer recorded the event as the start of its gap and logged it once.
         }
         String key = childKey(event);
+        if (event instanceof CommandIssued c) {
+            open.put(key, c);
+        } else if (event instanceof CommandCompleted c) {
+            open.computeIfPresent(key, (k, issued) -> issued.commandId() == c.commandId() ? null : issued);
+        } else if (event instanceof CommandFailed c) {
+            open.computeIfPresent(key, (k, issued) -> issued.commandId() == c.commandId() ? null : issued);
+        } else if (event instanceof ChildReaped) {
+            open.remove(key);
+        }
         if (key != null) {
             Deque<String> tail = tails.computeIfAbsent(key, k -> new ArrayDeque<>());
             synchronized (tail) {
@@ -107,9 +118,15 @@ public final class PoolJournal implements CloseJournal {
         }
     }
 
+    @Override
+    public CommandIssued openCommand(String poolId, String group, int index) {
+        return open.get(poolId + '/' + group + '/' + index);
+    }
+
     /** Drops the tails of a pool's child once it is gone for good. */
     public void forget(String poolId, String group, int index) {
         tails.remove(poolId + '/' + group + '/' + index);
+        open.remove(poolId + '/' + group + '/' + index);
     }
 
     private static String childKey(JournalEvent e) {
@@ -148,6 +165,9 @@ public final class PoolJournal implements CloseJournal {
         } else if (e instanceof ChildReaped r) {
             group = r.group();
             index = r.index();
+        } else if (e instanceof CommandFailed c) {
+            group = c.group();
+            index = c.index();
         } else {
             return null;
         }

@@ -49,7 +49,10 @@ public final class CrashRecovery {
             boolean everythingGone, String guardianRecord) {
         public String describe() {
             return "recovered after orchestrator pid=" + deadPid + " died: " + processesKilled + " process(es) killed, "
-                    + closesEnded + " incomplete close(s) ended, " + mailboxesFreed + " mailbox(es) freed"
+                    + closesEnded + " incomplete close(s) ended"
+                    + (closesEnded > 0 ? " (class " + dev.vigil.close.decision.SurvivorClass.ORCHESTRATOR_DIED.name() + ": "
+                            + dev.vigil.close.decision.SurvivorClass.ORCHESTRATOR_DIED.nextStep() + ")" : "")
+                    + ", " + mailboxesFreed + " mailbox(es) freed"
                     + (guardianRecord.isEmpty() ? ", no guardian record" : "; " + guardianRecord)
                     + (everythingGone ? "" : "; NOT EVERYTHING DIED within the bound");
         }

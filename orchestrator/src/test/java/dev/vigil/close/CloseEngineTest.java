@@ -190,7 +190,7 @@ class CloseEngineTest {
         assertEquals(CloseReport.Outcome.FAILED, first.outcome());
         CloseReport.Child survivor = first.child("g", 1);
         assertEquals(CloseReport.ChildOutcome.SURVIVOR, survivor.outcome());
-        assertEquals("NOT_OBSERVED", survivor.diagnosis());
+        assertEquals("STUCK_IN_HANDLER", survivor.diagnosis());
         assertEquals(-1, survivor.exitCode());
         assertEquals(-1, survivor.sinceBroadcastNanos());
         ScriptedChild stuck = p.tracked.get(0);
@@ -214,7 +214,7 @@ class CloseEngineTest {
         assertEquals(CloseReport.ChildOutcome.KILLED_BY_ESCALATION, r.child("g", 0).outcome());
         assertEquals(15, r.child("g", 0).signal());
         assertEquals(9, r.child("g", 1).signal());
-        assertEquals("NOT_OBSERVED", r.child("g", 1).diagnosis());
+        assertEquals("STUCK_IN_HANDLER", r.child("g", 1).diagnosis());
         assertTrue(p.tracked.isEmpty());
     }
 

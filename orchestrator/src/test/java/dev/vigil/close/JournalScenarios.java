@@ -162,7 +162,7 @@ public final class JournalScenarios {
     }
 
     /**
-     * A Java child stuck in a control handler under LEAK: NOT_OBSERVED state=CONTROL_REQUEST, left
+     * A Java child stuck in a control handler under LEAK: STUCK_IN_HANDLER state=CONTROL_REQUEST, left
      * alive with its mailbox; the gate opens, it exits, and a retry reaps it.
      */
     public static List<CloseReport> notObservedLeakedThenRetried(Orchestrator o, String id) throws Exception {
@@ -181,7 +181,7 @@ public final class JournalScenarios {
         return List.of(failed, p.closeWithReport());
     }
 
-    /** A C child stuck in a control handler under TERM_THEN_KILL: NOT_OBSERVED, then killed by SIGTERM. */
+    /** A C child stuck in a control handler under TERM_THEN_KILL: STUCK_IN_HANDLER, then killed by SIGTERM. */
     public static CloseReport notObservedEscalated(Orchestrator o, String id) throws Exception {
         Pool p = pool(o, id, termThenKill(Duration.ofSeconds(1)))
                 .group("gated", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();

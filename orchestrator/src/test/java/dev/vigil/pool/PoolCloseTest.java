@@ -124,8 +124,8 @@ class PoolCloseTest {
         List<CloseReport> r = JournalScenarios.notObservedLeakedThenRetried(orchestrator, "leak");
         CloseReport.Child stuck = r.get(0).child("gated", 0);
         assertEquals(ChildOutcome.SURVIVOR, stuck.outcome());
-        assertEquals("NOT_OBSERVED", stuck.diagnosis());
-        assertTrue(stuck.evidence().contains("class=NOT_OBSERVED state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age="),
+        assertEquals("STUCK_IN_HANDLER", stuck.diagnosis());
+        assertTrue(stuck.evidence().contains("class=STUCK_IN_HANDLER state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age="),
                 stuck.evidence());
         assertEquals(ChildOutcome.EXITED, r.get(0).child("chips", 0).outcome());
         assertEquals(CloseReport.Outcome.CLEAN, r.get(1).outcome());
@@ -141,7 +141,7 @@ class PoolCloseTest {
         CloseReport.Child c = r.child("gated", 0);
         assertEquals(ChildOutcome.KILLED_BY_ESCALATION, c.outcome());
         assertTrue(c.signal() == 15 || c.signal() == 9, "signal=" + c.signal());
-        assertEquals("NOT_OBSERVED", c.diagnosis());
+        assertEquals("STUCK_IN_HANDLER", c.diagnosis());
         assertTrue(c.evidence().contains("state=CONTROL_REQUEST"), c.evidence());
     }
 
@@ -314,7 +314,7 @@ class PoolCloseTest {
         JournalScenarios.awaitInsideHandler(p.child("gated", 0));
         CloseFailedException e = assertThrows(CloseFailedException.class, p::close);
         int pid = p.child("gated", 0).pid();
-        assertTrue(e.getMessage().contains("pid=" + pid + " group=gated child=0 class=NOT_OBSERVED state=CONTROL_REQUEST"),
+        assertTrue(e.getMessage().contains("pid=" + pid + " group=gated child=0 class=STUCK_IN_HANDLER state=CONTROL_REQUEST"),
                 e.getMessage());
         assertEquals(ChildOutcome.SURVIVOR, e.report().child("gated", 0).outcome());
         p.child("gated", 0).mailbox().setGate(1);

@@ -1,11 +1,12 @@
 package dev.vigil.replay;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.vigil.close.decision.SurvivorClass;
+import dev.vigil.close.decision.SurvivorDiagnosis;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.ShutdownPublished;
@@ -30,10 +31,10 @@ public final class CloseVerdict {
         }
         for (dev.vigil.journal.StrayFound s : rc.strays()) {
             causes.add("stray pid " + s.pid() + " (" + s.command() + ", parent pid " + s.parentPid()
-                    + ") left in " + s.container() + " after its parent was reaped");
+                    + ") left in " + s.container() + " after its parent was reaped (DESCENDANTS_LEFT)");
         }
         String prefix = rc.isComplete() ? "" : rc.endedByDeath() != null
-                ? "ENDED BY THE DEATH OF ITS ORCHESTRATOR (pid " + rc.endedByDeath().deadPid() + "; the recovery by pid "
+                ? "ENDED BY THE DEATH OF ITS ORCHESTRATOR (ORCHESTRATOR_DIED: pid " + rc.endedByDeath().deadPid() + "; the recovery by pid "
                         + rc.endedByDeath().orchestratorPid() + " made sure none of its children is alive): "
                 : "INCOMPLETE (the journal ends before the close completed): ";
         if (!causes.isEmpty()) {
@@ -52,6 +53,38 @@ public final class CloseVerdict {
         }
         return prefix + "clean: all " + rc.children().size() + " children reaped, the last at " + at(lastReap, t0)
                 + (signaled.isEmpty() ? "" : "; " + String.join(", ", signaled));
+    }
+
+    /**
+     * The class of every party that failed the close, as the live report names them
+     * ({@code CloseReport.failureClasses}): per failing child {@code pid CLASS} (its journaled diagnosis,
+     * {@code UNDIAGNOSED} without one), per stray {@code pid DESCENDANTS_LEFT}; a close its orchestrator's death
+     * ended names its unreaped children {@code pid ORCHESTRATOR_DIED} instead (nobody diagnosed them).
+     */
+    public static List<String> failureClasses(RebuiltClose rc) {
+        List<String> out = new ArrayList<>();
+        for (ChildHistory c : rc.children()) {
+            if (rc.endedByDeath() != null && c.reaped() == null) {
+                out.add(c.pid() + " " + SurvivorClass.ORCHESTRATOR_DIED.name());
+            } else if (c.outcome().failsTheClose()) {
+                out.add(c.pid() + " " + (c.diagnosed() == null ? "UNDIAGNOSED" : c.diagnosed().diagnosis()));
+            }
+        }
+        for (dev.vigil.journal.StrayFound s : rc.strays()) {
+            out.add(s.pid() + " " + SurvivorClass.DESCENDANTS_LEFT.name());
+        }
+        return out;
+    }
+
+    /** The class's cause and the next step made concrete from the evidence, or null for a child without a class. */
+    public static String[] causeAndNextStep(ChildHistory c, boolean endedByDeath) {
+        SurvivorClass cls = endedByDeath && c.reaped() == null ? SurvivorClass.ORCHESTRATOR_DIED
+                : c.diagnosed() == null ? null : SurvivorClass.named(c.diagnosed().diagnosis());
+        if (cls == null) {
+            return null;
+        }
+        return new String[] {cls.name() + ": " + cls.cause(),
+            SurvivorDiagnosis.nextStep(cls, c.diagnosed() == null ? null : c.diagnosed().evidence())};
     }
 
     /** Why one child failed the close, in one phrase. */
@@ -78,12 +111,15 @@ public final class CloseVerdict {
                             : pid + ": shutdown published at " + at(pub.timeNanos(), t0) + " is not in its mailbox";
                     break;
                 case "NOT_OBSERVED":
+                case "STUCK_IN_HANDLER":
                     MailboxTransition last = c.lastTransition();
                     base = pid + " never acknowledged the shutdown"
                             + (pub == null ? "" : " published at " + at(pub.timeNanos(), t0)) + ": "
                             + (last == null ? "state unknown" : MailboxStates.whereTheChildIs(last.toState())
                                     + " (" + MailboxStates.name(last.toState()) + " since " + at(last.timeNanos(), t0)
                                     + ", seq " + last.seq() + ")")
+                            + (ev.containsKey("op") ? ", handler op " + ev.get("op") + " (command " + ev.get("command")
+                                    + ") running " + ev.get("in_handler") : "")
                             + (ev.containsKey("heartbeat_age") ? ", last beat " + ev.get("heartbeat_age") + " before "
                                     + diagnosedAt : "");
                     break;
@@ -142,16 +178,7 @@ public final class CloseVerdict {
 
     /** key=value pairs of a diagnosis evidence text. */
     static Map<String, String> evidence(String text) {
-        Map<String, String> m = new HashMap<>();
-        if (text != null) {
-            for (String token : text.split("\\s+")) {
-                int eq = token.indexOf('=');
-                if (eq > 0) {
-                    m.put(token.substring(0, eq), token.substring(eq + 1));
-                }
-            }
-        }
-        return m;
+        return SurvivorDiagnosis.evidence(text);
     }
 
     /** A time relative to {@code t0} as {@code +1.234 s}. */

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.vigil.close.decision.SurvivorClass;
 import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildRestarted;
@@ -93,10 +94,16 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
         out.println("verdict: " + CloseVerdict.of(rc));
+        out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
+                : String.join(", ", CloseVerdict.failureClasses(rc))));
+        if (!rc.strays().isEmpty()) {
+            out.println("  DESCENDANTS_LEFT: " + SurvivorClass.DESCENDANTS_LEFT.cause());
+            out.println("  next: " + SurvivorClass.DESCENDANTS_LEFT.nextStep());
+        }
         printRun(rc, t0, out);
         for (ChildHistory ch : rc.children()) {
             out.println();
-            printChild(ch, t0, out);
+            printChild(ch, t0, rc.endedByDeath() != null, out);
         }
     }
 
@@ -146,7 +153,7 @@ public final class ShowCommand implements Callable<Integer> {
                 : live.outcome() + ", DIFFERS from the journal: " + String.join("; ", diffs);
     }
 
-    private static void printChild(ChildHistory ch, long t0, PrintStream out) {
+    private static void printChild(ChildHistory ch, long t0, boolean endedByDeath, PrintStream out) {
         ChildOutcome o = ch.outcome();
         out.printf(Locale.ROOT, "child %s  pid %d  kind %s  outcome %s  exit %d  signal %d%n", ch.key(), ch.pid(),
                 ch.kind(), o.outcome(), o.exitCode(), o.signal());
@@ -179,6 +186,11 @@ public final class ShowCommand implements Callable<Integer> {
         if (o.failsTheClose()) {
             out.println("  cause: " + CloseVerdict.cause(ch, t0));
         }
+        String[] advice = CloseVerdict.causeAndNextStep(ch, endedByDeath);
+        if (advice != null) {
+            out.println("  class: " + advice[0]);
+            out.println("  next: " + advice[1]);
+        }
         if (ch.transitions().isEmpty()) {
             out.println("  state word during the close: no transitions");
             return;
@@ -201,6 +213,8 @@ public final class ShowCommand implements Callable<Integer> {
         ObjectNode n = JsonEvents.mapper().createObjectNode();
         n.put("closeId", rc.closeId()).put("poolId", rc.poolId()).put("protocolMode", rc.protocolMode())
                 .put("complete", rc.isComplete()).put("verdict", CloseVerdict.of(rc));
+        ArrayNode classes = n.putArray("classes");
+        CloseVerdict.failureClasses(rc).forEach(classes::add);
         CloseOutcome rebuilt = rc.outcome();
         n.set("rebuilt", JsonEvents.mapper().valueToTree(rebuilt));
         if (rc.isComplete()) {

@@ -93,7 +93,9 @@ class MapPostMortemTest {
             {MailboxState.CONTROL_REQUEST, MailboxStates.CONTROL_REQUEST},
             {MailboxState.CONTROL_DONE, MailboxStates.CONTROL_DONE}, {MailboxState.INIT_READY, MailboxStates.INIT_READY},
             {MailboxState.INIT_FAILED, MailboxStates.INIT_FAILED},
-            {MailboxState.SHUTDOWN, MailboxWords.LEGACY_SHUTDOWN_STATE}};
+            {MailboxState.SHUTDOWN, MailboxWords.LEGACY_SHUTDOWN_STATE},
+            {MailboxState.TASK_READY, MailboxWords.TASK_READY_STATE},
+            {MailboxState.CONTROL_REQUEST, MailboxWords.CONTROL_REQUEST_STATE}};
         for (int[] p : pairs) {
             assertEquals(p[0], p[1]);
         }

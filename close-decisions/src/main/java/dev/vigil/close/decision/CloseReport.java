@@ -165,6 +165,25 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
         }
     }
 
+    /**
+     * The class of every party that failed the close, in report order: per failing child {@code pid CLASS} (its
+     * diagnosis; {@code UNDIAGNOSED} for one reaped before any diagnosis, e.g. an exit after escalate-now), per stray
+     * {@code pid DESCENDANTS_LEFT}. The replay names the same list from the journal.
+     */
+    @JsonIgnore
+    public List<String> failureClasses() {
+        List<String> out = new java.util.ArrayList<>();
+        for (Child c : children) {
+            if (c.outcome().failsTheClose()) {
+                out.add(c.pid() + " " + (c.diagnosis() == null ? "UNDIAGNOSED" : c.diagnosis()));
+            }
+        }
+        for (Stray s : strays) {
+            out.add(s.pid() + " " + SurvivorClass.DESCENDANTS_LEFT.name());
+        }
+        return out;
+    }
+
     /** One line per non-clean child, for messages and logs. */
     public String describeFailures() {
         StringBuilder sb = new StringBuilder();
@@ -176,11 +195,21 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                 }
                 sb.append(' ').append(c.evidence() != null ? c.evidence()
                         : "pid=" + c.pid() + " group=" + c.group() + " child=" + c.index());
+                SurvivorClass cls = SurvivorClass.named(c.diagnosis());
+                if (cls != null) {
+                    sb.append("\n    cause: ").append(cls.cause()).append("\n    next: ")
+                            .append(SurvivorDiagnosis.nextStep(cls, c.evidence()));
+                }
             }
         }
         for (Stray s : strays) {
             sb.append("\n  outcome=STRAY pid=").append(s.pid()).append(" ppid=").append(s.parentPid())
-                    .append(s.killed() ? " killed" : " kept").append(" command=").append(s.command());
+                    .append(s.killed() ? " killed" : " kept").append(" command=").append(s.command())
+                    .append(" class=").append(SurvivorClass.DESCENDANTS_LEFT.name());
+        }
+        if (!strays.isEmpty()) {
+            sb.append("\n    cause: ").append(SurvivorClass.DESCENDANTS_LEFT.cause()).append("\n    next: ")
+                    .append(SurvivorClass.DESCENDANTS_LEFT.nextStep());
         }
         for (Kill k : kills) {
             sb.append("\n  kill=").append(k.how()).append(" container=").append(k.container()).append(" covered=")

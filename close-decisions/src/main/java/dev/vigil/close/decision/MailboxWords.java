@@ -21,6 +21,15 @@ public record MailboxWords(int state, String stateName, String writerName, long 
      * equals it (checked by a parity test), this module cannot see that class.
      */
     public static final int LEGACY_SHUTDOWN_STATE = 3;
+    /** The parent placed a task: the child runs its task handler until it writes TASK_DONE. */
+    public static final int TASK_READY_STATE = 1;
+    /** The parent placed a control command: the child runs its control handler until it writes CONTROL_DONE. */
+    public static final int CONTROL_REQUEST_STATE = 4;
+
+    /** True when the state word says the child is inside a handler (a command placed, no answer yet). */
+    public boolean insideHandler() {
+        return state == TASK_READY_STATE || state == CONTROL_REQUEST_STATE;
+    }
 
     /** True when the shutdown request is visible to the child in this mailbox. */
     public boolean shutdownVisible() {

@@ -1,15 +1,75 @@
 package dev.vigil.close.decision;
 
-/** Why a child outlived the reap budget; {@link SurvivorDiagnosis#classify} tries them in this order, first match wins. */
+/**
+ * Why a child (or what it left behind) failed a close: the one list of causes, the same live (CloseReport,
+ * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first six in this order, first
+ * match wins; the last two are not read from one child's words: {@link #DESCENDANTS_LEFT} comes from the close's
+ * container scan (StrayFound), {@link #ORCHESTRATOR_DIED} from the next orchestrator's recovery
+ * (CloseEndedByOrchestratorDeath). Each has a one-line cause and a next step; {@link SurvivorDiagnosis#nextStep}
+ * makes the step concrete from the evidence (which handler, for how long, which call).
+ */
 public enum SurvivorClass {
     /** /proc state T: stopped or traced; it cannot run its loop at all. */
-    STOPPED,
+    STOPPED("stopped (SIGSTOP, a job-control stop or a tracer): it cannot run its loop",
+            "find who stopped it (ps -o pid,stat,ppid; a debugger or strace attached?), send SIGCONT, "
+                    + "or close with term-then-kill (SIGKILL ends a stopped process)"),
     /** The shutdown request is not visible in its mailbox (legacy: the state word was overwritten; sticky: a bug of ours). */
-    NOT_DELIVERED,
-    /** Delivered but never acknowledged: the child is somewhere its loop does not reach (inside a handler). */
-    NOT_OBSERVED,
+    NOT_DELIVERED("shutdown never delivered: the request is not in its mailbox (legacy mode: a lost update, the child's "
+            + "own state-word write erased SHUTDOWN)",
+            "run the pool with protocol sticky (a shutdown word only the closer writes); in sticky mode this is a "
+                    + "Vigil bug: report the journal"),
+    /** Delivered, never acknowledged, and the child is inside a handler (state *_REQUEST / TASK_READY) that does not poll. */
+    STUCK_IN_HANDLER("shutdown delivered but not observed: the child is inside a handler that neither returns nor "
+            + "polls cancellation",
+            "poll cancellation (or beat) inside the handler, or raise the window above the handler's longest run"),
+    /** Delivered, never acknowledged, the child idle in its loop (or a plain executable that outlived its stop signal). */
+    NOT_OBSERVED("shutdown delivered but ignored: the child is idle in its loop (not in a handler) and never "
+            + "acknowledged it",
+            "check that its runtime reads the shutdown word (a child built on an old runtime, or one that masks it); "
+                    + "for a plain executable, that it exits on its stop signal"),
     /** Acknowledged, but no heartbeat for a whole window, or /proc state D. */
-    WEDGED,
+    WEDGED("acknowledged shutdown, then stopped making progress (no heartbeat for a whole window, or blocked in the kernel)",
+            "read its stacks (journaled before any kill): fix the call it blocks in, or let term-then-kill end it"),
     /** Acknowledged and still beating: slow, not stuck. */
-    FINALIZING
+    FINALIZING("acknowledged shutdown and still beating: slow clean-up, not stuck",
+            "raise the window (or drop the fixed budget) to cover its clean-up, or shorten the clean-up"),
+    /** A process of the pool's container outlived its parent, a direct child (a daemon, a double fork). */
+    DESCENDANTS_LEFT("descendants left behind: a process forked by a child outlived it in the pool's container",
+            "make the child wait for (or kill) what it forks before exiting, or close with term-then-kill so the "
+                    + "container is killed"),
+    /** The orchestrator died during the close; its children were ended by the next one's recovery (or its guardian). */
+    ORCHESTRATOR_DIED("the orchestrator died during the close: nobody reaped or reported its children",
+            "find why the orchestrator died (its guardian record, dmesg for the OOM killer); the children were "
+                    + "ended by the recovery, not by the close");
+
+    private final String cause;
+    private final String nextStep;
+
+    SurvivorClass(String cause, String nextStep) {
+        this.cause = cause;
+        this.nextStep = nextStep;
+    }
+
+    /** The cause in one line, for a person. */
+    public String cause() {
+        return cause;
+    }
+
+    /** What to do next, in general terms; {@link SurvivorDiagnosis#nextStep} makes it concrete from the evidence. */
+    public String nextStep() {
+        return nextStep;
+    }
+
+    /** The class of {@code name}, or null for a name this build does not know (a newer journal). */
+    public static SurvivorClass named(String name) {
+        if (name == null) {
+            return null;
+        }
+        for (SurvivorClass c : values()) {
+            if (c.name().equals(name)) {
+                return c;
+            }
+        }
+        return null;
+    }
 }

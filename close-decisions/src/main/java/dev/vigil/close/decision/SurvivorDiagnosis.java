@@ -1,16 +1,20 @@
 package dev.vigil.close.decision;
 
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A survivor's class and the one-line evidence behind it, e.g.
- * {@code pid=4711 group=chips child=2 class=NOT_OBSERVED state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age=3.2s proc=S wchan=futex_wait}.
+ * {@code pid=4711 group=chips child=2 class=STUCK_IN_HANDLER state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age=3.2s op=3 command=17 in_handler=20.1s proc=S wchan=futex_wait}.
  *
  * <p>Rules, first match wins: STOPPED (/proc T or t) > NOT_DELIVERED (shutdown not visible in the
- * mailbox) > NOT_OBSERVED (visible, never acknowledged) > WEDGED (acknowledged, no beat for a whole
- * window, or /proc D) > FINALIZING (acknowledged, beating). A plain executable has no mailbox: its
- * stop signal counts as delivered and never acknowledged, so it is STOPPED, WEDGED (D) or
- * NOT_OBSERVED with {@code state=SIGNALED_ONLY}.
+ * mailbox) > STUCK_IN_HANDLER (visible, never acknowledged, inside a handler: the state word says
+ * TASK_READY / CONTROL_REQUEST, or, in legacy mode where SHUTDOWN replaced that state, a command is
+ * still open) > NOT_OBSERVED (visible, never acknowledged, idle: it ignores shutdown) > WEDGED
+ * (acknowledged, no beat for a whole window, or /proc D) > FINALIZING (acknowledged, beating). A plain
+ * executable has no mailbox: its stop signal counts as delivered and never acknowledged, so it is
+ * STOPPED, WEDGED (D) or NOT_OBSERVED with {@code state=SIGNALED_ONLY}.
  */
 public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
 
@@ -32,7 +36,8 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
             return SurvivorClass.NOT_DELIVERED;
         }
         if (w.ackNanos() == 0) {
-            return SurvivorClass.NOT_OBSERVED;
+            boolean inHandler = w.insideHandler() || (w.legacy() && e.handler() != null);
+            return inHandler ? SurvivorClass.STUCK_IN_HANDLER : SurvivorClass.NOT_OBSERVED;
         }
         if (proc == 'D' || e.heartbeatAgeNanos() >= e.windowNanos()) {
             return SurvivorClass.WEDGED;
@@ -62,6 +67,11 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
             sb.append(" ack=").append(w.ackNanos() == 0 ? "none" : "set")
                     .append(" heartbeat_age=").append(seconds(e.heartbeatAgeNanos()));
         }
+        SurvivorEvidence.OpenCommand h = e.handler();
+        if (h != null) {
+            sb.append(" op=").append(h.opcode()).append(" command=").append(h.commandId()).append(" in_handler=")
+                    .append(seconds(h.runningNanos()));
+        }
         sb.append(" proc=").append(e.proc().state()).append(" wchan=").append(e.proc().wchan());
         if (!e.proc().stack().isEmpty()) {
             sb.append(" stack=").append(String.join("<", e.proc().stack()));
@@ -73,6 +83,65 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
             sb.append(" last_events=[").append(String.join("; ", e.lastEvents())).append(']');
         }
         return sb.toString();
+    }
+
+    /**
+     * The next step for a person, made concrete from the evidence line of the diagnosis (the same text live and in the
+     * replay), e.g. {@code handler op 3 (command 17) has run 20.1s without a heartbeat: poll cancellation in it, or
+     * raise the window above its longest run}. The window is not in the line: whether a handler still beats is
+     * judged from its heartbeat age against the 1 s a serving loop never exceeds.
+     */
+    public static String nextStep(SurvivorClass c, String evidenceLine) {
+        Map<String, String> ev = evidence(evidenceLine);
+        String proc = ev.containsKey("proc") ? "proc=" + ev.get("proc") + " wchan=" + ev.getOrDefault("wchan", "?") : "";
+        switch (c) {
+            case STUCK_IN_HANDLER: {
+                String op = ev.containsKey("op") ? "handler op " + ev.get("op") + " (command " + ev.get("command")
+                        + ") has run " + ev.get("in_handler") : "its handler (" + ev.getOrDefault("state", "?") + ") has run";
+                boolean beats = ev.containsKey("heartbeat_age") && parseSeconds(ev.get("heartbeat_age")) < 1.0;
+                return op + (beats ? " (beating, never polling cancellation)" : " without a heartbeat")
+                        + ("D".equals(ev.get("proc")) ? ", blocked in the kernel at " + ev.get("wchan") : "")
+                        + ": poll cancellation in it, or raise the window above its longest run";
+            }
+            case NOT_OBSERVED:
+                return "SIGNALED_ONLY".equals(ev.get("state"))
+                        ? "the plain executable outlived its stop signal (" + proc + "): make it exit on that signal, "
+                                + "give it a withStopSignal it handles, or close with term-then-kill"
+                        : "idle in its loop (" + ev.getOrDefault("state", "?") + ", last beat " + ev.get("heartbeat_age")
+                                + " before the diagnosis) yet it never acknowledged: " + c.nextStep();
+            case WEDGED:
+                return "acknowledged, then silent for " + ev.getOrDefault("heartbeat_age", "?") + " (" + proc + "): "
+                        + c.nextStep();
+            case FINALIZING:
+                return "acknowledged and beating (last beat " + ev.getOrDefault("heartbeat_age", "?") + " ago): "
+                        + "raise the window or drop the fixed budget to cover its clean-up, or shorten it";
+            case STOPPED:
+                return "stopped (" + proc + "): " + c.nextStep();
+            default:
+                return c.nextStep();
+        }
+    }
+
+    /** key=value pairs of an evidence line ({@code last_events=[...]} and {@code stack=} included as raw text). */
+    public static Map<String, String> evidence(String line) {
+        Map<String, String> m = new HashMap<>();
+        if (line != null) {
+            for (String token : line.split("\\s+")) {
+                int eq = token.indexOf('=');
+                if (eq > 0 && !m.containsKey(token.substring(0, eq))) {
+                    m.put(token.substring(0, eq), token.substring(eq + 1));
+                }
+            }
+        }
+        return m;
+    }
+
+    private static double parseSeconds(String s) {
+        try {
+            return Double.parseDouble(s.endsWith("s") ? s.substring(0, s.length() - 1) : s);
+        } catch (NumberFormatException e) {
+            return Double.MAX_VALUE;
+        }
     }
 
     static String seconds(long nanos) {

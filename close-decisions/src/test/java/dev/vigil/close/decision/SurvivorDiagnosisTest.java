@@ -43,12 +43,49 @@ class SurvivorDiagnosisTest {
     }
 
     @Test
-    void aChildInsideAControlHandlerIsNotObservedWithTheExactMessageShape() {
-        SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(sticky(4, "CONTROL_REQUEST", 77, 0), 3_200_000_000L,
-                SLEEPING));
+    void aChildInsideAControlHandlerIsStuckInHandlerWithTheExactMessageShape() {
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(new SurvivorEvidence("chips", 2, 4711, "JAVA",
+                sticky(4, "CONTROL_REQUEST", 77, 0), 3_200_000_000L, S, SLEEPING, List.of(),
+                new SurvivorEvidence.OpenCommand("CONTROL", 3, 17, 20_100_000_000L)));
+        assertEquals(SurvivorClass.STUCK_IN_HANDLER, d.survivorClass());
+        assertTrue(d.line().startsWith("pid=4711 group=chips child=2 class=STUCK_IN_HANDLER state=CONTROL_REQUEST "
+                + "shutdown=set ack=none heartbeat_age=3.2s op=3 command=17 in_handler=20.1s proc=S wchan=futex_wait"),
+                d.line());
+        assertEquals("handler op 3 (command 17) has run 20.1s without a heartbeat: poll cancellation in it, or raise "
+                + "the window above its longest run", SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()));
+    }
+
+    @Test
+    void aTaskInProgressIsStuckInHandlerEvenWithoutAJournaledCommand() {
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(sticky(1, "TASK_READY", 77, 0), 2 * S, SLEEPING));
+        assertEquals(SurvivorClass.STUCK_IN_HANDLER, d.survivorClass());
+        assertTrue(SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()).startsWith("its handler (TASK_READY) has run"));
+    }
+
+    @Test
+    void legacyShutdownOverAHandlerStillRunningIsStuckInHandlerButIdleLegacyIgnoresIt() {
+        MailboxWords w = new MailboxWords(3, "SHUTDOWN", "CLOSER", 9, true, 0, 0, 100);
+        assertEquals(SurvivorClass.STUCK_IN_HANDLER, SurvivorDiagnosis.classify(new SurvivorEvidence("chips", 2, 4711,
+                "C", w, 2 * S, S, SLEEPING, List.of(), new SurvivorEvidence.OpenCommand("CONTROL", 1, 5, 2 * S)))
+                .survivorClass());
+        assertEquals(SurvivorClass.NOT_OBSERVED, SurvivorDiagnosis.classify(evidence(w, 2 * S, SLEEPING)).survivorClass());
+    }
+
+    @Test
+    void anIdleChildThatNeverAcksIgnoresShutdown() {
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(sticky(0, "IDLE", 77, 0), S / 100, SLEEPING));
         assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
-        assertTrue(d.line().startsWith("pid=4711 group=chips child=2 class=NOT_OBSERVED state=CONTROL_REQUEST "
-                + "shutdown=set ack=none heartbeat_age=3.2s proc=S wchan=futex_wait"), d.line());
+        assertTrue(SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()).startsWith("idle in its loop (IDLE"),
+                SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()));
+    }
+
+    @Test
+    void everyClassHasACauseAndANextStep() {
+        for (SurvivorClass c : SurvivorClass.values()) {
+            assertTrue(c.cause().length() > 20 && c.nextStep().length() > 20, c.name());
+            assertEquals(c, SurvivorClass.named(c.name()));
+            assertTrue(SurvivorDiagnosis.nextStep(c, "pid=1 class=" + c.name()).length() > 20, c.name());
+        }
     }
 
     @Test
