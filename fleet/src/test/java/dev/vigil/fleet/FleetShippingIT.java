@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -143,6 +144,41 @@ class FleetShippingIT {
             assertEquals(events(work.resolve("j1")) + events(work.resolve("j2")) + events(j3), events, topicRead.counts());
         }
         assertEquals(Cli.replay("export", j3.toString()), Cli.replay("export", "--kafka", b, "--topic", topic, "--host", "h3"));
+
+        // show and timeline of one close: found in whichever host's journal holds it, the same output as locally.
+        for (String h : List.of("h2", "h3")) {
+            Path dir = work.resolve("j" + h.substring(1));
+            String closeId = lastCloseId(dir);
+            for (List<String> form : List.<List<String>>of(List.of(), List.of("--json"))) {
+                List<String> local = new ArrayList<>(List.of("show", dir.toString(), closeId));
+                local.addAll(form);
+                List<String> remote = new ArrayList<>(List.of("show", "--kafka", b, "--topic", topic, closeId));
+                remote.addAll(form);
+                Cli.Result l = Cli.replay(local.toArray(String[]::new));
+                assertEquals(0, l.exit(), l.toString());
+                assertEquals(l, Cli.replay(remote.toArray(String[]::new)), "show " + closeId + form + " of host " + h);
+            }
+            Path localSvg = work.resolve("local-" + h + ".svg");
+            Path fleetSvg = work.resolve("fleet-" + h + ".svg");
+            assertEquals(0, Cli.replay("timeline", dir.toString(), closeId, "-o", localSvg.toString()).exit());
+            Cli.Result t = Cli.replay("timeline", "--kafka", b, "--topic", topic, "--host", h, closeId, "-o", fleetSvg.toString());
+            assertEquals(0, t.exit(), t.toString());
+            assertEquals(Files.readString(localSvg), Files.readString(fleetSvg), "timeline of " + closeId + " from the topic");
+        }
+        Cli.Result missing = Cli.replay("show", "--kafka", b, "--topic", topic, "12345");
+        assertEquals(2, missing.exit(), missing.toString());
+        assertOneErrLine(missing, "ERR: close id=12345 is in no host's journal in kafka=" + b + " topic=" + topic
+                + " (hosts: h1, h2, h3)");
+    }
+
+    /** The id of the last close a journal lists. */
+    private static String lastCloseId(Path dir) {
+        Cli.Result closes = Cli.replay("closes", "--json", dir.toString());
+        assertEquals(0, closes.exit(), closes.toString());
+        String[] lines = closes.out().strip().split("\n");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"closeId\":(\\d+)").matcher(lines[lines.length - 1]);
+        assertTrue(m.find(), lines[lines.length - 1]);
+        return m.group(1);
     }
 
     @Test

@@ -101,6 +101,8 @@ class OrchestratorCrashTest {
         } finally {
             holder.destroyForcibly();
             holder.waitFor(10, TimeUnit.SECONDS);
+            // the holder's guardian writes its record beside the journal, then exits: before the temp dir goes
+            ProcessTree.awaitNoneNaming(journal.toAbsolutePath().toString(), 15_000);
         }
     }
 
@@ -220,32 +222,7 @@ class OrchestratorCrashTest {
             holder.waitFor(10, TimeUnit.SECONDS);
             marked.awaitNone(3000);
             marked.killAll();
-            awaitNoProcessNaming(journal.toAbsolutePath().toString(), 5000); // the holder's guardian writes its record, then exits
-        }
-    }
-
-    /** Waits (bounded) until no process has {@code text} in its command line. */
-    private static void awaitNoProcessNaming(String text, long millis) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (System.nanoTime() < deadline) {
-            boolean found = false;
-            try (var procs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"), "[0-9]*")) {
-                for (java.nio.file.Path proc : procs) {
-                    try {
-                        byte[] cmd = java.nio.file.Files.readAllBytes(proc.resolve("cmdline"));
-                        if (new String(cmd, java.nio.charset.StandardCharsets.UTF_8).contains(text)) {
-                            found = true;
-                            break;
-                        }
-                    } catch (java.io.IOException gone) {
-                        // exited while we looked
-                    }
-                }
-            }
-            if (!found) {
-                return;
-            }
-            Thread.sleep(20);
+            ProcessTree.awaitNoneNaming(journal.toAbsolutePath().toString(), 15_000); // the holder's guardian writes its record, then exits
         }
     }
 

@@ -71,6 +71,8 @@ class OrchestratorKilledTest {
         } finally {
             holder.destroyForcibly();
             holder.waitFor(10, TimeUnit.SECONDS);
+            // the holder's guardian writes its record beside the journal, then exits: before the temp dir goes
+            ProcessTree.awaitNoneNaming(tmp.resolve("journal").toAbsolutePath().toString(), 15_000);
         }
     }
 }

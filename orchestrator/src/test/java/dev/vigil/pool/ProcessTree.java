@@ -72,4 +72,29 @@ public final class ProcessTree {
         }
         return left;
     }
+
+    /** Waits (bounded) until no process has {@code text} in its command line. */
+    public static void awaitNoneNaming(String text, long millis) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < deadline) {
+            boolean found = false;
+            try (var procs = java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc"), "[0-9]*")) {
+                for (java.nio.file.Path proc : procs) {
+                    try {
+                        byte[] cmd = java.nio.file.Files.readAllBytes(proc.resolve("cmdline"));
+                        if (new String(cmd, java.nio.charset.StandardCharsets.UTF_8).contains(text)) {
+                            found = true;
+                            break;
+                        }
+                    } catch (java.io.IOException gone) {
+                        // exited while we looked
+                    }
+                }
+            }
+            if (!found) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+    }
 }

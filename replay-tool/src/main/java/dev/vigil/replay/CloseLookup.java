@@ -1,14 +1,16 @@
 package dev.vigil.replay;
 
 import java.nio.file.Path;
-import java.util.Map;
 
 import dev.vigil.journal.CloseIndex;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalException;
+import dev.vigil.journal.JournalReader;
 import dev.vigil.replay.internal.JournalScan;
 import dev.vigil.replay.internal.PoolStartLocator;
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
 
 /**
  * Rebuilds one close in detail. Uses the journal's close index to find the close, and reads
@@ -26,6 +28,36 @@ public final class CloseLookup {
     public record Result(RebuiltClose close, JournalException damage) {
     }
 
+    /** True when the source's journal holds the start of close {@code closeId}. */
+    public static boolean holds(EventSource source, long closeId) {
+        boolean[] found = {false};
+        source.read(java.util.EnumSet.of(dev.vigil.journal.EventType.CLOSE_STARTED), (i, e) -> {
+            found[0] = ((CloseStarted) e).closeId() == closeId;
+            return !found[0];
+        });
+        return found[0];
+    }
+
+    /**
+     * The close id and journal directory of a command taking {@code DIR CLOSE}, or {@code CLOSE} alone
+     * with {@code --kafka}.
+     */
+    public record Target(Path dir, long closeId) {
+        public static Target of(java.util.List<String> args, SourceOptions source) {
+            int expected = source.fromKafka() ? 1 : 2;
+            if (args.size() != expected) {
+                throw new ReplayInputException(source.fromKafka() ? "with --kafka give the CLOSE id alone (no DIR)"
+                        : "give a journal DIR and a CLOSE id (see: vigil-replay closes DIR)");
+            }
+            String id = args.get(expected - 1);
+            try {
+                return new Target(expected == 2 ? Path.of(args.get(0)) : null, Long.parseLong(id));
+            } catch (NumberFormatException e) {
+                throw new ReplayInputException("CLOSE must be a close id (a number, see: vigil-replay closes), not '" + id + "'");
+            }
+        }
+    }
+
     /** Throws {@link ReplayInputException} when the journal holds no close with this id. */
     public static Result rebuild(Path dir, long closeId) {
         return rebuild(dir, closeId, null);
@@ -37,10 +69,21 @@ public final class CloseLookup {
      * records it never drained.
      */
     public static Result rebuild(Path dir, long closeId, Path mapFile) {
-        JournalDirectory.validate(dir);
-        Map<Long, CloseIndex.Span> spans = CloseIndex.load(dir);
-        CloseIndex.Span span = spans.get(closeId);
-        long from = span == null ? -1 : PoolStartLocator.locate(dir, span.startIndex(), span.poolId());
+        return rebuild(new JournalDirectorySource(dir), closeId, mapFile);
+    }
+
+    /**
+     * Like {@link #rebuild(Path, long, Path)} over any source: a journal directory is read from where
+     * the close's pool began (its close index), a shipped journal (Kafka) from its start.
+     */
+    public static Result rebuild(EventSource source, long closeId, Path mapFile) {
+        Path dir = source.journalDir();
+        long from = -1;
+        if (dir != null) {
+            JournalDirectory.validate(dir);
+            CloseIndex.Span span = CloseIndex.load(dir).get(closeId);
+            from = span == null ? -1 : PoolStartLocator.locate(dir, span.startIndex(), span.poolId());
+        }
         RebuiltClose[] found = new RebuiltClose[1];
         long[] closesSeen = {0, Long.MAX_VALUE, Long.MIN_VALUE};
         CloseReconstruction fold = new CloseReconstruction(new CloseReconstruction.Listener() {
@@ -60,10 +103,15 @@ public final class CloseLookup {
         }, closeId);
         JournalException damage = null;
         try {
-            JournalScan.read(dir, from, CloseReconstruction.KINDS, (i, e) -> {
+            JournalReader.EventSink sink = (i, e) -> {
                 fold.accept(i, e);
                 return found[0] == null;
-            });
+            };
+            if (dir != null) {
+                JournalScan.read(dir, from, CloseReconstruction.KINDS, sink);
+            } else {
+                source.read(CloseReconstruction.KINDS, sink);
+            }
         } catch (JournalException e) {
             damage = e;
         }
@@ -88,7 +136,7 @@ public final class CloseLookup {
             }
             String known = closesSeen[0] == 0 ? "it holds no closes"
                     : "it holds " + closesSeen[0] + " closes, ids " + closesSeen[1] + ".." + closesSeen[2];
-            throw new ReplayInputException("close id=" + closeId + " is not in journal dir=" + dir + " (" + known + ")");
+            throw new ReplayInputException("close id=" + closeId + " is not in " + source.describe() + " (" + known + ")");
         }
         return new Result(found[0], damage);
     }

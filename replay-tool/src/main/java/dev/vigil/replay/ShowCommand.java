@@ -22,7 +22,11 @@ import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.PoolFailed;
 import dev.vigil.journal.ShutdownPublished;
 
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
+
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -37,11 +41,12 @@ public final class ShowCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
-    Path dir;
+    @Parameters(arity = "1..2", paramLabel = "[DIR] CLOSE", description = {"journal directory (none with --kafka) and "
+        + "close id (see: vigil-replay closes)"})
+    List<String> args;
 
-    @Parameters(index = "1", paramLabel = "CLOSE", description = "close id (see: vigil-replay closes)")
-    long closeId;
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--json", description = "one JSON object")
     boolean json;
@@ -52,7 +57,9 @@ public final class ShowCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return run(dir, closeId, json, map, cli.out);
+        CloseLookup.Target t = CloseLookup.Target.of(args, source);
+        return source.runOnHolder(t.dir(), cli.out, s -> CloseLookup.holds(s, t.closeId()), "close id=" + t.closeId(),
+                (s, out) -> run(s, t.closeId(), json, map, out));
     }
 
     public static int run(Path dir, long closeId, boolean json, PrintStream out) {
@@ -60,7 +67,11 @@ public final class ShowCommand implements Callable<Integer> {
     }
 
     public static int run(Path dir, long closeId, boolean json, Path mapFile, PrintStream out) {
-        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId, mapFile);
+        return run(new JournalDirectorySource(dir), closeId, json, mapFile, out);
+    }
+
+    public static int run(EventSource source, long closeId, boolean json, Path mapFile, PrintStream out) {
+        CloseLookup.Result r = CloseLookup.rebuild(source, closeId, mapFile);
         if (json) {
             out.println(toJson(r.close()));
         } else {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.function.IntFunction;
+import java.util.function.Predicate;
 
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.FleetSource;
@@ -53,20 +54,8 @@ public final class SourceOptions {
      * {@code fleetLine} of the highest exit code ends the output.
      */
     public int run(Path dir, boolean json, PrintStream out, Body body, IntFunction<String> fleetLine) {
-        if (kafka == null) {
-            if (topic != null || host != null) {
-                throw new ReplayInputException("--topic and --host go with --kafka HOST:PORT");
-            }
-            if (dir == null) {
-                throw new ReplayInputException("a journal DIR or --kafka HOST:PORT --topic T is required");
-            }
+        if (readsDirectory(dir)) {
             return body.run(new JournalDirectorySource(dir), out);
-        }
-        if (dir != null) {
-            throw new ReplayInputException("give a journal DIR or --kafka, not both (DIR=" + dir + ")");
-        }
-        if (topic == null) {
-            throw new ReplayInputException("--kafka " + kafka + " needs --topic T");
         }
         try (FleetSource fleet = provider().open(kafka, topic)) {
             if (host != null) {
@@ -91,6 +80,50 @@ public final class SourceOptions {
             }
             return worst;
         }
+    }
+
+    /**
+     * Runs {@code body} once: over DIR, over {@code --host}'s journal, or over the one host of the
+     * topic whose journal {@code holds} (a close id names one orchestrator's close, so one host).
+     * {@code what} names what was looked for, for the error when no host holds it.
+     */
+    public int runOnHolder(Path dir, PrintStream out, Predicate<EventSource> holds, String what, Body body) {
+        if (readsDirectory(dir)) {
+            return body.run(new JournalDirectorySource(dir), out);
+        }
+        try (FleetSource fleet = provider().open(kafka, topic)) {
+            if (host != null) {
+                return body.run(fleet.host(host), out);
+            }
+            for (String h : fleet.hosts()) {
+                EventSource s = fleet.host(h);
+                if (holds.test(s)) {
+                    return body.run(s, out);
+                }
+            }
+            throw new ReplayInputException(what + " is in no host's journal in " + fleet.describe() + " (hosts: "
+                    + (fleet.hosts().isEmpty() ? "none" : String.join(", ", fleet.hosts())) + ")");
+        }
+    }
+
+    /** Checks the options against DIR: true when DIR is the source, false for --kafka. */
+    private boolean readsDirectory(Path dir) {
+        if (kafka == null) {
+            if (topic != null || host != null) {
+                throw new ReplayInputException("--topic and --host go with --kafka HOST:PORT");
+            }
+            if (dir == null) {
+                throw new ReplayInputException("a journal DIR or --kafka HOST:PORT --topic T is required");
+            }
+            return true;
+        }
+        if (dir != null) {
+            throw new ReplayInputException("give a journal DIR or --kafka, not both (DIR=" + dir + ")");
+        }
+        if (topic == null) {
+            throw new ReplayInputException("--kafka " + kafka + " needs --topic T");
+        }
+        return false;
     }
 
     private static FleetSourceProvider provider() {

@@ -5,10 +5,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import dev.vigil.replay.source.EventSource;
+import dev.vigil.replay.source.JournalDirectorySource;
+
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -22,27 +27,34 @@ public final class TimelineCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
-    Path dir;
+    @Parameters(arity = "1..2", paramLabel = "[DIR] CLOSE", description = {"journal directory (none with --kafka) and "
+        + "close id (see: vigil-replay closes)"})
+    List<String> args;
 
-    @Parameters(index = "1", paramLabel = "CLOSE", description = "close id (see: vigil-replay closes)")
-    long closeId;
+    @Mixin
+    SourceOptions source;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "FILE.svg or FILE.html")
     Path output;
 
     @Override
     public Integer call() {
-        return run(dir, closeId, output, cli.out);
+        CloseLookup.Target t = CloseLookup.Target.of(args, source);
+        return source.runOnHolder(t.dir(), cli.out, s -> CloseLookup.holds(s, t.closeId()), "close id=" + t.closeId(),
+                (s, out) -> run(s, t.closeId(), output, out));
     }
 
     public static int run(Path dir, long closeId, Path output, PrintStream out) {
+        return run(new JournalDirectorySource(dir), closeId, output, out);
+    }
+
+    public static int run(EventSource source, long closeId, Path output, PrintStream out) {
         String name = output.getFileName() == null ? "" : output.getFileName().toString().toLowerCase(Locale.ROOT);
         boolean html = name.endsWith(".html") || name.endsWith(".htm");
         if (!html && !name.endsWith(".svg")) {
             throw new ReplayInputException("output file=" + output + " must end in .svg or .html");
         }
-        CloseLookup.Result r = CloseLookup.rebuild(dir, closeId);
+        CloseLookup.Result r = CloseLookup.rebuild(source, closeId, null);
         String doc = html ? TimelineSvg.renderHtml(r.close()) : TimelineSvg.render(r.close());
         try {
             Files.writeString(output, doc, StandardCharsets.UTF_8);
