@@ -73,7 +73,14 @@ final class CloseMachine {
      * for it (at most the grace period).
      */
     public interface BeforeEscalation {
-        CompletableFuture<?> capture(String poolId, long closeId, List<ClosingChild> survivors);
+        /** Completes with a one-line summary per survivor for the report (missing entries: none). */
+        CompletableFuture<? extends Map<ClosingChild, String>> capture(String poolId, long closeId,
+                List<ClosingChild> survivors);
+
+        /** How long the escalation waits for the capture, at most; the close's grace when longer. */
+        default long boundNanos() {
+            return 0;
+        }
     }
 
     enum Phase { REAPING, ESCALATING, SETTLING, DONE }
@@ -161,7 +168,18 @@ final class CloseMachine {
         Run run = runs.get(closeId);
         if (run != null) {
             run.evidencePending = false;
-            guarded(run, () -> advance(run, clock.getAsLong()));
+            guarded(run, () -> {
+                Map<ClosingChild, String> summaries = run.evidence == null ? null : run.evidence.getNow(null);
+                if (summaries != null) {
+                    for (Track t : run.tracks) {
+                        String s = summaries.get(t.child);
+                        if (s != null) {
+                            t.stacks = s;
+                        }
+                    }
+                }
+                advance(run, clock.getAsLong());
+            });
         }
     }
 
@@ -312,8 +330,10 @@ final class CloseMachine {
                 }
             }
             run.evidencePending = true;
+            run.evidenceBoundNanos = Math.max(run.settings.grace().toNanos(), beforeEscalation.boundNanos());
             long id = run.closeId;
-            beforeEscalation.capture(run.poolId(), id, survivors).whenComplete((x, e) -> inputs.evidenceCaptured(id));
+            run.evidence = beforeEscalation.capture(run.poolId(), id, survivors);
+            run.evidence.whenComplete((x, e) -> inputs.evidenceCaptured(id));
         }
     }
 
@@ -359,7 +379,7 @@ final class CloseMachine {
                         run.phase = Phase.SETTLING;
                         continue;
                     }
-                    if (run.evidencePending && now - run.escalatingSince < run.settings.grace().toNanos()) {
+                    if (run.evidencePending && now - run.escalatingSince < run.evidenceBoundNanos) {
                         return;
                     }
                     if (run.step >= 0 && now - run.stepDeadline < 0) {
@@ -478,13 +498,13 @@ final class CloseMachine {
                     t.exit == null ? 0 : t.exit.signal());
             if (t.exit == null) {
                 children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome, -1, 0, -1,
-                        diagnosis, evidence));
+                        diagnosis, evidence, t.stacks));
                 continue;
             }
             reaped++;
             children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome,
                     t.exit.signal() > 0 ? -1 : t.exit.exitCode(), t.exit.signal(), t.sinceBroadcastNanos, diagnosis,
-                    evidence));
+                    evidence, t.stacks));
         }
         children.sort(Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
         long end = clock.getAsLong(); // taken last: everything the close did is inside its duration
@@ -533,6 +553,8 @@ final class CloseMachine {
         ReapBudget budget;
         boolean escalateNow;
         boolean evidencePending;
+        long evidenceBoundNanos;
+        CompletableFuture<? extends Map<ClosingChild, String>> evidence;
         long escalatingSince;
         List<EscalationStep> plan = List.of();
         int step = -1;
@@ -572,6 +594,7 @@ final class CloseMachine {
         long lastBeatCountedNanos;
         boolean released;
         SurvivorDiagnosis diagnosis;
+        String stacks;
 
         Track(ClosingChild child) {
             this.child = child;

@@ -117,6 +117,8 @@ public final class Orchestrator implements AutoCloseable {
         this.mailboxes = m;
         this.drainer = d;
         this.engine = new CloseEngine(journal);
+        // The survivors' own stacks, journaled before any escalation signal ends them (bounded: StackCapture.BOUND).
+        engine.beforeEscalation(new dev.vigil.close.StackCapture(journal));
     }
 
     private void closeAfterFailedOpen(JournalWriter writer, Spawner s, MailboxStore m, RingDrainer d, Containment c, Guardian g) {

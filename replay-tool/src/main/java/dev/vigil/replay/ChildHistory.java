@@ -12,6 +12,7 @@ import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.journal.SurvivorDiagnosed;
+import dev.vigil.journal.SurvivorStacks;
 
 /**
  * What the journal says about one child during one close: its state word when the close began,
@@ -33,6 +34,7 @@ public final class ChildHistory {
     boolean escalatedBeforeReap;
     ChildReaped reaped;
     SurvivorDiagnosed diagnosed;
+    SurvivorStacks stacks;
     MailboxReleased released;
     MailboxTransition shutdownOverwrite;
 
@@ -122,6 +124,11 @@ public final class ChildHistory {
 
     public ChildReaped reaped() {
         return reaped;
+    }
+
+    /** Its own stacks, captured before the first escalation signal, or null. */
+    public SurvivorStacks stacks() {
+        return stacks;
     }
 
     public SurvivorDiagnosed diagnosed() {

@@ -30,6 +30,7 @@ import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.journal.StrayFound;
 import dev.vigil.journal.SurvivorDiagnosed;
+import dev.vigil.journal.SurvivorStacks;
 
 /**
  * The fold over a journal that rebuilds every close and checks the invariants of DESIGN section 8
@@ -56,7 +57,7 @@ public final class CloseReconstruction {
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
-            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
+            EventType.SURVIVOR_STACKS, EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
 
     /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
     static final int RUN_EVENTS_KEPT = 64;
@@ -119,6 +120,13 @@ public final class CloseReconstruction {
             case CHILD_ACKED -> acked((ChildAcked) e);
             case CHILD_REAPED -> reaped((ChildReaped) e);
             case SURVIVOR_DIAGNOSED -> diagnosed((SurvivorDiagnosed) e);
+            case SURVIVOR_STACKS -> {
+                SurvivorStacks st = (SurvivorStacks) e;
+                ChildHistory ch = closeChild(st.closeId(), st.poolId(), st.group(), st.index(), st.pid());
+                if (ch != null) {
+                    ch.stacks = st;
+                }
+            }
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);

@@ -202,6 +202,15 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("  class: " + advice[0]);
             out.println("  next: " + advice[1]);
         }
+        if (ch.stacks() != null) {
+            out.println("  stacks: " + ch.stacks().summary() + " (captured at "
+                    + CloseVerdict.at(ch.stacks().timeNanos(), t0) + ")");
+            for (String line : ch.stacks().stacks().strip().split("\n")) {
+                if (!line.isBlank()) {
+                    out.println("    | " + line);
+                }
+            }
+        }
         if (ch.transitions().isEmpty()) {
             out.println("  state word during the close: no transitions");
             return;
@@ -255,6 +264,7 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode esc = cn.putArray("escalations");
             ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
+            cn.set("stacks", event(ch.stacks()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
             cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));

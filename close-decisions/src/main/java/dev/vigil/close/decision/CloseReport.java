@@ -64,11 +64,18 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
      * @param sinceBroadcastNanos reap time minus broadcast time (0 if it was gone before), -1 when not reaped
      * @param diagnosis           the SurvivorClass name when it outlived the reap budget, else null
      * @param evidence            the diagnosis line, else null
+     * @param stacks              one line on its own stacks, captured before the first escalation signal (the full
+     *                            text is journaled: SurvivorStacks), else null
      */
     @JsonPropertyOrder({"group", "index", "pid", "kind", "outcome", "exitCode", "signal", "sinceBroadcastNanos",
-            "diagnosis", "evidence"})
+            "diagnosis", "evidence", "stacks"})
     public record Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
-            long sinceBroadcastNanos, String diagnosis, String evidence) {
+            long sinceBroadcastNanos, String diagnosis, String evidence,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String stacks) {
+        public Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
+                long sinceBroadcastNanos, String diagnosis, String evidence) {
+            this(group, index, pid, kind, outcome, exitCode, signal, sinceBroadcastNanos, diagnosis, evidence, null);
+        }
     }
 
     /**
@@ -199,6 +206,9 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                 if (cls != null) {
                     sb.append("\n    cause: ").append(cls.cause()).append("\n    next: ")
                             .append(SurvivorDiagnosis.nextStep(cls, c.evidence()));
+                }
+                if (c.stacks() != null) {
+                    sb.append("\n    stacks: ").append(c.stacks());
                 }
             }
         }
