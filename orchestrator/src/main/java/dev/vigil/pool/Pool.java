@@ -41,6 +41,7 @@ import dev.vigil.mailbox.InitOutcome;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxId;
 import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.child.ChildRuntime;
 import dev.vigil.spawn.ChildProcess;
 import dev.vigil.spawn.Redirect;
 import dev.vigil.spawn.SpawnException;
@@ -332,8 +333,15 @@ public final class Pool implements AutoCloseable {
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
         }
+        boolean doorbellPipe = spec.kind() == ChildKind.JAVA; // a JVM cannot wait on the futex (docs/MAILBOX.md, "The doorbell")
+        if (doorbellPipe) {
+            env.put(ChildRuntime.DOORBELL_FD_ENV, Integer.toString(SpawnRequest.DOORBELL_FD));
+        }
         SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput)
                 .inCgroup(container.cgroup());
+        if (doorbellPipe) {
+            request = request.withDoorbellPipe();
+        }
         ChildProcess process;
         try {
             process = orchestrator.spawner().spawn(request);
@@ -345,6 +353,9 @@ public final class Pool implements AutoCloseable {
                 orchestrator.mailboxes().release(id); // no process ever had its offset
             }
             throw e;
+        }
+        if (mailbox != null && process.hasDoorbellPipe()) {
+            mailbox.alsoRing(process::ringDoorbell);
         }
         container.childStarted(process.pid());
         PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
