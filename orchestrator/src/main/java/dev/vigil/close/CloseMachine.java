@@ -13,7 +13,6 @@ import java.util.function.LongSupplier;
 
 import dev.vigil.close.decision.ChildWatch;
 import dev.vigil.close.decision.CloseReport;
-import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.close.decision.EscalationStep;
 import dev.vigil.close.decision.MailboxWords;
 import dev.vigil.close.decision.ProcSnapshot;
@@ -27,6 +26,7 @@ import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.CommandIssued;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.HeartbeatSeen;
 import dev.vigil.journal.MailboxReleased;
@@ -91,6 +91,8 @@ final class CloseMachine {
     private final Map<Long, Run> runs = new LinkedHashMap<>();
     private volatile int running;
     private volatile BeforeEscalation beforeEscalation;
+    /** Set by {@link #escalateAll}: every close requested later escalates at once too. */
+    private String escalateAllOrigin;
 
     CloseMachine(CloseJournal journal, Inputs inputs, LongSupplier clock) {
         this.journal = journal;
@@ -117,7 +119,12 @@ final class CloseMachine {
         Run run = new Run(target, closeId, result);
         runs.put(closeId, run);
         running = runs.size();
-        guarded(run, () -> start(run));
+        guarded(run, () -> {
+            start(run);
+            if (escalateAllOrigin != null) {
+                hurry(run, escalateAllOrigin, clock.getAsLong());
+            }
+        });
     }
 
     void childExited(Run run, Track t, ChildExit exit) {
@@ -183,13 +190,44 @@ final class CloseMachine {
         }
     }
 
-    /** The caller's escalate-now (a second Ctrl-C): stop waiting, diagnose, TERM_THEN_KILL whatever the policy. */
+    /** {@link #escalateNow(long, String)} from an API caller. */
     void escalateNow(long closeId) {
+        escalateNow(closeId, "caller");
+    }
+
+    /**
+     * The caller's escalate-now (a second Ctrl-C): journaled (EscalateNowRequested), then the close stops waiting:
+     * in its reap it spends its budget, diagnoses and SIGKILLs the survivors at once whatever its policy
+     * ({@link EscalationStep#escalateNowPlan}); already escalating, its next step goes now (no rest of the grace).
+     */
+    void escalateNow(long closeId, String origin) {
         Run run = runs.get(closeId);
         if (run != null) {
-            run.escalateNow = true;
-            guarded(run, () -> advance(run, clock.getAsLong()));
+            guarded(run, () -> hurry(run, origin, clock.getAsLong()));
         }
+    }
+
+    /**
+     * Escalate-now for every close in progress, and for every close requested from now on (the run is being
+     * stopped: nothing is to wait any more).
+     */
+    void escalateAll(String origin) {
+        escalateAllOrigin = origin;
+        for (Run run : new ArrayList<>(runs.values())) {
+            guarded(run, () -> hurry(run, origin, clock.getAsLong()));
+        }
+    }
+
+    private void hurry(Run run, String origin, long now) {
+        if (run.escalateNow || run.phase == Phase.DONE) {
+            return;
+        }
+        run.escalateNow = true;
+        journal.append(new EscalateNowRequested(now, pid(), run.poolId(), run.closeId, origin));
+        if (run.phase == Phase.ESCALATING) {
+            run.stepDeadline = now; // the next step (SIGKILL) goes now
+        }
+        advance(run, now);
     }
 
     /** Samples acks and heartbeats of every close in its reap, and lets every close move on its deadlines. */
@@ -317,12 +355,13 @@ final class CloseMachine {
                 run.escalateNow ? BudgetSpent.REASON_ESCALATE_NOW : BudgetSpent.REASON_BUDGET,
                 run.budget.lastProgressNanos(), run.unreaped()));
         diagnose(run, now);
-        EscalationPolicy policy = run.escalateNow ? EscalationPolicy.TERM_THEN_KILL : run.settings.escalation();
-        run.plan = EscalationStep.plan(policy, run.settings.grace().toNanos());
+        long grace = run.settings.grace().toNanos();
+        run.plan = run.escalateNow ? EscalationStep.escalateNowPlan(grace)
+                : EscalationStep.plan(run.settings.escalation(), grace);
         run.step = -1;
         run.phase = Phase.ESCALATING;
         run.escalatingSince = now;
-        if (!run.plan.isEmpty() && beforeEscalation != null) {
+        if (!run.plan.isEmpty() && beforeEscalation != null && !run.escalateNow) { // escalate-now: kill, no capture
             List<ClosingChild> survivors = new ArrayList<>();
             for (Track t : run.tracks) {
                 if (t.exit == null) {
@@ -379,7 +418,7 @@ final class CloseMachine {
                         run.phase = Phase.SETTLING;
                         continue;
                     }
-                    if (run.evidencePending && now - run.escalatingSince < run.evidenceBoundNanos) {
+                    if (run.evidencePending && !run.escalateNow && now - run.escalatingSince < run.evidenceBoundNanos) {
                         return;
                     }
                     if (run.step >= 0 && now - run.stepDeadline < 0) {

@@ -59,6 +59,7 @@ public final class Orchestrator implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** Restarts children of pools whose exit policy says so (one thread, started by the first restart). */
     private java.util.concurrent.ScheduledExecutorService supervisor;
+    private volatile String startsStopped;
 
     private Orchestrator(Builder b) {
         // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
@@ -229,6 +230,23 @@ public final class Orchestrator implements AutoCloseable {
         return closed.get();
     }
 
+    /**
+     * Stops every pool start in progress and refuses new ones, for good: a start between two spawns spawns no
+     * more, one waiting for its children's INIT_READY stops waiting, and each closes what it started (its
+     * rollback close, journaled) and throws {@link PoolStartException} naming {@code reason}. bin/vigil calls it
+     * on the first Ctrl-C or SIGTERM; {@link #close()} calls it first. Safe from any thread, never blocks.
+     */
+    public void stopStarts(String reason) {
+        if (startsStopped == null) {
+            startsStopped = Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /** Why starts were stopped ({@link #stopStarts}), or null while they are allowed. */
+    String startsStopped() {
+        return startsStopped;
+    }
+
     /** A started pool; closed at {@link #close()} if it still tracks children then. */
     void register(Pool pool) {
         pools.add(pool);
@@ -244,6 +262,7 @@ public final class Orchestrator implements AutoCloseable {
                 supervisor.shutdownNow(); // no restart after this; one under way is fenced out by its pool's close
             }
         }
+        stopStarts("the orchestrator is closing");
         RuntimeException failure = null;
         for (Pool pool : pools) {
             try {

@@ -287,6 +287,11 @@ public final class Pool implements AutoCloseable {
     // ------------------------------------------------------------------ start
 
     private void start() {
+        String stopped = orchestrator.startsStopped();
+        if (stopped != null) {
+            throw new PoolStartException("pool=" + poolId + " start refused: starts were stopped (" + stopped + ")", null,
+                    null);
+        }
         try {
             container = orchestrator.containment().openPool(poolId);
         } catch (RuntimeException e) {
@@ -296,9 +301,15 @@ public final class Pool implements AutoCloseable {
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
+                    if ((stopped = orchestrator.startsStopped()) != null) {
+                        throw rollback("stopped after " + started.size() + " of " + childCount() + " children were"
+                                + " spawned (" + stopped + ")", null);
+                    }
                     started.add(spawn(g.getKey(), i, groups.get(g.getKey()).apply(i)));
                 }
             }
+        } catch (PoolStartException e) {
+            throw e;
         } catch (RuntimeException e) {
             // A SpawnException's message already starts with "spawn failed:".
             throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
@@ -438,7 +449,8 @@ public final class Pool implements AutoCloseable {
     private void restart(PoolChild old, RestartIntensity.Decision d) {
         try {
             synchronized (restartLock) {
-                if (gate.isFenced() || failure.get() != null || orchestrator.isClosing()) {
+                if (gate.isFenced() || failure.get() != null || orchestrator.isClosing()
+                        || orchestrator.startsStopped() != null) {
                     return; // the close takes the old child (the tracked list is read under this lock)
                 }
                 tracked.remove(old);
@@ -470,7 +482,7 @@ public final class Pool implements AutoCloseable {
             }
             String notReady = awaitReady(List.of(fresh), MonotonicClock.nanos() + startTimeout.toNanos());
             if (notReady != null) {
-                if (!fresh.exit().isDone()) {
+                if (!fresh.exit().isDone() && orchestrator.startsStopped() == null) {
                     fail("restart of group=" + old.group() + " child=" + old.index() + " failed: " + notReady);
                 }
                 return; // it exited: its own exit met the policy
@@ -512,6 +524,10 @@ public final class Pool implements AutoCloseable {
         }
     }
 
+    private int childCount() {
+        return counts.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     /** Null when every child is ready by {@code deadline}; else why not. */
     private String awaitReady(List<PoolChild> children, long deadline) {
         for (PoolChild c : children) {
@@ -528,6 +544,11 @@ public final class Pool implements AutoCloseable {
                 InitOutcome outcome = c.mailbox().awaitInit(Duration.ofNanos(Math.max(0, Math.min(left, 20_000_000L))));
                 if (outcome == InitOutcome.READY) {
                     break;
+                }
+                String stopped = orchestrator.startsStopped();
+                if (stopped != null) {
+                    return "stopped while waiting for INIT_READY of group=" + c.group() + " child=" + c.index() + " ("
+                            + stopped + ")";
                 }
                 if (outcome == InitOutcome.FAILED) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED error="

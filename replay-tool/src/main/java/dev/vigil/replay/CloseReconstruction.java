@@ -18,6 +18,7 @@ import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.InFlightSettled;
@@ -57,6 +58,7 @@ public final class CloseReconstruction {
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
+            EventType.ESCALATE_NOW_REQUESTED,
             EventType.SURVIVOR_STACKS, EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
 
     /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
@@ -140,6 +142,12 @@ public final class CloseReconstruction {
                 CloseState cs = openCloses.get(((InFlightSettled) e).closeId());
                 if (cs != null) {
                     cs.settled.add((InFlightSettled) e);
+                }
+            }
+            case ESCALATE_NOW_REQUESTED -> {
+                CloseState cs = openCloses.get(e.closeId());
+                if (cs != null && cs.escalateNow == null) {
+                    cs.escalateNow = (EscalateNowRequested) e;
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
@@ -616,6 +624,7 @@ public final class CloseReconstruction {
         CloseEndedByOrchestratorDeath endedByDeath;
         final List<JournalEvent> runEvents = new ArrayList<>(0);
         int runEventsDropped;
+        EscalateNowRequested escalateNow;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -625,8 +634,10 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
+            RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
+                    completed, endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
+            rc.escalateNow = escalateNow;
+            return rc;
         }
     }
 }

@@ -30,6 +30,8 @@ public final class RebuiltClose {
     private final List<InFlightSettled> settled;
     private final List<JournalEvent> runEvents;
     private final int runEventsDropped;
+    /** The caller's escalate-now of this close (a second Ctrl-C), or null. */
+    dev.vigil.journal.EscalateNowRequested escalateNow;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
             List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
@@ -46,6 +48,11 @@ public final class RebuiltClose {
         this.children = List.copyOf(children);
         this.completed = completed;
         this.endIndex = endIndex;
+    }
+
+    /** The caller's escalate-now of this close (bin/vigil: a second Ctrl-C or SIGTERM), or null when none came. */
+    public dev.vigil.journal.EscalateNowRequested escalateNow() {
+        return escalateNow;
     }
 
     public CloseStarted started() {

@@ -105,6 +105,10 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
         out.println("verdict: " + CloseVerdict.of(rc));
+        if (rc.escalateNow() != null) {
+            out.println("escalate-now: asked by " + rc.escalateNow().origin() + " at "
+                    + CloseVerdict.at(rc.escalateNow().timeNanos(), t0) + " (survivors killed at once, whatever the policy)");
+        }
         out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
                 : String.join(", ", CloseVerdict.failureClasses(rc))));
         if (!rc.strays().isEmpty()) {
@@ -271,6 +275,7 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }
+        n.set("escalateNow", event(rc.escalateNow()));
         n.set("closeCompleted", event(rc.completed()));
         return n;
     }
