@@ -57,9 +57,9 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
-            EventType.ESCALATE_NOW_REQUESTED,
-            EventType.SURVIVOR_STACKS, EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
+            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
 
     /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
     static final int RUN_EVENTS_KEPT = 64;
@@ -151,6 +151,12 @@ public final class CloseReconstruction {
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CONTAINMENT_KILLED -> {
+                CloseState cs = openCloses.get(((dev.vigil.journal.ContainmentKilled) e).closeId());
+                if (cs != null) {
+                    cs.kills.add((dev.vigil.journal.ContainmentKilled) e);
+                }
+            }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             case CHILD_EXITED -> exitedDuringRun((ChildExited) e);
@@ -621,6 +627,7 @@ public final class CloseReconstruction {
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
+        final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
         final List<JournalEvent> runEvents = new ArrayList<>(0);
         int runEventsDropped;
@@ -635,7 +642,7 @@ public final class CloseReconstruction {
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
             RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
-                    completed, endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
+                    kills, completed, endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
             rc.escalateNow = escalateNow;
             return rc;
         }

@@ -64,8 +64,8 @@ public final class ClosesCommand implements Callable<Integer> {
         Map<Long, PoolFailed> failures = new HashMap<>();
         long origin = source.firstEventTime();
         if (!json) {
-            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", "close", "pool", "started",
-                    "duration", "outcome", "reaped", "killed", "kept");
+            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", "close", "pool", "started",
+                    "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
                 EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CHILD_RESTARTED, EventType.POOL_FAILED), (i, e) -> {
@@ -109,6 +109,7 @@ public final class ClosesCommand implements Callable<Integer> {
         String pool = s != null ? s.poolId() : c.poolId();
         String outcome = c != null ? c.outcome() : unfinished;
         int killed = c == null ? 0 : killed(c);
+        int strays = c == null ? 0 : strays(c);
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
             n.put("closeId", closeId).put("poolId", pool);
@@ -123,20 +124,30 @@ public final class ClosesCommand implements Callable<Integer> {
             }
             if (c != null) {
                 n.put("durationNanos", c.durationNanos()).put("reaped", c.reaped() - killed).put("killed", killed)
-                        .put("kept", c.survivors()).put("survivors", c.survivors());
+                        .put("kept", c.survivors()).put("survivors", c.survivors()).put("strays", strays);
             }
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", closeId, pool,
+            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", closeId, pool,
                     s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
                     c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
                     outcome, c == null ? "-" : Integer.toString(c.reaped() - killed),
-                    c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()));
+                    c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()),
+                    c == null ? "-" : Integer.toString(strays));
             if (restarts != null || failed != null) {
                 out.println("                 " + (restarts == null ? "" : restarts + " restart(s) before this close")
                         + (restarts != null && failed != null ? "; " : "")
                         + (failed == null ? "" : "started by the pool's failure: " + failed.reason()));
             }
+        }
+    }
+
+    /** Strays the close reported (processes left in its container after their parent was gone); 0 when unreadable. */
+    static int strays(CloseCompleted c) {
+        try {
+            return JsonEvents.mapper().readTree(c.reportJson()).path("strays").size();
+        } catch (java.io.IOException unreadable) {
+            return 0;
         }
     }
 
