@@ -317,6 +317,7 @@ public final class CloseReconstruction {
             m.legacyShutdownInWord = true;
         }
         m.last = t;
+        m.remember(t);
         if (ch != null) {
             ch.transition(t);
         }
@@ -363,7 +364,7 @@ public final class CloseReconstruction {
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    c.getValue().mailboxOffset, m == null ? null : m.last, detail));
+                    c.getValue().mailboxOffset, e.timeNanos(), MailboxState.recent(m), detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -383,7 +384,8 @@ public final class CloseReconstruction {
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
             ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
-                    t == null ? -1 : t.mailboxOffset, m == null ? null : m.last, cs.started.closeId() == detailCloseId);
+                    t == null ? -1 : t.mailboxOffset, cs.started.timeNanos(), MailboxState.recent(m),
+                    cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
         ch.learnPid(pid);
@@ -590,8 +592,12 @@ public final class CloseReconstruction {
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
     private static final class MailboxState {
+        /** How many of a mailbox's latest transitions a close that starts is built from (see {@link ChildHistory}). */
+        private static final int RECENT = 8;
         long offset = -1;
         MailboxTransition last;
+        /** The latest transitions, oldest first, at most {@link #RECENT}. */
+        private final java.util.ArrayDeque<MailboxTransition> recent = new java.util.ArrayDeque<>(RECENT);
         /** When the shutdown word was published (0: not yet). */
         long shutdownWordAt;
         boolean legacyShutdownInWord;
@@ -601,6 +607,17 @@ public final class CloseReconstruction {
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
         final List<long[]> overruns = new ArrayList<>(0);
+
+        void remember(MailboxTransition t) {
+            if (recent.size() == RECENT) {
+                recent.pollFirst();
+            }
+            recent.addLast(t);
+        }
+
+        static Iterable<MailboxTransition> recent(MailboxState m) {
+            return m == null ? List.of() : m.recent;
+        }
 
         void dropExplainedGaps() {
             for (Iterator<long[]> it = gaps.iterator(); it.hasNext();) {
