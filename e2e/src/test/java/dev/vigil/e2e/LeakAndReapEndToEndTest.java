@@ -30,7 +30,7 @@ import dev.vigil.journal.PoolKept;
  * stdout and the journal count the same closes (no unprinted extra close); {@code bin/vigil reap} ends them later,
  * journaled, and frees their mailboxes; a second reap finds nothing.
  */
-@Timeout(240)
+@Timeout(420)
 class LeakAndReapEndToEndTest {
     @TempDir
     Path work;
@@ -48,7 +48,7 @@ class LeakAndReapEndToEndTest {
         List<Long> pids = new ArrayList<>();
         List<Long> plain = new ArrayList<>();
         try {
-            Launchers.Result run = Launchers.vigil(work, 150, "run", spec.toString());
+            Launchers.Result run = Launchers.vigil(work, 240, "run", spec.toString());
             assertEquals(1, run.exitCode(), "the close kept survivors, so it failed:\n" + run);
             Matcher kept = Pattern.compile("  pool=keeper pid=(\\d+) cgroup=(\\S+) command=(.*)").matcher(run.out());
             while (kept.find()) {
