@@ -56,9 +56,8 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
-            EventType.ESCALATE_NOW_REQUESTED,
-            EventType.SURVIVOR_STACKS);
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -147,6 +146,12 @@ public final class CloseReconstruction {
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CONTAINMENT_KILLED -> {
+                CloseState cs = openCloses.get(((dev.vigil.journal.ContainmentKilled) e).closeId());
+                if (cs != null) {
+                    cs.kills.add((dev.vigil.journal.ContainmentKilled) e);
+                }
+            }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             default -> {
@@ -587,6 +592,7 @@ public final class CloseReconstruction {
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
+        final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
         EscalateNowRequested escalateNow;
 
@@ -599,7 +605,7 @@ public final class CloseReconstruction {
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
             RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
-                    completed, endedByDeath, endIndex, fenced, settled);
+                    kills, completed, endedByDeath, endIndex, fenced, settled);
             rc.escalateNow = escalateNow;
             return rc;
         }
