@@ -11,6 +11,16 @@
  *
  * Property: every run ends with all three processes at their end, the child having exited after seeing
  * shutdown (assertions below). Sticky: holds for every interleaving. Legacy: counterexample.
+ *
+ * With -DDOORBELL the child's idle wait is the doorbell instead (docs/MAILBOX.md, "The doorbell"):
+ *   spin -a -DSTICKY -DDOORBELL mailbox.pml                 -> errors: 0  (no lost wake-up)
+ *   spin -a -DSTICKY -DDOORBELL -DNO_RECHECK mailbox.pml    -> errors: 1  (invalid end state: the lost wake-up)
+ * The child reads the ring count, stores its sleeping flag, re-checks for a request or the shutdown, and only then
+ * waits on the ring word (FUTEX_WAIT: blocks while the count equals what it read). The parent and the closer publish,
+ * then read the flag and ring (count + 1, FUTEX_WAKE) only if it is set. The wait is unbounded here (the real one is
+ * bounded by the parent check, which would turn a lost wake-up into a late one): a lost wake-up is a child blocked
+ * forever with a request or the shutdown published, which spin reports as an invalid end state. Each statement is
+ * sequentially consistent, as the flag store and the re-check are in the code (DoorbellLitmus checks that ordering).
  */
 /*
  * With -DRING this file models the transition ring's flow control instead (docs/MAILBOX.md, "Flow control"):
@@ -139,6 +149,13 @@ init
 #endif
 
 byte state = INIT_READY;   /* the state word's state; the seq only orders records and is left out */
+#ifdef DOORBELL
+bool sleeping = false;     /* DOORBELL_SLEEPING: the child only */
+byte bell = 0;             /* DOORBELL_RING: the parent's ring count, the futex word */
+#define RING_IF_SLEEPING if :: sleeping -> bell++ :: else -> skip fi
+#else
+#define RING_IF_SLEEPING skip
+#endif
 byte shutdownWord = 0;     /* sticky: 0 -> 1 once, by the closer only */
 bool published = false;
 bool childExited = false;
@@ -158,7 +175,8 @@ active proctype Parent()
             :: state == IDLE || state == INIT_READY -> state = CONTROL_REQUEST
             :: else -> break
             fi
-        }
+        };
+        RING_IF_SLEEPING;       /* after the publish: read the flag, ring only if set */
 #else
         r = state;              /* read under the parent's lock ... */
         if
@@ -190,12 +208,16 @@ active proctype Closer()
         state = SHUTDOWN;       /* plain store into the shared state word */
 #endif
         published = true
-    }
+    };
+    RING_IF_SLEEPING
 }
 
 active proctype Child()
 {
     byte r;
+#ifdef DOORBELL
+    byte rung;
+#endif
     do
     :: SHUTDOWN_VISIBLE ->      /* top of every iteration: shutdown first */
         ackWritten = true;
@@ -212,7 +234,22 @@ active proctype Child()
             state = CONTROL_DONE  /* stored unconditionally */
 #endif
         :: else ->
+#ifdef DOORBELL
+            rung = bell;                       /* the ring count before the flag */
+            sleeping = true;
+#ifndef NO_RECHECK
+            if
+            :: state == CONTROL_REQUEST || SHUTDOWN_VISIBLE -> skip   /* the re-check found work: do not block */
+            :: else ->
+#endif
+                (bell != rung);                /* FUTEX_WAIT(&bell, rung): returns at once if rung since */
+#ifndef NO_RECHECK
+            fi;
+#endif
+            sleeping = false
+#else
             (state != r || SHUTDOWN_VISIBLE)   /* idle until something changes */
+#endif
         fi
     od;
     assert(published && ackWritten)

@@ -285,3 +285,32 @@ def test_pip_installs_the_package_from_the_checkout_with_its_own_runtime_library
         if child.poll() is None:
             child.kill()
             child.wait(BOUND)
+
+
+def test_sigusr2_dumps_every_threads_stack_into_the_file_the_orchestrator_reads(tmp_path):
+    # the orchestrator's StackCapture signals only when this file exists, and reads what the dump appended
+    script = (
+        "import os, sys, time\n"
+        "from vigil_child import runtime\n"
+        "f = runtime.arm_stack_dump()\n"
+        "print(f.name, flush=True)\n"
+        "def stuck_in_handler():\n"
+        "    time.sleep(30)\n"
+        "stuck_in_handler()\n")
+    env = dict(os.environ, VIGIL_STACKS_DIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env,
+                         cwd=os.path.join(ROOT, "python"))
+    try:
+        path = p.stdout.readline().strip()
+        assert path == os.path.join(str(tmp_path), "vigil-stacks-%d.txt" % p.pid)
+        os.kill(p.pid, 12)
+        deadline = time.monotonic() + BOUND
+        text = ""
+        while "stuck_in_handler" not in text and time.monotonic() < deadline:
+            time.sleep(0.05)
+            text = open(path).read()
+        assert "stuck_in_handler" in text and "thread" in text.lower(), text
+        assert p.poll() is None, "SIGUSR2 must not end the child"
+    finally:
+        p.kill()
+        p.wait(BOUND)

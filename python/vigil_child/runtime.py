@@ -203,6 +203,31 @@ def load_handler(name):
     return target
 
 
+def stacks_file_path(pid=None):
+    """Where this child's faulthandler writes its stacks: vigil-stacks-PID.txt in VIGIL_STACKS_DIR, TMPDIR or /tmp.
+
+    The orchestrator (dev.vigil.close.StackCapture) looks there, sends SIGUSR2 only when the file exists, and reads
+    what the dump appended."""
+    base = os.environ.get("VIGIL_STACKS_DIR") or os.environ.get("TMPDIR") or "/tmp"
+    return os.path.join(base, "vigil-stacks-%d.txt" % (os.getpid() if pid is None else pid))
+
+
+def arm_stack_dump(err=None):
+    """Dumps every thread's stack into stacks_file_path() on SIGUSR2 (faulthandler: works while a handler is stuck).
+
+    Returns the open file (kept open for the process's life), or None when it cannot be created (said on `err`)."""
+    import faulthandler
+    import signal
+    path = stacks_file_path()
+    try:
+        f = open(path, "w")
+    except OSError as e:
+        print("vigil_child: no stack dump on SIGUSR2: %s" % e, file=err or sys.stderr)
+        return None
+    faulthandler.register(signal.SIGUSR2, file=f, all_threads=True, chain=False)
+    return f
+
+
 def run(handler_name, err=None):
     """The whole child: attach, build the handler named `handler_name`, serve; returns the exit status."""
     err = sys.stderr if err is None else err
@@ -211,7 +236,14 @@ def run(handler_name, err=None):
     except (AttachError, _native.LibraryNotFound, OSError) as e:
         print("ERR: cannot attach: %s" % e, file=err)
         return EXIT_ATTACH_FAILED
+    dump = arm_stack_dump(err)
     try:
         return child.serve(lambda: load_handler(handler_name)())
     finally:
         child.close()
+        if dump is not None:
+            dump.close()
+            try:
+                os.unlink(dump.name)
+            except OSError:
+                pass

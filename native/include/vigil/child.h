@@ -33,6 +33,7 @@ struct vigil_child {
     int honours_shutdown;    /* 0 only for tests: never look at the shutdown request */
     char error_text[VIGIL_ERROR_TEXT_LENGTH + 1]; /* a handler may fill it before returning an error code */
     uint32_t ring_capacity;  /* from the mailbox's identity line, checked at attach (layout version 2) */
+    int doorbell;            /* 1 (default): an idle child sleeps on the doorbell; 0 (VIGIL_CHILD_DOORBELL=off): it polls */
 };
 
 struct vigil_child_handler {

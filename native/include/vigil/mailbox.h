@@ -43,6 +43,8 @@
 #define VIGIL_RING_CONSUMER_POSITION_OFFSET 512
 #define VIGIL_RING_FLOW_CONTROL_OFFSET      520
 #define VIGIL_DOORBELL_LINE_OFFSET  576
+#define VIGIL_DOORBELL_SLEEPING_OFFSET 576 /* the child: 1 = asleep (or about to block) on the doorbell */
+#define VIGIL_DOORBELL_RING_OFFSET  584 /* the parent: +1 per ring; the 32-bit futex word the child waits on */
 #define VIGIL_RING_OFFSET           640
 #define VIGIL_DEFAULT_RING_CAPACITY 256 /* the ring's real capacity is the identity line's ring_capacity */
 #define VIGIL_MIN_RING_CAPACITY     8
@@ -126,8 +128,11 @@ struct vigil_mailbox {
     uint64_t ring_consumer_position; /* next ticket not yet drained */
     uint64_t ring_flow_control;      /* 1: do not lap the consumer position (wait, bounded) */
     uint8_t pad8[48];
-    /* line 9: reserved for the doorbell (issue 15) */
-    uint8_t doorbell_line[64];
+    /* line 9: the doorbell (docs/MAILBOX.md, "The doorbell"); both words are touched only on the sleep path */
+    uint64_t doorbell_sleeping; /* the child only: 1 while it is (about to be) blocked, SEQ_CST store */
+    uint32_t doorbell_ring;     /* the parent only: fetch-and-add 1 per ring, then FUTEX_WAKE (shared, not private) */
+    uint32_t reserved9;
+    uint8_t pad9[48];
     struct vigil_ring_record ring[]; /* ring_capacity records, a power of two */
 };
 
@@ -158,7 +163,9 @@ VIGIL_CHECK_OFFSET(error_text, VIGIL_ERROR_TEXT_OFFSET);
 VIGIL_CHECK_OFFSET(ring_head, VIGIL_RING_HEAD_OFFSET);
 VIGIL_CHECK_OFFSET(ring_consumer_position, VIGIL_RING_CONSUMER_POSITION_OFFSET);
 VIGIL_CHECK_OFFSET(ring_flow_control, VIGIL_RING_FLOW_CONTROL_OFFSET);
-VIGIL_CHECK_OFFSET(doorbell_line, VIGIL_DOORBELL_LINE_OFFSET);
+VIGIL_CHECK_OFFSET(doorbell_sleeping, VIGIL_DOORBELL_LINE_OFFSET);
+VIGIL_CHECK_OFFSET(doorbell_sleeping, VIGIL_DOORBELL_SLEEPING_OFFSET);
+VIGIL_CHECK_OFFSET(doorbell_ring, VIGIL_DOORBELL_RING_OFFSET);
 VIGIL_CHECK_OFFSET(ring, VIGIL_RING_OFFSET);
 _Static_assert(offsetof(struct vigil_ring_record, ticket) == VIGIL_RECORD_TICKET_OFFSET, "record ticket");
 _Static_assert(offsetof(struct vigil_ring_record, seq) == VIGIL_RECORD_SEQ_OFFSET, "record seq");

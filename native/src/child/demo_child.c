@@ -172,7 +172,9 @@ static void print_layout(void)
     LAYOUT("RING_HEAD_OFFSET", offsetof(struct vigil_mailbox, ring_head));
     LAYOUT("RING_CONSUMER_POSITION_OFFSET", offsetof(struct vigil_mailbox, ring_consumer_position));
     LAYOUT("RING_FLOW_CONTROL_OFFSET", offsetof(struct vigil_mailbox, ring_flow_control));
-    LAYOUT("DOORBELL_LINE_OFFSET", offsetof(struct vigil_mailbox, doorbell_line));
+    LAYOUT("DOORBELL_LINE_OFFSET", offsetof(struct vigil_mailbox, doorbell_sleeping));
+    LAYOUT("DOORBELL_SLEEPING_OFFSET", offsetof(struct vigil_mailbox, doorbell_sleeping));
+    LAYOUT("DOORBELL_RING_OFFSET", offsetof(struct vigil_mailbox, doorbell_ring));
     LAYOUT("RING_OFFSET", offsetof(struct vigil_mailbox, ring));
     LAYOUT("DEFAULT_RING_CAPACITY", VIGIL_DEFAULT_RING_CAPACITY);
     LAYOUT("MIN_RING_CAPACITY", VIGIL_MIN_RING_CAPACITY);

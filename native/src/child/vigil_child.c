@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +112,8 @@ int vigil_child_attach(struct vigil_child *child, const char *file, uint64_t off
     child->parent_check_nanos = env_number("VIGIL_CHILD_PARENT_CHECK_MILLIS", DEFAULT_PARENT_CHECK_MILLIS) * 1000000ULL;
     child->idle_spin_nanos = env_number("VIGIL_CHILD_SPIN_NANOS", DEFAULT_IDLE_SPIN_NANOS);
     child->honours_shutdown = 1;
+    const char *doorbell = getenv("VIGIL_CHILD_DOORBELL");
+    child->doorbell = doorbell == NULL || strcasecmp(doorbell, "off") != 0;
     return 0;
 }
 
@@ -206,6 +210,49 @@ static void idle_step(struct idle_backoff *idle)
         nanosleep(&ts, NULL);
         idle->park_nanos = idle->park_nanos * 2 > IDLE_MAX_PARK_NANOS ? IDLE_MAX_PARK_NANOS : idle->park_nanos * 2;
     }
+}
+
+/* Past the spin and yield phases: an idle child with a doorbell sleeps on it from here on. */
+static int idle_drowsy(struct idle_backoff *idle)
+{
+    uint64_t now = vigil_now_nanos();
+    if (idle->idle_since == 0) {
+        idle->idle_since = now;
+    }
+    return now - idle->idle_since >= idle->spin_nanos + IDLE_YIELD_NANOS;
+}
+
+static int shutdown_visible(struct vigil_child *child);
+
+/* A request or (if honoured) a shutdown is there. SEQ_CST loads: the re-check after the sleeping flag's store. */
+static int work_visible(struct vigil_child *child)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    int state = vigil_word_state(__atomic_load_n(&mailbox->state_word, __ATOMIC_SEQ_CST));
+    if (state == VIGIL_CONTROL_REQUEST || state == VIGIL_TASK_READY) {
+        return 1;
+    }
+    return child->honours_shutdown && (child->mode == VIGIL_PROTOCOL_STICKY ? __atomic_load_n(&mailbox->shutdown_word, __ATOMIC_SEQ_CST) != 0
+                                                                             : state == VIGIL_SHUTDOWN);
+}
+
+/*
+ * The doorbell (docs/MAILBOX.md, "The doorbell"; io_uring's SQ_NEED_WAKEUP): read the ring count, announce the sleep
+ * (SEQ_CST store), re-check for work (SEQ_CST loads: the parent publishes, fences, then reads the flag: one of the two
+ * sides sees the other), and only then block on the ring word. FUTEX_WAIT without FUTEX_PRIVATE_FLAG: the word is in
+ * a shared file mapping, the parent's FUTEX_WAKE reaches it through its own mapping. A ring between the count's read
+ * and the wait changes the word, so the wait returns at once (EAGAIN): no lost wake-up. Bounded by timeout_nanos.
+ */
+static void doorbell_sleep(struct vigil_child *child, uint64_t timeout_nanos)
+{
+    struct vigil_mailbox *mailbox = child->mailbox;
+    uint32_t rung = __atomic_load_n(&mailbox->doorbell_ring, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&mailbox->doorbell_sleeping, 1, __ATOMIC_SEQ_CST);
+    if (!work_visible(child)) {
+        struct timespec ts = {(time_t) (timeout_nanos / 1000000000ULL), (long) (timeout_nanos % 1000000000ULL)};
+        syscall(SYS_futex, &mailbox->doorbell_ring, FUTEX_WAIT, rung, &ts, NULL, 0);
+    }
+    __atomic_store_n(&mailbox->doorbell_sleeping, 0, __ATOMIC_RELEASE);
 }
 
 static int ring_full(const struct vigil_mailbox *mailbox, uint64_t ticket, uint32_t capacity)
@@ -358,13 +405,19 @@ int vigil_child_serve(struct vigil_child *child, const struct vigil_child_handle
             idle_reset(&idle);
             continue;
         }
-        if (child->parent_pid > 0 && vigil_now_nanos() >= next_parent_check) {
-            if (getppid() != child->parent_pid) {
+        uint64_t now = vigil_now_nanos();
+        if (now >= next_parent_check) {
+            if (child->parent_pid > 0 && getppid() != child->parent_pid) {
                 fprintf(stderr, "vigil child: parent gone, exiting: pid=%d status=%d\n", (int) child->pid, VIGIL_EXIT_PARENT_GONE);
                 return VIGIL_EXIT_PARENT_GONE;
             }
-            next_parent_check = vigil_now_nanos() + child->parent_check_nanos;
+            next_parent_check = now + child->parent_check_nanos;
         }
-        idle_step(&idle);
+        if (child->doorbell && idle_drowsy(&idle)) {
+            /* asleep until rung, or until the next parent check (the heartbeat then advances at the loop's top) */
+            doorbell_sleep(child, next_parent_check - now);
+        } else {
+            idle_step(&idle);
+        }
     }
 }

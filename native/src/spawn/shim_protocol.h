@@ -2,7 +2,8 @@
  * The contract between the Java spawner (dev.vigil.spawn.internal.ShimProtocol) and
  * vigil-spawn-shim. Keep both sides identical; ShimProtocolParityTest compares them.
  *
- * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] -- <command> [args...]
+ * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>] -- <command> [args...]
+ * (--keep-fd: one more descriptor, above the status fd, that survives into the command: a Java child's doorbell)
  *
  * Status pipe: the shim marks <status-fd> close-on-exec. A successful exec closes it, so the
  * parent reads EOF (zero bytes). Any failure writes one report, then the shim exits with one of

@@ -2,7 +2,7 @@
  * vigil-spawn-shim: the first program every Vigil child runs. posix_spawn starts it from the
  * orchestrator's spawner thread; it prepares the process and execs the real command.
  *
- *   vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] -- <command> [args...]
+ *   vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>] -- <command> [args...]
  *
  * 1. prctl(PR_SET_PDEATHSIG, SIGKILL): the child dies with the spawner thread (so with the JVM).
  * 2. getppid() == <parent-pid>, else exit VIGIL_SHIM_EXIT_PARENT_GONE: the parent may have died
@@ -11,7 +11,8 @@
  *    it execs, so everything the child ever forks (double fork, setsid, daemons) is inside it.
  * 3. setpgid(0, 0): the child leads its own process group, so close can signal the whole group.
  * 4. optional chdir (posix_spawn has no portable chdir file action).
- * 5. every descriptor except 0, 1, 2 and the status fd is closed (the JVM leaks plenty).
+ * 5. every descriptor except 0, 1, 2, the status fd and the --keep-fd one (above the status fd: a Java
+ *    child's doorbell pipe) is closed (the JVM leaks plenty).
  * 6. the signal mask and dispositions are reset: posix_spawn inherits the JVM thread's blocked
  *    set (HotSpot blocks SIGQUIT) and ignored signals survive exec.
  * 7. execvp. On failure the errno goes to the status pipe and the shim exits 127.
@@ -187,6 +188,13 @@ int main(int argc, char **argv)
         cwd = argv[at + 1];
         at += 2;
     }
+    long keep_fd = -1;
+    if (at < argc && strcmp(argv[at], "--keep-fd") == 0) {
+        if (at + 1 >= argc || parse_int(argv[at + 1], &keep_fd) != 0 || keep_fd <= status_fd) {
+            fail(VIGIL_SHIM_STAGE_USAGE, EINVAL, VIGIL_SHIM_EXIT_SETUP_FAILED);
+        }
+        at += 2;
+    }
     if (at >= argc || strcmp(argv[at], "--") != 0 || at + 1 >= argc) {
         fail(VIGIL_SHIM_STAGE_USAGE, EINVAL, VIGIL_SHIM_EXIT_SETUP_FAILED);
     }
@@ -207,8 +215,10 @@ int main(int argc, char **argv)
     if (cwd != NULL && chdir(cwd) != 0) {
         fail(VIGIL_SHIM_STAGE_CHDIR, errno, VIGIL_SHIM_EXIT_SETUP_FAILED);
     }
+    unsigned int above = keep_fd > 0 ? (unsigned int)keep_fd : (unsigned int)status_fd;
     if (close_between(3, (unsigned int)status_fd - 1) != 0
-            || close_between((unsigned int)status_fd + 1, ~0U) != 0) {
+            || close_between((unsigned int)status_fd + 1, above - 1) != 0
+            || close_between(above + 1, ~0U) != 0) {
         fail(VIGIL_SHIM_STAGE_CLOSE_FDS, errno, VIGIL_SHIM_EXIT_SETUP_FAILED);
     }
     if (reset_signals() != 0) {

@@ -40,7 +40,10 @@ public enum EventType {
     COMMAND_FAILED(42, CommandFailed.class),
     CHILD_EXITED(43, ChildExited.class),
     CHILD_RESTARTED(44, ChildRestarted.class),
-    POOL_FAILED(45, PoolFailed.class);
+    POOL_FAILED(45, PoolFailed.class),
+    ESCALATE_NOW_REQUESTED(49, EscalateNowRequested.class),
+    // 50-59: forensics
+    SURVIVOR_STACKS(50, SurvivorStacks.class);
 
     private static final EventType[] BY_ID;
 

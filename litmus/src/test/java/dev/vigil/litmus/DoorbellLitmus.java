@@ -20,13 +20,13 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * (sequentially consistent accesses: VarHandle volatile or CAS, C {@code __ATOMIC_SEQ_CST}); release/acquire does
  * not, and x86-64's store buffer shows that for real.
  *
- * <p>The doorbell is not in the code yet (its line, {@code DOORBELL_LINE_OFFSET} in layout 2, is reserved): these
- * tests fix the orderings it must use, on the state word's production CAS and a flag word in that line. Results:
- * r1 = the child saw the request on its re-check, r2 = the parent saw the child's flag.
+ * <p>The sequentially consistent test runs the production accessors ({@code MappedMailbox.sleepingVolatile},
+ * {@code stateVolatile}, {@code casTransition}: what ChildRuntime and MailboxHandle call; the C runtime uses
+ * {@code __ATOMIC_SEQ_CST} for the same store and loads). Results: r1 = the child saw the request on its re-check,
+ * r2 = the parent saw the child's flag.
  */
 public final class DoorbellLitmus {
-    /** Until the doorbell lands: the first word of the line layout 2 reserves for it. */
-    static final int SLEEPING_FLAG_OFFSET = DOORBELL_LINE_OFFSET;
+    static final int SLEEPING_FLAG_OFFSET = DOORBELL_SLEEPING_OFFSET;
 
     private DoorbellLitmus() {
     }
@@ -41,14 +41,14 @@ public final class DoorbellLitmus {
 
         @Actor
         public void child(II_Result r) {
-            words.volatileSet(SLEEPING_FLAG_OFFSET, 1);
-            r.r1 = state(words.volatileGet(STATE_WORD_OFFSET)) == MailboxState.CONTROL_REQUEST ? 1 : 0;
+            words.mailbox.sleepingVolatile(1);
+            r.r1 = state(words.mailbox.stateVolatile()) == MailboxState.CONTROL_REQUEST ? 1 : 0;
         }
 
         @Actor
         public void parent(II_Result r) {
             words.mailbox.casTransition(0L, MailboxState.CONTROL_REQUEST, WriterRole.PARENT, LitmusMailbox.PID);
-            r.r2 = words.volatileGet(SLEEPING_FLAG_OFFSET) != 0 ? 1 : 0;
+            r.r2 = words.mailbox.sleepingVolatile() != 0 ? 1 : 0;
         }
     }
 

@@ -25,14 +25,23 @@ import java.util.function.Supplier;
 public final class ChildRuntime {
     public static final String SPIN_NANOS_ENV = "VIGIL_CHILD_SPIN_NANOS";
     public static final String PARENT_CHECK_MILLIS_ENV = "VIGIL_CHILD_PARENT_CHECK_MILLIS";
+    /** The descriptor of the child's doorbell pipe (read end), set by the orchestrator for Java children. */
+    public static final String DOORBELL_FD_ENV = "VIGIL_DOORBELL_FD";
+    /** {@code off}: no doorbell, the idle loop polls (spin, yield, park in steps of up to 1 ms): the pre-doorbell child. */
+    public static final String DOORBELL_ENV = "VIGIL_CHILD_DOORBELL";
 
     /**
      * @param parentAlive      false once the parent is gone (null: never checked, for in-process runs)
      * @param parentCheckNanos how often the idle loop asks {@code parentAlive}
      * @param idleSpinNanos    how long the idle loop busy-spins before yielding and parking
      * @param abort            true stops the loop with {@link ChildExitCodes#ABORTED} (in-process runs)
+     * @param doorbellFd       the doorbell pipe's read end (an idle loop sleeps on it, bounded by the parent check), or -1: poll
      */
-    public record Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort) {
+    public record Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort, int doorbellFd) {
+        public Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort) {
+            this(parentAlive, parentCheckNanos, idleSpinNanos, abort, -1);
+        }
+
         public static Options inProcess(BooleanSupplier abort) {
             return new Options(null, Long.MAX_VALUE, IdleBackoff.DEFAULT_SPIN_NANOS, abort);
         }
@@ -42,7 +51,10 @@ public final class ChildRuntime {
             IntSupplier currentParent = () -> ProcessHandle.current().parent().map(p -> (int) p.pid()).orElse(-1);
             long checkMillis = Long.parseLong(env.getOrDefault(PARENT_CHECK_MILLIS_ENV, "100"));
             long spin = Long.parseLong(env.getOrDefault(SPIN_NANOS_ENV, Long.toString(IdleBackoff.DEFAULT_SPIN_NANOS)));
-            return new Options(parentPid > 0 ? () -> currentParent.getAsInt() == parentPid : null, checkMillis * 1_000_000L, spin, () -> false);
+            String fd = env.get(DOORBELL_FD_ENV);
+            int doorbellFd = fd == null || fd.isBlank() || "off".equalsIgnoreCase(env.get(DOORBELL_ENV)) ? -1 : Integer.parseInt(fd.trim());
+            return new Options(parentPid > 0 ? () -> currentParent.getAsInt() == parentPid : null, checkMillis * 1_000_000L, spin, () -> false,
+                    doorbellFd);
         }
     }
 
@@ -78,6 +90,7 @@ public final class ChildRuntime {
             mailbox.transition(mode, initial, INIT_READY, WriterRole.CHILD, pid);
         }
         IdleBackoff backoff = new IdleBackoff(options.idleSpinNanos(), IdleBackoff.DEFAULT_YIELD_NANOS, IdleBackoff.DEFAULT_MAX_PARK_NANOS);
+        PipeDoorbell doorbell = options.doorbellFd() >= 0 ? PipeDoorbell.open(options.doorbellFd(), System.err) : null;
         long nextParentCheck = System.nanoTime() + options.parentCheckNanos();
         for (;;) {
             mailbox.beat();
@@ -94,15 +107,45 @@ public final class ChildRuntime {
                 backoff.reset();
                 continue;
             }
-            if (options.parentAlive() != null && System.nanoTime() - nextParentCheck >= 0) {
+            if (doorbell != null && !doorbell.usable()) {
+                doorbell = null; // end of file: the parent is probably gone; check now, poll from here on
+                nextParentCheck = System.nanoTime();
+            }
+            long now = System.nanoTime();
+            if (options.parentAlive() != null && now - nextParentCheck >= 0) {
                 if (!options.parentAlive().getAsBoolean()) {
                     System.err.println("vigil child: parent gone, exiting: pid=" + pid + " status=" + ChildExitCodes.PARENT_GONE);
                     return ChildExitCodes.PARENT_GONE;
                 }
-                nextParentCheck = System.nanoTime() + options.parentCheckNanos();
+                nextParentCheck = now + options.parentCheckNanos();
             }
-            backoff.idle();
+            if (doorbell != null && backoff.drowsy()) {
+                sleep(doorbell, nextParentCheck - now);
+            } else {
+                backoff.idle();
+            }
         }
+    }
+
+    /**
+     * The doorbell (docs/MAILBOX.md, "The doorbell"): announce the sleep (volatile store), re-check for a request or
+     * a shutdown (volatile loads: the parent publishes, fences, then reads the flag), and only then park until rung,
+     * at most {@code nanos} (the next parent check; the heartbeat advances at the loop's top).
+     */
+    private void sleep(PipeDoorbell doorbell, long nanos) {
+        mailbox.sleepingVolatile(1);
+        if (!workVisible()) {
+            doorbell.await(nanos);
+        }
+        mailbox.sleepingVolatile(0);
+    }
+
+    private boolean workVisible() {
+        int state = MailboxDescriptor.state(mailbox.stateVolatile());
+        if (state == CONTROL_REQUEST || state == TASK_READY) {
+            return true;
+        }
+        return honoursShutdown && (mode == ProtocolMode.STICKY ? mailbox.shutdownVolatile() != 0 : state == SHUTDOWN);
     }
 
     private boolean shutdownVisible() {

@@ -39,9 +39,11 @@ public final class VigilCli implements Callable<Integer> {
     }
 
     /**
-     * Ctrl-C (SIGINT) and SIGTERM ask the active run to close every open pool (journaled) and return
-     * {@link PoolRunner#INTERRUPTED}. Handlers are installed explicitly, so they work even where the
-     * JVM was started with SIGINT ignored (a background job), and the exit path is the ordinary one.
+     * The first Ctrl-C (SIGINT) or SIGTERM asks the active run to stop spawning, close every open pool (and what a
+     * start in progress spawned), journaled, and return 128 + the signal ({@link PoolRunner#INTERRUPTED} for
+     * Ctrl-C). A second one escalates every close at once (SIGKILL to the survivors, journaled). Handlers are
+     * installed explicitly, so they work even where the JVM was started with SIGINT ignored (a background job),
+     * and the exit path is the ordinary one.
      */
     void stopOnSignals() {
         for (String name : new String[] {"INT", "TERM"}) {
@@ -50,8 +52,11 @@ public final class VigilCli implements Callable<Integer> {
                 if (r == null) {
                     Runtime.getRuntime().halt(128 + number);
                 }
-                err.println("vigil: SIG" + name + " received, closing open pools ...");
-                r.requestStop(number);
+                if (r.requestStop(number, "SIG" + name) == 1) {
+                    err.println("vigil: SIG" + name + " received, closing open pools (again to kill them now) ...");
+                } else {
+                    err.println("vigil: SIG" + name + " again, escalating every close now (SIGKILL) ...");
+                }
             });
         }
     }

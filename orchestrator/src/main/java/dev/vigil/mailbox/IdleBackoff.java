@@ -41,6 +41,18 @@ public final class IdleBackoff {
         parkNanos = 1_000;
     }
 
+    /**
+     * True once this idle stretch is past the spin and yield phases: a waiter with a doorbell sleeps on it from here
+     * on instead of parking in steps (docs/MAILBOX.md, "The doorbell"). Starts the stretch like {@link #idle()}.
+     */
+    public boolean drowsy() {
+        long now = System.nanoTime();
+        if (idleSince == 0) {
+            idleSince = now;
+        }
+        return now - idleSince >= spinNanos + yieldNanos;
+    }
+
     /** One idle step. */
     public void idle() {
         long now = System.nanoTime();

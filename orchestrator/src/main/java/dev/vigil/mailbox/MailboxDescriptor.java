@@ -48,7 +48,8 @@ package dev.vigil.mailbox;
  *  |                     RING_CONSUMER_POSITION  @512              | line 8: the parent's drainer
  *  |                     RING_FLOW_CONTROL  @520                   | only (release stores)
  *  +===============================================================+
- *  |                     reserved @576 .. 639 (doorbell, issue 15) | line 9
+ *  |                     DOORBELL_SLEEPING  @576                   | line 9: the doorbell, touched
+ *  |  DOORBELL_RING  @584 (futex)   |  reserved  @588 .. 639       | only on the sleep path
  *  +===============================================================+
  *  |  RING  @640: RING_CAPACITY records of RING_RECORD_LENGTH (32)  | capacity: a power of two
  *  +---------------------------------------------------------------+ in the identity line
@@ -110,8 +111,12 @@ public final class MailboxDescriptor {
     public static final int RING_CONSUMER_POSITION_OFFSET = RING_HEAD_OFFSET + CACHE_LINE_LENGTH;
     /** 1 while a live drainer publishes its position and writers must not lap it; 0: writers never wait. Parent only. */
     public static final int RING_FLOW_CONTROL_OFFSET = RING_CONSUMER_POSITION_OFFSET + Long.BYTES;
-    /** Line 9, reserved for the doorbell (issue 15). */
+    /** Line 9: the doorbell (docs/MAILBOX.md, "The doorbell"). Both its words are touched only when a child goes to sleep or is woken. */
     public static final int DOORBELL_LINE_OFFSET = RING_CONSUMER_POSITION_OFFSET + CACHE_LINE_LENGTH;
+    /** 1 while the child is asleep on (or about to block on) the doorbell, else 0. Child only, volatile / SEQ_CST store. */
+    public static final int DOORBELL_SLEEPING_OFFSET = DOORBELL_LINE_OFFSET;
+    /** A 32-bit counter the parent increments on every ring (then FUTEX_WAKE): the futex word a C child waits on. Parent only. */
+    public static final int DOORBELL_RING_OFFSET = DOORBELL_SLEEPING_OFFSET + Long.BYTES;
     public static final int RING_OFFSET = DOORBELL_LINE_OFFSET + CACHE_LINE_LENGTH;
     /** Ring capacity unless the orchestrator is told otherwise; always a power of two in [MIN, MAX]. */
     public static final int DEFAULT_RING_CAPACITY = 256;

@@ -2,6 +2,7 @@ package dev.vigil.mailbox;
 
 import static dev.vigil.mailbox.MailboxState.*;
 
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -15,6 +16,7 @@ import dev.vigil.journal.CommandFailed;
 import dev.vigil.journal.CommandIssued;
 import dev.vigil.journal.CommandTimedOut;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.mailbox.internal.Futex;
 
 /**
  * The parent's side of one child's mailbox. Control commands and tasks are serialized by a lock (one
@@ -41,6 +43,11 @@ public final class MailboxHandle {
     private volatile Consumer<? super JournalEvent> journal = event -> { };
     private volatile LongSupplier closeId = () -> 0L;
     private volatile Runnable commandCompletedListener;
+    /** Rings a doorbell of the child's own besides the futex (a Java child's pipe); null: the futex only. */
+    private volatile Runnable extraDoorbell;
+    /** The address of the futex word in our mapping, 0 until the first ring. */
+    private volatile long ringAddress;
+    private final java.util.concurrent.atomic.AtomicLong rings = new java.util.concurrent.atomic.AtomicLong();
 
     /** Why no command can complete any more (the child exited); null while it lives. */
     private volatile String goneReason;
@@ -88,6 +95,19 @@ public final class MailboxHandle {
     /** {@code listener} runs on the command path after every completion it observes (the ring drainer's hook); null removes it. */
     public void onCommandCompleted(Runnable listener) {
         this.commandCompletedListener = listener;
+    }
+
+    /**
+     * {@code ring} runs after the futex wake whenever this handle rings the child's doorbell (the pool passes a Java
+     * child's pipe write: a JVM cannot wait on a futex). Null: the futex only.
+     */
+    public void alsoRing(Runnable ring) {
+        this.extraDoorbell = ring;
+    }
+
+    /** How many times this handle rang the doorbell (the child had announced its sleep). */
+    public long doorbellRings() {
+        return rings.get();
     }
 
     public MailboxId id() {
@@ -166,6 +186,9 @@ public final class MailboxHandle {
     public ShutdownPublication publishShutdown(long epoch) {
         if (mode == ProtocolMode.STICKY) {
             long found = mailbox.casShutdown(epoch);
+            if (found == 0) {
+                ringIfSleeping();
+            }
             return found == 0 ? new ShutdownPublication(true, epoch) : new ShutdownPublication(false, found);
         }
         if (epoch == 0) {
@@ -173,7 +196,33 @@ public final class MailboxHandle {
         }
         long read = mailbox.stateAcquire();
         mailbox.storeTransition(read, SHUTDOWN, WriterRole.CLOSER, PARENT_PID);
+        ringIfSleeping();
         return new ShutdownPublication(true, read);
+    }
+
+    /**
+     * The doorbell's parent half (docs/MAILBOX.md, "The doorbell"): after a publish (the state-word CAS, the shutdown
+     * CAS or the legacy store), a full fence, then the child's sleeping flag (volatile); only if it is set: the ring
+     * word + 1, FUTEX_WAKE on it, and the child's extra doorbell (a Java child's pipe). The child stores its flag and
+     * then re-checks these words, so one of the two sides sees the other (DoorbellLitmus).
+     */
+    private void ringIfSleeping() {
+        VarHandle.fullFence();
+        if (mailbox.sleepingVolatile() == 0) {
+            return;
+        }
+        mailbox.ringDoorbell();
+        long address = ringAddress;
+        if (address == 0) {
+            address = Futex.address(mailbox.directRegion(), MailboxDescriptor.DOORBELL_RING_OFFSET);
+            ringAddress = address;
+        }
+        Futex.wakeAll(address);
+        Runnable extra = extraDoorbell;
+        if (extra != null) {
+            extra.run();
+        }
+        rings.incrementAndGet();
     }
 
     /** Whether a shutdown has been published and is still visible to the child (legacy: the state word still reads SHUTDOWN). */
@@ -282,6 +331,7 @@ public final class MailboxHandle {
                 mailbox.writeCommand(commandId, opcode, argument);
                 long issuedNanos = System.nanoTime();
                 if (mailbox.transition(mode, word, requestState, WriterRole.PARENT, PARENT_PID) != MappedMailbox.TRANSITION_FAILED) {
+                    ringIfSleeping();
                     pendingKind = kind;
                     pendingCommandId = commandId;
                     pendingIssuedNanos = issuedNanos;

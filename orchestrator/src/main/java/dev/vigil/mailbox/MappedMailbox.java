@@ -239,6 +239,46 @@ public final class MappedMailbox {
         LONGS.getAndAddRelease(buffer, HEARTBEAT_OFFSET, 1L);
     }
 
+    // ---------------------------------------------------------------- doorbell (docs/MAILBOX.md, "The doorbell")
+
+    /**
+     * Child: announces (1) or withdraws (0) its sleep. Volatile: the child's re-check of the state and shutdown words
+     * that follows must not pass this store (a Dekker pattern with the parent's publish; DoorbellLitmus).
+     */
+    public void sleepingVolatile(long sleeping) {
+        LONGS.setVolatile(buffer, DOORBELL_SLEEPING_OFFSET, sleeping);
+    }
+
+    /** Parent: whether the child announced its sleep; volatile, after the publishing CAS (a full fence between). */
+    public long sleepingVolatile() {
+        return (long) LONGS.getVolatile(buffer, DOORBELL_SLEEPING_OFFSET);
+    }
+
+    /** Child re-check after announcing the sleep: the state word, volatile (see {@link #sleepingVolatile(long)}). */
+    public long stateVolatile() {
+        return (long) LONGS.getVolatile(buffer, STATE_WORD_OFFSET);
+    }
+
+    /** Child re-check: the shutdown word, volatile. */
+    public long shutdownVolatile() {
+        return (long) LONGS.getVolatile(buffer, SHUTDOWN_WORD_OFFSET);
+    }
+
+    /** Parent: one ring (the futex word + 1, volatile). Returns the new count. */
+    public int ringDoorbell() {
+        return (int) INTS.getAndAdd(buffer, DOORBELL_RING_OFFSET, 1) + 1;
+    }
+
+    /** The number of rings so far (wraps at 2^32); acquire. */
+    public int doorbellRingsAcquire() {
+        return (int) INTS.getAcquire(buffer, DOORBELL_RING_OFFSET);
+    }
+
+    /** The mapped region itself (direct; position 0 = the mailbox's first byte): for the parent's futex wake only. */
+    public ByteBuffer directRegion() {
+        return buffer.duplicate().order(ByteOrder.nativeOrder());
+    }
+
     // ---------------------------------------------------------------- command and result areas
 
     /** Parent: fills the command area; the state-word transition that follows publishes it. */

@@ -57,6 +57,7 @@ public final class Orchestrator implements AutoCloseable {
     private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile String startsStopped;
 
     private Orchestrator(Builder b) {
         // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
@@ -115,6 +116,8 @@ public final class Orchestrator implements AutoCloseable {
         this.mailboxes = m;
         this.drainer = d;
         this.engine = new CloseEngine(journal);
+        // The survivors' own stacks, journaled before any escalation signal ends them (bounded: StackCapture.BOUND).
+        engine.beforeEscalation(new dev.vigil.close.StackCapture(journal));
     }
 
     private void closeAfterFailedOpen(JournalWriter writer, Spawner s, MailboxStore m, RingDrainer d, Containment c, Guardian g) {
@@ -202,6 +205,23 @@ public final class Orchestrator implements AutoCloseable {
         return runtimes;
     }
 
+    /**
+     * Stops every pool start in progress and refuses new ones, for good: a start between two spawns spawns no
+     * more, one waiting for its children's INIT_READY stops waiting, and each closes what it started (its
+     * rollback close, journaled) and throws {@link PoolStartException} naming {@code reason}. bin/vigil calls it
+     * on the first Ctrl-C or SIGTERM; {@link #close()} calls it first. Safe from any thread, never blocks.
+     */
+    public void stopStarts(String reason) {
+        if (startsStopped == null) {
+            startsStopped = Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /** Why starts were stopped ({@link #stopStarts}), or null while they are allowed. */
+    String startsStopped() {
+        return startsStopped;
+    }
+
     /** A started pool; closed at {@link #close()} if it still tracks children then. */
     void register(Pool pool) {
         pools.add(pool);
@@ -212,6 +232,7 @@ public final class Orchestrator implements AutoCloseable {
         if (closed.getAndSet(true)) {
             return;
         }
+        stopStarts("the orchestrator is closing");
         RuntimeException failure = null;
         for (Pool pool : pools) {
             try {

@@ -38,6 +38,7 @@ import dev.vigil.mailbox.InitOutcome;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxId;
 import dev.vigil.mailbox.ProtocolMode;
+import dev.vigil.child.ChildRuntime;
 import dev.vigil.spawn.ChildProcess;
 import dev.vigil.spawn.Redirect;
 import dev.vigil.spawn.SpawnException;
@@ -252,6 +253,11 @@ public final class Pool implements AutoCloseable {
     // ------------------------------------------------------------------ start
 
     private void start() {
+        String stopped = orchestrator.startsStopped();
+        if (stopped != null) {
+            throw new PoolStartException("pool=" + poolId + " start refused: starts were stopped (" + stopped + ")", null,
+                    null);
+        }
         try {
             container = orchestrator.containment().openPool(poolId);
         } catch (RuntimeException e) {
@@ -261,9 +267,15 @@ public final class Pool implements AutoCloseable {
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
+                    if ((stopped = orchestrator.startsStopped()) != null) {
+                        throw rollback("stopped after " + started.size() + " of " + childCount() + " children were"
+                                + " spawned (" + stopped + ")", null);
+                    }
                     started.add(spawn(g.getKey(), i, groups.get(g.getKey()).apply(i)));
                 }
             }
+        } catch (PoolStartException e) {
+            throw e;
         } catch (RuntimeException e) {
             // A SpawnException's message already starts with "spawn failed:".
             throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
@@ -292,8 +304,15 @@ public final class Pool implements AutoCloseable {
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
         }
+        boolean doorbellPipe = spec.kind() == ChildKind.JAVA; // a JVM cannot wait on the futex (docs/MAILBOX.md, "The doorbell")
+        if (doorbellPipe) {
+            env.put(ChildRuntime.DOORBELL_FD_ENV, Integer.toString(SpawnRequest.DOORBELL_FD));
+        }
         SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput)
                 .inCgroup(container.cgroup());
+        if (doorbellPipe) {
+            request = request.withDoorbellPipe();
+        }
         ChildProcess process;
         try {
             process = orchestrator.spawner().spawn(request);
@@ -305,6 +324,9 @@ public final class Pool implements AutoCloseable {
                 orchestrator.mailboxes().release(id); // no process ever had its offset
             }
             throw e;
+        }
+        if (mailbox != null && process.hasDoorbellPipe()) {
+            mailbox.alsoRing(process::ringDoorbell);
         }
         container.childStarted(process.pid());
         PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
@@ -336,6 +358,10 @@ public final class Pool implements AutoCloseable {
                         : "exitCode=" + exit.exitCode()));
     }
 
+    private int childCount() {
+        return counts.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     /** Null when every child is ready by {@code deadline}; else why not. */
     private String awaitReady(List<PoolChild> children, long deadline) {
         for (PoolChild c : children) {
@@ -352,6 +378,11 @@ public final class Pool implements AutoCloseable {
                 InitOutcome outcome = c.mailbox().awaitInit(Duration.ofNanos(Math.max(0, Math.min(left, 20_000_000L))));
                 if (outcome == InitOutcome.READY) {
                     break;
+                }
+                String stopped = orchestrator.startsStopped();
+                if (stopped != null) {
+                    return "stopped while waiting for INIT_READY of group=" + c.group() + " child=" + c.index() + " ("
+                            + stopped + ")";
                 }
                 if (outcome == InitOutcome.FAILED) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED error="
@@ -437,8 +468,12 @@ public final class Pool implements AutoCloseable {
                 try {
                     CloseReport report = future.get();
                     // On the caller's thread, never the engine's: the close's events are on disk when it
-                    // returns (bounded; a broken journal is named by its gap, not waited on).
-                    journal.flush(CLOSE_FLUSH_BOUND);
+                    // returns (bounded; a broken journal is named by its gap, not waited on), and the live
+                    // report says so when the journal is incomplete.
+                    var gap = journal.flush(CLOSE_FLUSH_BOUND);
+                    if (gap.isPresent()) {
+                        report = report.withJournalGap(gap.get().describe());
+                    }
                     synchronized (this) {
                         lastReport = report;
                     }

@@ -33,9 +33,17 @@ public final class ChildProcess {
     /** Guarded by {@link #lock}; why our reap found no child (someone else collected it), else null. */
     private String lost;
 
+    /** Guarded by {@link #lock}: the write end of the child's doorbell pipe, or null; closed by the reap. */
+    private java.io.FileOutputStream doorbell;
+
     ChildProcess(int pid, int pidfd, List<String> argv, long spawnedNanos) {
+        this(pid, pidfd, argv, spawnedNanos, null);
+    }
+
+    ChildProcess(int pid, int pidfd, List<String> argv, long spawnedNanos, java.io.FileOutputStream doorbell) {
         this.pid = pid;
         this.pidfd = pidfd;
+        this.doorbell = doorbell;
         this.argv = List.copyOf(argv);
         this.spawnedNanos = spawnedNanos;
     }
@@ -172,6 +180,39 @@ public final class ChildProcess {
         if (pidfd != NO_PIDFD) {
             Linux.calls().close(pidfd);
             pidfd = NO_PIDFD;
+        }
+        if (doorbell != null) {
+            try {
+                doorbell.close();
+            } catch (java.io.IOException ignored) {
+                // a pipe's close does not fail in a way we could act on
+            }
+            doorbell = null;
+        }
+    }
+
+    /** True when the child was spawned with a doorbell pipe ({@link SpawnRequest#withDoorbellPipe()}) and is not reaped. */
+    public boolean hasDoorbellPipe() {
+        synchronized (lock) {
+            return doorbell != null;
+        }
+    }
+
+    /**
+     * Writes one byte into the child's doorbell pipe (its reader thread wakes the serve loop). A child that is gone
+     * (EPIPE) or a pipe already closed by the reap is no error: there is nobody to wake. Never blocks long: the child
+     * drains the pipe on every wake and the parent rings only when the child announced its sleep.
+     */
+    public void ringDoorbell() {
+        synchronized (lock) {
+            if (doorbell == null) {
+                return;
+            }
+            try {
+                doorbell.write(1);
+            } catch (java.io.IOException gone) {
+                // the child is gone: nobody to wake
+            }
         }
     }
 

@@ -4,6 +4,8 @@ import dev.vigil.journal.MonotonicClock;
 import dev.vigil.spawn.internal.Linux;
 import dev.vigil.spawn.internal.LinuxCalls;
 import dev.vigil.spawn.internal.ShimProtocol;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -52,7 +54,11 @@ final class ShimLauncher {
         }
         int readFd = pipe[0];
         int writeFd = pipe[1];
+        int[] doorbell = {-1, -1};
         try {
+            if (request.doorbellPipe()) {
+                doorbell = doorbellPipe(command);
+            }
             if (writeFd == ShimProtocol.STATUS_FD) {
                 // dup2(3, 3) would keep close-on-exec and the shim would lose its status fd: move it up.
                 int moved = calls.fcntl(writeFd, Linux.F_DUPFD_CLOEXEC, ShimProtocol.STATUS_FD + 1);
@@ -62,7 +68,7 @@ final class ShimLauncher {
                     throw new SpawnException(command, Linux.errno(), "pipe2", "moving the status fd");
                 }
             }
-            long pid = posix.posix_spawnp(shim.toString(), fileActions(request, writeFd), shimArgv(request), environment(request));
+            long pid = posix.posix_spawnp(shim.toString(), fileActions(request, writeFd, doorbell[0]), shimArgv(request), environment(request));
             calls.close(writeFd);
             writeFd = -1;
             if (pid <= 0) {
@@ -70,23 +76,60 @@ final class ShimLauncher {
                         + " stdin=" + request.stdin() + " stdout=" + request.stdout() + " stderr=" + request.stderr()
                         + " (jnr-posix drops posix_spawnp's error code; a redirect file that cannot be opened fails here)");
             }
-            return started((int) pid, MonotonicClock.nanos(), readFd, request);
+            // Reopened while our read end still counts as a reader (an open for writing would wait for one).
+            FileOutputStream ring = doorbell[1] < 0 ? null : openDoorbell(doorbell[1]);
+            return started((int) pid, MonotonicClock.nanos(), readFd, request, ring);
         } finally {
             calls.close(readFd);
             if (writeFd >= 0) {
                 calls.close(writeFd);
             }
+            for (int fd : doorbell) {
+                if (fd >= 0) {
+                    calls.close(fd);
+                }
+            }
+        }
+    }
+
+    /** {read, write}, both close-on-exec, the read end moved above the descriptors the file actions write (3, 4). */
+    private int[] doorbellPipe(String command) {
+        int[] fds = new int[2];
+        if (calls.pipe2(fds, Linux.O_CLOEXEC) != 0) {
+            throw new SpawnException(command, Linux.errno(), "pipe2", "doorbell pipe");
+        }
+        int moved = calls.fcntl(fds[0], Linux.F_DUPFD_CLOEXEC, ShimProtocol.DOORBELL_FD + 1);
+        int errno = Linux.errno();
+        calls.close(fds[0]);
+        if (moved < 0) {
+            calls.close(fds[1]);
+            throw new SpawnException(command, errno, "pipe2", "moving the doorbell fd");
+        }
+        return new int[] {moved, fds[1]};
+    }
+
+    /**
+     * The write end as a stream of its own (a fresh open of the pipe through /proc/self/fd): Java then owns its
+     * descriptor, so a ring after the child's reap can never write into a reused descriptor number. Not an
+     * interruptible channel: an interrupted ringing thread must not close it.
+     */
+    private static FileOutputStream openDoorbell(int writeFd) {
+        try {
+            return new FileOutputStream("/proc/self/fd/" + writeFd);
+        } catch (IOException e) {
+            throw new SpawnException("doorbell", SpawnException.UNKNOWN_ERRNO, "doorbell-open", "reopening the doorbell pipe failed: " + e.getMessage());
         }
     }
 
     /** The shim runs: open its pidfd, learn from the status pipe whether the exec worked. */
-    private ChildProcess started(int pid, long spawnedNanos, int readFd, SpawnRequest request) {
+    private ChildProcess started(int pid, long spawnedNanos, int readFd, SpawnRequest request, FileOutputStream ring) {
         String command = request.commandLine();
         int pidfd = -1;
         if (pidfds) {
             pidfd = (int) calls.syscall(Linux.SYS_PIDFD_OPEN, pid, 0);
             if (pidfd < 0) {
                 int errno = Linux.errno();
+                closeQuietly(ring);
                 killAndReap(pid, -1);
                 throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid);
             }
@@ -96,6 +139,7 @@ final class ShimLauncher {
             report = readReport(readFd, command);
         } catch (SpawnException unreadable) {
             // We cannot tell whether the exec happened: do not leave a child nobody knows of.
+            closeQuietly(ring);
             killAndReap(pid, pidfd);
             throw unreadable;
         }
@@ -111,9 +155,20 @@ final class ShimLauncher {
             if (report[0] == ShimProtocol.STAGE_CGROUP) {
                 detail += " cgroup=" + request.cgroup();
             }
+            closeQuietly(ring);
             throw new SpawnException(command, report[1], ShimProtocol.stageName(report[0]), detail);
         }
-        return new ChildProcess(pid, pidfd, request.argv(), spawnedNanos);
+        return new ChildProcess(pid, pidfd, request.argv(), spawnedNanos, ring);
+    }
+
+    private static void closeQuietly(FileOutputStream ring) {
+        if (ring != null) {
+            try {
+                ring.close();
+            } catch (IOException ignored) {
+                // nothing was written through it
+            }
+        }
     }
 
     /** A child we will not hand out: SIGKILL (its pid is still ours, it is unreaped), reap, close its pidfd. */
@@ -165,12 +220,15 @@ final class ShimLauncher {
         return status[0];
     }
 
-    private List<SpawnFileAction> fileActions(SpawnRequest request, int statusWriteFd) {
-        List<SpawnFileAction> actions = new ArrayList<>(4);
+    private List<SpawnFileAction> fileActions(SpawnRequest request, int statusWriteFd, int doorbellReadFd) {
+        List<SpawnFileAction> actions = new ArrayList<>(5);
         redirect(actions, 0, request.stdin());
         redirect(actions, 1, request.stdout());
         redirect(actions, 2, request.stderr());
         actions.add(SpawnFileAction.dup(statusWriteFd, ShimProtocol.STATUS_FD));
+        if (doorbellReadFd >= 0) {
+            actions.add(SpawnFileAction.dup(doorbellReadFd, ShimProtocol.DOORBELL_FD));
+        }
         return actions;
     }
 
@@ -207,6 +265,10 @@ final class ShimLauncher {
         if (request.workDir() != null) {
             argv.add("--cwd");
             argv.add(request.workDir().toString());
+        }
+        if (request.doorbellPipe()) {
+            argv.add("--keep-fd");
+            argv.add(Integer.toString(ShimProtocol.DOORBELL_FD));
         }
         argv.add("--");
         argv.addAll(request.argv());

@@ -10,10 +10,19 @@ import java.util.Objects;
  * orchestrator's own), the working directory (null = the orchestrator's), and where stdin / stdout /
  * stderr go, and the cgroup (v2) directory the child joins before its exec (null = none: it stays
  * in the orchestrator's cgroup). Defaults: stdin {@link Redirect#DISCARD} (a child must never read
- * the orchestrator's stdin), stdout and stderr {@link Redirect#INHERIT}.
+ * the orchestrator's stdin), stdout and stderr {@link Redirect#INHERIT}. With {@code doorbellPipe} the
+ * child gets the read end of a fresh pipe as descriptor {@value #DOORBELL_FD} and the parent keeps the
+ * write end ({@link ChildProcess#ringDoorbell()}): the doorbell of a child that cannot wait on a futex.
  */
 public record SpawnRequest(List<String> argv, Map<String, String> environment, Path workDir,
-        Redirect stdin, Redirect stdout, Redirect stderr, Path cgroup) {
+        Redirect stdin, Redirect stdout, Redirect stderr, Path cgroup, boolean doorbellPipe) {
+    /** The descriptor a doorbell pipe's read end has in the child. */
+    public static final int DOORBELL_FD = dev.vigil.spawn.internal.ShimProtocol.DOORBELL_FD;
+
+    public SpawnRequest(List<String> argv, Map<String, String> environment, Path workDir,
+            Redirect stdin, Redirect stdout, Redirect stderr, Path cgroup) {
+        this(argv, environment, workDir, stdin, stdout, stderr, cgroup, false);
+    }
 
     public SpawnRequest {
         Objects.requireNonNull(argv, "argv");
@@ -42,33 +51,38 @@ public record SpawnRequest(List<String> argv, Map<String, String> environment, P
     }
 
     public SpawnRequest withEnvironment(Map<String, String> newEnvironment) {
-        return new SpawnRequest(argv, newEnvironment, workDir, stdin, stdout, stderr, cgroup);
+        return new SpawnRequest(argv, newEnvironment, workDir, stdin, stdout, stderr, cgroup, doorbellPipe);
     }
 
     public SpawnRequest withWorkDir(Path newWorkDir) {
-        return new SpawnRequest(argv, environment, newWorkDir, stdin, stdout, stderr, cgroup);
+        return new SpawnRequest(argv, environment, newWorkDir, stdin, stdout, stderr, cgroup, doorbellPipe);
     }
 
     public SpawnRequest withStdin(Redirect redirect) {
-        return new SpawnRequest(argv, environment, workDir, redirect, stdout, stderr, cgroup);
+        return new SpawnRequest(argv, environment, workDir, redirect, stdout, stderr, cgroup, doorbellPipe);
     }
 
     public SpawnRequest withStdout(Redirect redirect) {
-        return new SpawnRequest(argv, environment, workDir, stdin, redirect, stderr, cgroup);
+        return new SpawnRequest(argv, environment, workDir, stdin, redirect, stderr, cgroup, doorbellPipe);
     }
 
     public SpawnRequest withStderr(Redirect redirect) {
-        return new SpawnRequest(argv, environment, workDir, stdin, stdout, redirect, cgroup);
+        return new SpawnRequest(argv, environment, workDir, stdin, stdout, redirect, cgroup, doorbellPipe);
     }
 
     /** The child joins this cgroup (v2) directory before its exec (the shim writes 0 to its cgroup.procs). */
     public SpawnRequest inCgroup(Path cgroupDir) {
-        return new SpawnRequest(argv, environment, workDir, stdin, stdout, stderr, cgroupDir);
+        return new SpawnRequest(argv, environment, workDir, stdin, stdout, stderr, cgroupDir, doorbellPipe);
+    }
+
+    /** The child gets a doorbell pipe's read end as descriptor {@value #DOORBELL_FD}; the parent rings through its {@link ChildProcess}. */
+    public SpawnRequest withDoorbellPipe() {
+        return new SpawnRequest(argv, environment, workDir, stdin, stdout, stderr, cgroup, true);
     }
 
     /** stdout and stderr both to /dev/null (tests, benchmarks). */
     public SpawnRequest discardingOutput() {
-        return new SpawnRequest(argv, environment, workDir, stdin, Redirect.DISCARD, Redirect.DISCARD, cgroup);
+        return new SpawnRequest(argv, environment, workDir, stdin, Redirect.DISCARD, Redirect.DISCARD, cgroup, doorbellPipe);
     }
 
     /** argv joined by spaces, as error messages print it. */

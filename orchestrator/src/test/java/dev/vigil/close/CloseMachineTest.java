@@ -452,4 +452,89 @@ class CloseMachineTest {
             assertFalse(audit.differences().isEmpty(), "seed=" + seed + " tampered spend not flagged");
         }
     }
+    /** Closes of TERM-ignoring children with a long window, escalated by the caller {@code at} after the request. */
+    private static List<JournalEvent> escalatedClose(World w, EscalationPolicy policy, long at, boolean all,
+            CompletableFuture<CloseReport> result) {
+        Child a = new Child(w, "g", 0, 1 * MS, 0, 0, -1, false, false);
+        Child b = new Child(w, "g", 1, -1, 0, 0, -1, false, false);
+        Target t = new Target(w, CloseSettings.builder().window(Duration.ofSeconds(60)).escalation(policy)
+                .grace(Duration.ofSeconds(30)).build(), List.of(a, b));
+        w.at(w.now, () -> w.machine.closeRequested(t, 11, result));
+        w.at(w.now + at, () -> {
+            if (all) {
+                w.machine.escalateAll("SIGINT");
+            } else {
+                w.machine.escalateNow(11, "SIGINT");
+            }
+        });
+        w.run(result, w.now + 600_000 * MS);
+        assertEquals(List.of(), check(w, t, result, policy, true));
+        return w.journal;
+    }
+
+    @Test
+    void escalateNowDuringTheReapIsJournaledAndKillsAtOnceWhateverThePolicy() {
+        for (EscalationPolicy policy : EscalationPolicy.values()) {
+            World w = new World(3);
+            long start = w.now;
+            CompletableFuture<CloseReport> result = new CompletableFuture<>();
+            List<JournalEvent> j = escalatedClose(w, policy, 500 * MS, false, result);
+            assertTrue(w.now - start < 3_000 * MS, "ended " + (w.now - start) / MS + " ms after the request, not the 60 s window");
+            List<String> kinds = j.stream().map(e -> e.type().name()).toList();
+            int req = kinds.indexOf("ESCALATE_NOW_REQUESTED");
+            assertTrue(req > 0 && kinds.indexOf("BUDGET_SPENT") == req + 1, kinds.toString());
+            assertEquals(BudgetSpent.REASON_ESCALATE_NOW, ((BudgetSpent) j.get(req + 1)).reason());
+            assertEquals(List.of(9, 9), j.stream().filter(e -> e instanceof EscalationSent).map(e -> ((EscalationSent) e).signal())
+                    .toList(), "SIGKILL at once, no SIGTERM first: " + policy);
+            assertEquals(List.of(CloseReport.ChildOutcome.KILLED_BY_ESCALATION, CloseReport.ChildOutcome.KILLED_BY_ESCALATION),
+                    result.join().children().stream().map(CloseReport.Child::outcome).toList(), result.join().toJson());
+        }
+    }
+
+    @Test
+    void escalateNowDuringTheGraceSendsTheKillWithoutWaitingOutTheGrace() {
+        World w = new World(4);
+        long start = w.now;
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        // window 60 s then SIGTERM (ignored) and a 30 s grace; the caller escalates 61 s in.
+        List<JournalEvent> j = escalatedClose(w, EscalationPolicy.TERM_THEN_KILL, 61_000 * MS, false, result);
+        assertTrue(w.now - start < 63_000 * MS, "ended " + (w.now - start) / MS + " ms after the request, not after the grace");
+        List<Integer> signals = j.stream().filter(e -> e instanceof EscalationSent).map(e -> ((EscalationSent) e).signal()).toList();
+        assertEquals(List.of(15, 15, 9, 9), signals);
+        assertEquals(BudgetSpent.REASON_BUDGET, j.stream().filter(e -> e instanceof BudgetSpent).map(e -> ((BudgetSpent) e).reason())
+                .findFirst().orElseThrow());
+    }
+
+    @Test
+    void escalateAllReachesTheClosesInProgressAndTheOnesRequestedLater() {
+        World w = new World(6);
+        CompletableFuture<CloseReport> first = new CompletableFuture<>();
+        escalatedClose(w, EscalationPolicy.LEAK, 100 * MS, true, first);
+        int before = w.journal.size();
+        // A close requested after escalateAll escalates at once too.
+        Child late = new Child(w, "h", 0, -1, 0, 0, -1, false, false);
+        Target t = new Target(w, CloseSettings.builder().window(Duration.ofSeconds(60)).build(), List.of(late));
+        CompletableFuture<CloseReport> second = new CompletableFuture<>();
+        long start = w.now;
+        w.at(w.now, () -> w.machine.closeRequested(t, 12, second));
+        w.run(second, w.now + 600_000 * MS);
+        assertTrue(w.now - start < 2_000 * MS, "the later close ended " + (w.now - start) / MS + " ms after its request");
+        List<JournalEvent> j = new ArrayList<>(w.journal.subList(before, w.journal.size()));
+        assertTrue(j.stream().anyMatch(e -> e.type() == dev.vigil.journal.EventType.ESCALATE_NOW_REQUESTED), j.toString());
+        CloseDecisionAudit audit = new CloseDecisionAudit((CloseStarted) j.get(0));
+        j.forEach(audit::accept);
+        assertEquals(List.of(), audit.differences());
+    }
+
+    @Test
+    void theDecisionAuditFlagsAnEscalateNowSpendWithoutItsRequest() {
+        World w = new World(7);
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        List<JournalEvent> j = new ArrayList<>(escalatedClose(w, EscalationPolicy.LEAK, 500 * MS, false, result));
+        // Tamper: the caller's request removed, the spend left claiming it.
+        j.removeIf(e -> e.type() == dev.vigil.journal.EventType.ESCALATE_NOW_REQUESTED);
+        CloseDecisionAudit audit = new CloseDecisionAudit((CloseStarted) j.get(0));
+        j.forEach(audit::accept);
+        assertTrue(audit.differences().stream().anyMatch(d -> d.contains("no EscalateNowRequested")), audit.differences().toString());
+    }
 }

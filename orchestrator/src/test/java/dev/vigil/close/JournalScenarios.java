@@ -212,9 +212,9 @@ public final class JournalScenarios {
     }
 
     /**
-     * Waits until {@code c} is inside a command handler that does not beat (a gated one): its serve loop
-     * beats at least every millisecond while idle, so a heartbeat that stands still for 100 ms means the
-     * loop is not running. Closing earlier could let the loop see shutdown before the command.
+     * Waits until {@code c} is inside a command handler that does not beat (a gated one): with a command in its
+     * mailbox the serve loop never sleeps on its doorbell and beats every iteration, so a heartbeat that stands
+     * still for 100 ms means the loop is not running. Closing earlier could let the loop see shutdown before the command.
      */
     public static void awaitInsideHandler(PoolChild c) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -45,6 +45,18 @@ class MailboxModelTest {
     }
 
     @Test
+    void theDoorbellLosesNoWakeUpAndWithoutTheReCheckSpinFindsTheLostWakeUp() throws Exception {
+        Path model = Path.of(System.getProperty("vigil.root", "..")).resolve("native/model/mailbox.pml");
+        String doorbell = verify(model, "STICKY", "DOORBELL");
+        assertEquals(0, errors(doorbell), "flag, re-check, futex wait on the ring count: no lost wake-up: " + doorbell);
+        String noRecheck = verify(model, "STICKY", "DOORBELL", "NO_RECHECK");
+        assertTrue(errors(noRecheck) > 0 && noRecheck.contains("invalid end state"), "without the re-check a wake-up is lost: " + noRecheck);
+        String trail = run(dir.resolve("STICKY-DOORBELL-NO_RECHECK"), false, "spin", "-t", "-p", "-DSTICKY", "-DDOORBELL", "-DNO_RECHECK", "mailbox.pml");
+        assertTrue(trail.contains("sleeping = 1") && trail.contains("childExited = 0"), "the child sleeps forever: " + trail);
+        System.out.println("spin doorbell: " + summary(doorbell) + "; without the re-check " + summary(noRecheck));
+    }
+
+    @Test
     void theFlowControlledRingLosesNothingWhileTheDrainerLivesAndCountsEveryLossExactlyWhenItStops() throws Exception {
         Path model = Path.of(System.getProperty("vigil.root", "..")).resolve("native/model/mailbox.pml");
         String live = verify(model, "RING");

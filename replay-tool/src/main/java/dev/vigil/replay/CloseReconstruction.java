@@ -17,6 +17,7 @@ import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.InFlightSettled;
@@ -29,6 +30,7 @@ import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.journal.StrayFound;
 import dev.vigil.journal.SurvivorDiagnosed;
+import dev.vigil.journal.SurvivorStacks;
 
 /**
  * The fold over a journal that rebuilds every close and checks the invariants of DESIGN section 8
@@ -54,7 +56,8 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED);
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -114,6 +117,13 @@ public final class CloseReconstruction {
             case CHILD_ACKED -> acked((ChildAcked) e);
             case CHILD_REAPED -> reaped((ChildReaped) e);
             case SURVIVOR_DIAGNOSED -> diagnosed((SurvivorDiagnosed) e);
+            case SURVIVOR_STACKS -> {
+                SurvivorStacks st = (SurvivorStacks) e;
+                ChildHistory ch = closeChild(st.closeId(), st.poolId(), st.group(), st.index(), st.pid());
+                if (ch != null) {
+                    ch.stacks = st;
+                }
+            }
             case ESCALATION_SENT -> escalated((EscalationSent) e);
             case MAILBOX_RELEASED -> released(index, (MailboxReleased) e);
             case CLOSE_COMPLETED -> closeCompleted(index, (CloseCompleted) e);
@@ -129,7 +139,19 @@ public final class CloseReconstruction {
                     cs.settled.add((InFlightSettled) e);
                 }
             }
+            case ESCALATE_NOW_REQUESTED -> {
+                CloseState cs = openCloses.get(e.closeId());
+                if (cs != null && cs.escalateNow == null) {
+                    cs.escalateNow = (EscalateNowRequested) e;
+                }
+            }
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CONTAINMENT_KILLED -> {
+                CloseState cs = openCloses.get(((dev.vigil.journal.ContainmentKilled) e).closeId());
+                if (cs != null) {
+                    cs.kills.add((dev.vigil.journal.ContainmentKilled) e);
+                }
+            }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             default -> {
@@ -268,6 +290,7 @@ public final class CloseReconstruction {
             m.legacyShutdownInWord = true;
         }
         m.last = t;
+        m.remember(t);
         if (ch != null) {
             ch.transition(t);
         }
@@ -310,7 +333,7 @@ public final class CloseReconstruction {
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    c.getValue().mailboxOffset, m == null ? null : m.last, detail));
+                    c.getValue().mailboxOffset, e.timeNanos(), MailboxState.recent(m), detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -330,7 +353,8 @@ public final class CloseReconstruction {
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
             ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
-                    t == null ? -1 : t.mailboxOffset, m == null ? null : m.last, cs.started.closeId() == detailCloseId);
+                    t == null ? -1 : t.mailboxOffset, cs.started.timeNanos(), MailboxState.recent(m),
+                    cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
         ch.learnPid(pid);
@@ -533,8 +557,12 @@ public final class CloseReconstruction {
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
     private static final class MailboxState {
+        /** How many of a mailbox's latest transitions a close that starts is built from (see {@link ChildHistory}). */
+        private static final int RECENT = 8;
         long offset = -1;
         MailboxTransition last;
+        /** The latest transitions, oldest first, at most {@link #RECENT}. */
+        private final java.util.ArrayDeque<MailboxTransition> recent = new java.util.ArrayDeque<>(RECENT);
         /** When the shutdown word was published (0: not yet). */
         long shutdownWordAt;
         boolean legacyShutdownInWord;
@@ -544,6 +572,17 @@ public final class CloseReconstruction {
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
         final List<long[]> overruns = new ArrayList<>(0);
+
+        void remember(MailboxTransition t) {
+            if (recent.size() == RECENT) {
+                recent.pollFirst();
+            }
+            recent.addLast(t);
+        }
+
+        static Iterable<MailboxTransition> recent(MailboxState m) {
+            return m == null ? List.of() : m.recent;
+        }
 
         void dropExplainedGaps() {
             for (Iterator<long[]> it = gaps.iterator(); it.hasNext();) {
@@ -570,7 +609,9 @@ public final class CloseReconstruction {
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
+        final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
+        EscalateNowRequested escalateNow;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -580,8 +621,10 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endedByDeath, endIndex, fenced, settled);
+            RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
+                    kills, completed, endedByDeath, endIndex, fenced, settled);
+            rc.escalateNow = escalateNow;
+            return rc;
         }
     }
 }

@@ -86,8 +86,9 @@ public final class ShowCommand implements Callable<Integer> {
         CloseCompleted c = rc.completed();
         long t0 = s.timeNanos();
         CloseOutcome rebuilt = rc.outcome();
-        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  overlapping closes %d%n",
-                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), s.overlappingCloses());
+        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  strays %d  overlapping closes %d%n",
+                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), rc.strays().size(),
+                s.overlappingCloses());
         if (c == null && rc.endedByDeath() != null) {
             out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
@@ -102,6 +103,10 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
         out.println("verdict: " + CloseVerdict.of(rc));
+        if (rc.escalateNow() != null) {
+            out.println("escalate-now: asked by " + rc.escalateNow().origin() + " at "
+                    + CloseVerdict.at(rc.escalateNow().timeNanos(), t0) + " (survivors killed at once, whatever the policy)");
+        }
         out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
                 : String.join(", ", CloseVerdict.failureClasses(rc))));
         if (!rc.strays().isEmpty()) {
@@ -111,6 +116,26 @@ public final class ShowCommand implements Callable<Integer> {
         for (ChildHistory ch : rc.children()) {
             out.println();
             printChild(ch, t0, rc.endedByDeath() != null, out);
+        }
+        printContainer(rc, t0, out);
+    }
+
+    /** The strays the close found in its pool's container, and each kill of the whole container with what it covered. */
+    private static void printContainer(RebuiltClose rc, long t0, PrintStream out) {
+        if (!rc.strays().isEmpty()) {
+            out.println();
+            out.printf(Locale.ROOT, "strays: %d (left in the pool's container after their parent was gone)%n", rc.strays().size());
+            for (var st : rc.strays()) {
+                out.printf(Locale.ROOT, "  stray pid %d  parent pid %d  found %s  in %s  command %s%n", st.pid(),
+                        st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command());
+            }
+        }
+        for (var k : rc.kills()) {
+            out.println();
+            out.printf(Locale.ROOT, "container kill (%s) at %s: %s covered %d direct child(ren) + %d descendant(s)"
+                    + " [pids %s], %s%n", k.mode(), CloseVerdict.at(k.timeNanos(), t0), k.container(), k.directChildren(),
+                    k.descendants(), k.pids(), k.empty() ? "empty " + seconds(k.emptyAfterNanos()) + " after the kill"
+                            : "NOT EMPTY within the bound");
         }
     }
 
@@ -164,6 +189,15 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("  class: " + advice[0]);
             out.println("  next: " + advice[1]);
         }
+        if (ch.stacks() != null) {
+            out.println("  stacks: " + ch.stacks().summary() + " (captured at "
+                    + CloseVerdict.at(ch.stacks().timeNanos(), t0) + ")");
+            for (String line : ch.stacks().stacks().strip().split("\n")) {
+                if (!line.isBlank()) {
+                    out.println("    | " + line);
+                }
+            }
+        }
         if (ch.transitions().isEmpty()) {
             out.println("  state word during the close: no transitions");
             return;
@@ -214,12 +248,18 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode esc = cn.putArray("escalations");
             ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
+            cn.set("stacks", event(ch.stacks()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
             cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }
+        ArrayNode strays = n.putArray("strays");
+        rc.strays().forEach(st -> strays.add(event(st)));
+        ArrayNode kills = n.putArray("containerKills");
+        rc.kills().forEach(k -> kills.add(event(k)));
+        n.set("escalateNow", event(rc.escalateNow()));
         n.set("closeCompleted", event(rc.completed()));
         return n;
     }

@@ -17,11 +17,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *
  * <p>outcome is FAILED iff any child is a SURVIVOR or was KILLED_BY_ESCALATION.
  */
-@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "strays", "kills"})
+@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "strays", "kills", "journalGap"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Stray> strays,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Kill> kills) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Kill> kills,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String journalGap) {
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -64,11 +65,18 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
      * @param sinceBroadcastNanos reap time minus broadcast time (0 if it was gone before), -1 when not reaped
      * @param diagnosis           the SurvivorClass name when it outlived the reap budget, else null
      * @param evidence            the diagnosis line, else null
+     * @param stacks              one line on its own stacks, captured before the first escalation signal (the full
+     *                            text is journaled: SurvivorStacks), else null
      */
     @JsonPropertyOrder({"group", "index", "pid", "kind", "outcome", "exitCode", "signal", "sinceBroadcastNanos",
-            "diagnosis", "evidence"})
+            "diagnosis", "evidence", "stacks"})
     public record Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
-            long sinceBroadcastNanos, String diagnosis, String evidence) {
+            long sinceBroadcastNanos, String diagnosis, String evidence,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String stacks) {
+        public Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
+                long sinceBroadcastNanos, String diagnosis, String evidence) {
+            this(group, index, pid, kind, outcome, exitCode, signal, sinceBroadcastNanos, diagnosis, evidence, null);
+        }
     }
 
     /**
@@ -101,6 +109,20 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
 
     public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
         this(poolId, closeId, outcome, durationNanos, children, List.of(), List.of());
+    }
+
+    /** A report whose journal was complete when the close returned it. */
+    public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
+            List<Stray> strays, List<Kill> kills) {
+        this(poolId, closeId, outcome, durationNanos, children, strays, kills, null);
+    }
+
+    /**
+     * This report, saying that the journal is incomplete ({@code gap}: from which index, how many events, why).
+     * The live report only: the journaled one is written before the gap can be known.
+     */
+    public CloseReport withJournalGap(String gap) {
+        return new CloseReport(poolId, closeId, outcome, durationNanos, children, strays, kills, gap);
     }
 
     /** The outcome the report's children and strays imply: FAILED with any stray, killed or kept. */
@@ -199,6 +221,9 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                 if (cls != null) {
                     sb.append("\n    cause: ").append(cls.cause()).append("\n    next: ")
                             .append(SurvivorDiagnosis.nextStep(cls, c.evidence()));
+                }
+                if (c.stacks() != null) {
+                    sb.append("\n    stacks: ").append(c.stacks());
                 }
             }
         }

@@ -8,6 +8,8 @@ public final class ShimProtocol {
     public static final String SHIM_BINARY = "vigil-spawn-shim";
     /** The descriptor number the status pipe's write end gets in the shim (a spawn file action dup2s it). */
     public static final int STATUS_FD = 3;
+    /** The descriptor number a doorbell pipe's read end gets in the child ({@code --keep-fd}; VIGIL_DOORBELL_FD). */
+    public static final int DOORBELL_FD = 4;
 
     public static final int REPORT_LENGTH = 8;
 

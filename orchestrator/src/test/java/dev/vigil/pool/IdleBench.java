@@ -1,0 +1,262 @@
+package dev.vigil.pool;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.vigil.child.ChildKind;
+import dev.vigil.child.SpawnedChild;
+import dev.vigil.child.demo.DemoBehaviour;
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.mailbox.InitOutcome;
+import dev.vigil.mailbox.MailboxHandle;
+import dev.vigil.mailbox.MailboxId;
+import dev.vigil.mailbox.MailboxStore;
+import dev.vigil.mailbox.ProtocolMode;
+import jnr.posix.POSIX;
+import jnr.posix.POSIXFactory;
+import jnr.posix.SpawnFileAction;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code bin/vigil-bench idle}: what an idle child costs and how fast a sleeping one answers (docs/BENCHMARKS.md,
+ * "Idle children"). In one run:
+ * <ol>
+ * <li>CPU of N idle C children and N idle Java children of one pool over a window (utime + stime of each whole
+ *     process, /proc/PID/stat), doorbell on; then the same for a few children with {@code VIGIL_CHILD_DOORBELL=off}
+ *     (the polling loop of before), as the baseline;</li>
+ * <li>control round trip to a child asleep on its doorbell (each command sent only once the child announced its
+ *     sleep), and back to back (the child spinning), C and Java;</li>
+ * <li>16 busy C children on this machine's cores, each driven back to back by its own parent thread: the mailbox
+ *     round trip against a one-byte pipe ping-pong between the same processes.</li>
+ * </ol>
+ * Arguments: idle children per kind (100), window seconds (10), baseline children per kind (5).
+ */
+public final class IdleBench {
+    private static final POSIX POSIX = POSIXFactory.getNativePOSIX();
+    private static final long TICK_NANOS = 1_000_000_000L / 100; // USER_HZ
+
+    public static void main(String[] args) throws Exception {
+        int perKind = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        int windowSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+        int baseline = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        Path tmp = Files.createTempDirectory("vigil-idle-bench");
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%d cpus; load before: %s%n%n", Runtime.getRuntime().availableProcessors(), load()));
+        ChildSpec c = ChildSpec.cDemo();
+        List<String> jvm = new ArrayList<>(List.of("-Xmx32m", "-Xss256k"));
+        String extra = System.getProperty("vigil.bench.jvm", "");
+        if (!extra.isBlank()) {
+            jvm.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        ChildSpec java = ChildSpec.java(DemoHandler.class.getName()).withJvmOptions(jvm.toArray(String[]::new));
+        out.append("Java children: default flags of ChildSpec.java plus ").append(String.join(" ", jvm)).append("\n\n");
+        try (Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("journal")).maxMailboxes(2 * perKind + 2 * baseline + 16)
+                .closeSettings(CloseSettings.defaults()).open()) {
+            out.append("| children | doorbell | whole-process CPU over ").append(windowSeconds).append(" s (all) | per child, % of a core | load at end |\n");
+            out.append("|---|---|---:|---:|---|\n");
+            try (Pool pool = Pool.builder(o, "idle").group("c", perKind, c).group("java", perKind, java)
+                    .startTimeout(Duration.ofSeconds(300)).start()) {
+                touchAll(pool);
+                LockSupport.parkNanos(Duration.ofSeconds(2).toNanos()); // every child past its spin and yield, asleep
+                out.append(cpuRow(pool, "c", perKind + " C", "on", windowSeconds));
+                out.append(cpuRow(pool, "java", perKind + " Java", "on", windowSeconds));
+                out.append(cpuOrchestrator(windowSeconds, perKind));
+                out.append('\n');
+                out.append(roundTrips(pool));
+            }
+            try (Pool pool = Pool.builder(o, "poll").group("c", baseline, c.withEnv("VIGIL_CHILD_DOORBELL", "off"))
+                    .group("java", baseline, java.withEnv("VIGIL_CHILD_DOORBELL", "off")).startTimeout(Duration.ofSeconds(120)).start()) {
+                touchAll(pool);
+                LockSupport.parkNanos(Duration.ofSeconds(2).toNanos());
+                StringBuilder rows = new StringBuilder();
+                rows.append(cpuRow(pool, "c", baseline + " C", "off (polling, before)", windowSeconds));
+                rows.append(cpuRow(pool, "java", baseline + " Java", "off (polling, before)", windowSeconds));
+                int at = out.indexOf("\n\n", out.indexOf("| children |"));
+                out.insert(at + 1, rows);
+            }
+        }
+        out.append('\n').append(busy(tmp, 16));
+        out.append(String.format(Locale.ROOT, "%nload after: %s%n", load()));
+        System.out.print(out);
+    }
+
+    private static void touchAll(Pool pool) {
+        for (PoolChild child : pool.children()) {
+            pool.control(child.group(), child.index(), DemoHandler.OP_ECHO, 1, Duration.ofSeconds(60));
+        }
+    }
+
+    private static String cpuRow(Pool pool, String group, String label, String doorbell, int windowSeconds) throws IOException {
+        List<PoolChild> children = pool.children().stream().filter(ch -> ch.group().equals(group)).toList();
+        long before = 0;
+        for (PoolChild ch : children) {
+            before += ticks(ch.pid());
+        }
+        long start = System.nanoTime();
+        LockSupport.parkNanos(Duration.ofSeconds(windowSeconds).toNanos());
+        long after = 0;
+        for (PoolChild ch : children) {
+            after += ticks(ch.pid());
+        }
+        long wall = System.nanoTime() - start;
+        long used = (after - before) * TICK_NANOS;
+        double perChild = 100.0 * used / wall / children.size();
+        return String.format(Locale.ROOT, "| %s | %s | %d ms | %.4f %% | %s |%n", label, doorbell, used / 1_000_000, perChild, load());
+    }
+
+    private static String cpuOrchestrator(int windowSeconds, int perKind) throws IOException {
+        long before = ticks((int) ProcessHandle.current().pid());
+        long start = System.nanoTime();
+        LockSupport.parkNanos(Duration.ofSeconds(windowSeconds).toNanos());
+        long used = (ticks((int) ProcessHandle.current().pid()) - before) * TICK_NANOS;
+        return String.format(Locale.ROOT, "| the orchestrator of those %d (drainer, reaper, journal, this bench's JVM) | | %d ms | %.4f %% | %s |%n",
+                2 * perKind, used / 1_000_000, 100.0 * used / (System.nanoTime() - start), load());
+    }
+
+    /** utime + stime of every thread of {@code pid}, in clock ticks (/proc/PID/stat fields 14 and 15). */
+    static long ticks(int pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    private static String roundTrips(Pool pool) {
+        StringBuilder s = new StringBuilder();
+        s.append("| control round trip | child | p50 us | p90 us | p99 us | n |\n|---|---|---:|---:|---:|---:|\n");
+        for (String group : List.of("c", "java")) {
+            Histogram asleep = new Histogram(3_600_000_000L, 3);
+            Histogram busy = new Histogram(3_600_000_000L, 3);
+            for (int i = 0; i < 5; i++) {
+                PoolChild child = pool.child(group, i);
+                MailboxHandle h = child.mailbox();
+                for (int k = 0; k < 40; k++) {
+                    while (h.mailbox().sleepingVolatile() == 0) {
+                        LockSupport.parkNanos(200_000);
+                    }
+                    LockSupport.parkNanos(1_000_000); // well inside its sleep
+                    long t = System.nanoTime();
+                    h.control(DemoHandler.OP_ECHO, k, Duration.ofSeconds(10));
+                    asleep.recordValue(System.nanoTime() - t);
+                }
+            }
+            MailboxHandle h = pool.child(group, 0).mailbox();
+            for (int k = 0; k < 60_000; k++) {
+                long t = System.nanoTime();
+                h.control(DemoHandler.OP_ECHO, k, Duration.ofSeconds(10));
+                if (k >= 20_000) {
+                    busy.recordValue(System.nanoTime() - t);
+                }
+            }
+            s.append(row("from asleep (doorbell rung)", group, asleep)).append(row("back to back (child spinning)", group, busy));
+        }
+        return s.toString();
+    }
+
+    private static String row(String what, String group, Histogram h) {
+        return String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %d |%n", what, group.equals("c") ? "C" : "Java",
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getTotalCount());
+    }
+
+    /** {@code n} C children, each driven back to back by its own thread: mailbox, then pipe ping-pong, alternating rounds. */
+    private static String busy(Path tmp, int n) throws Exception {
+        Histogram mailbox = new Histogram(3_600_000_000L, 3);
+        Histogram pipe = new Histogram(3_600_000_000L, 3);
+        ExecutorService threads = Executors.newFixedThreadPool(n);
+        List<SpawnedChild> children = new ArrayList<>();
+        try (MailboxStore store = MailboxStore.createOrOpen(tmp.resolve("busy.map"), n)) {
+            List<Callable<Void>> drivers = new ArrayList<>();
+            CountDownLatch ready = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                MailboxHandle handle = store.allocate(new MailboxId("busy", "c", i), ProtocolMode.STICKY);
+                int[] toChild = new int[2];
+                int[] fromChild = new int[2];
+                if (POSIX.pipe(toChild) != 0 || POSIX.pipe(fromChild) != 0) {
+                    throw new IllegalStateException("pipe failed: errno=" + POSIX.errno());
+                }
+                List<SpawnFileAction> actions = List.of(SpawnFileAction.dup(toChild[0], 0), SpawnFileAction.dup(fromChild[1], 1),
+                        SpawnFileAction.close(toChild[0]), SpawnFileAction.close(toChild[1]), SpawnFileAction.close(fromChild[0]),
+                        SpawnFileAction.close(fromChild[1]), SpawnFileAction.open("/dev/null", 2, 1, 0));
+                children.add(SpawnedChild.spawn(ChildKind.C.argv(List.of()), ChildKind.C.env(handle, DemoBehaviour.DEFAULT), actions));
+                POSIX.close(toChild[0]);
+                POSIX.close(fromChild[1]);
+                if (handle.awaitInit(Duration.ofSeconds(30)) != InitOutcome.READY) {
+                    throw new IllegalStateException("child not ready: " + handle);
+                }
+                drivers.add(() -> {
+                    Histogram m = new Histogram(3_600_000_000L, 3);
+                    Histogram p = new Histogram(3_600_000_000L, 3);
+                    ready.countDown();
+                    ready.await();
+                    for (int round = 0; round < 6; round++) {
+                        Histogram intoM = round == 0 ? null : m;
+                        Histogram intoP = round == 0 ? null : p;
+                        for (int k = 0; k < 2_000; k++) {
+                            long t = System.nanoTime();
+                            handle.control(DemoHandler.OP_ECHO, k, Duration.ofSeconds(30));
+                            if (intoM != null) {
+                                intoM.recordValue(System.nanoTime() - t);
+                            }
+                        }
+                        handle.sendControl(DemoHandler.OP_PIPE_PINGPONG, 2_000);
+                        byte[] one = new byte[1];
+                        for (int k = 0; k < 2_000; k++) {
+                            long t = System.nanoTime();
+                            if (POSIX.write(toChild[1], one, 1) != 1 || POSIX.read(fromChild[0], one, 1) != 1) {
+                                throw new IllegalStateException("pipe round trip failed: errno=" + POSIX.errno());
+                            }
+                            if (intoP != null) {
+                                intoP.recordValue(System.nanoTime() - t);
+                            }
+                        }
+                        handle.awaitControl(Duration.ofSeconds(30));
+                    }
+                    synchronized (mailbox) {
+                        mailbox.add(m);
+                        pipe.add(p);
+                    }
+                    handle.publishShutdown(1);
+                    POSIX.close(toChild[1]);
+                    POSIX.close(fromChild[0]);
+                    return null;
+                });
+            }
+            String loadDuring = load();
+            for (Future<Void> f : threads.invokeAll(drivers)) {
+                f.get();
+            }
+            for (SpawnedChild child : children) {
+                child.awaitExit(Duration.ofSeconds(30));
+            }
+            return String.format(Locale.ROOT, "%d busy C children on %d cpus, each driven back to back by its own thread (load at start %s):%n"
+                    + "| via | p50 us | p90 us | p99 us | n |%n|---|---:|---:|---:|---:|%n%s%s", n, Runtime.getRuntime().availableProcessors(), loadDuring,
+                    busyRow("mailbox", mailbox), busyRow("pipe (same processes)", pipe));
+        } finally {
+            threads.shutdownNow();
+            for (SpawnedChild child : children) {
+                child.close();
+            }
+        }
+    }
+
+    private static String busyRow(String via, Histogram h) {
+        return String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %d |%n", via, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
+                h.getValueAtPercentile(99) / 1e3, h.getTotalCount());
+    }
+
+    private static String load() throws IOException {
+        String[] l = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return l[0] + " " + l[1] + " " + l[2];
+    }
+}
