@@ -534,7 +534,13 @@ final class CloseMachine {
             return true;
         }
         boolean empty = k.container.isEmpty();
-        if (!empty && now - k.killedNanos < CONTAINER_EMPTY_BOUND_NANOS) {
+        // the direct children the kill covered are dead: their reaps (inputs from the reaper) are awaited too, so a
+        // loaded reaper does not turn a killed child into a SURVIVOR of the report (same bound)
+        boolean reapsPending = false;
+        for (Track t : run.tracks) {
+            reapsPending |= t.exit == null && k.directPids.contains(t.child.pid());
+        }
+        if ((!empty || reapsPending) && now - k.killedNanos < CONTAINER_EMPTY_BOUND_NANOS) {
             return false;
         }
         int direct = 0;
