@@ -140,7 +140,7 @@ public final class VigilCli implements Callable<Integer> {
                 return BAD_USAGE;
             }
             if (journal != null) {
-                spec = new RunSpec(journal.toString(), spec.protocol(), spec.cycles(), spec.close(), spec.pools());
+                spec = spec.withJournalDir(journal.toString());
             }
             return cli.runSpec(spec, RunHooks.NONE, ship);
         }
@@ -170,7 +170,7 @@ public final class VigilCli implements Callable<Integer> {
                 return BAD_USAGE;
             }
             if (journal != null) {
-                spec = new RunSpec(journal.toString(), spec.protocol(), spec.cycles(), spec.close(), spec.pools());
+                spec = spec.withJournalDir(journal.toString());
             }
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
                     java.nio.charset.StandardCharsets.UTF_8));

@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import dev.vigil.close.decision.CloseDecisionAudit;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildOutputTail;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
@@ -57,7 +58,7 @@ public final class CloseReconstruction {
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
-            EventType.ESCALATE_NOW_REQUESTED,
+            EventType.ESCALATE_NOW_REQUESTED, EventType.CHILD_OUTPUT_TAIL,
             EventType.SURVIVOR_STACKS);
 
     /** Receives closes as they complete and violations as they are found. */
@@ -123,6 +124,13 @@ public final class CloseReconstruction {
                 ChildHistory ch = closeChild(st.closeId(), st.poolId(), st.group(), st.index(), st.pid());
                 if (ch != null) {
                     ch.stacks = st;
+                }
+            }
+            case CHILD_OUTPUT_TAIL -> {
+                ChildOutputTail ot = (ChildOutputTail) e;
+                ChildHistory ch = closeChild(ot.closeId(), ot.poolId(), ot.group(), ot.index(), ot.pid());
+                if (ch != null) {
+                    ch.stderrTail = ot;
                 }
             }
             case ESCALATION_SENT -> escalated((EscalationSent) e);
