@@ -385,6 +385,9 @@ public final class PoolRunner {
             }
             failed |= !r.isClean();
             out.println("  " + summary(r));
+            if (r.journalGap() != null) {
+                out.println("    " + r.journalGap());
+            }
             if (!r.isClean()) {
                 out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
             }

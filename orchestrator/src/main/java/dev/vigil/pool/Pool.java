@@ -497,8 +497,12 @@ public final class Pool implements AutoCloseable {
                 try {
                     CloseReport report = future.get();
                     // On the caller's thread, never the engine's: the close's events are on disk when it
-                    // returns (bounded; a broken journal is named by its gap, not waited on).
-                    journal.flush(CLOSE_FLUSH_BOUND);
+                    // returns (bounded; a broken journal is named by its gap, not waited on), and the live
+                    // report says so when the journal is incomplete.
+                    var gap = journal.flush(CLOSE_FLUSH_BOUND);
+                    if (gap.isPresent()) {
+                        report = report.withJournalGap(gap.get().describe());
+                    }
                     synchronized (this) {
                         lastReport = report;
                     }

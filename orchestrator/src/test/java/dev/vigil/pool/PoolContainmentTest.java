@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -122,8 +121,46 @@ class PoolContainmentTest {
             assertEquals(ChildOutcome.KILLED_BY_ESCALATION, c.outcome(), c.toString());
         }
         assertTrue(marked.awaitNone(1000).isEmpty(), "after close(): " + marked.alive());
+        // one cgroup.kill covered the 3 direct children and everything they forked (6 sleeps and 2 shells at least)
+        assertEquals(1, report.kills().size(), report.toJson());
+        CloseReport.Kill kill = report.kills().get(0);
+        assertEquals("cgroup.kill", kill.how());
+        assertEquals(3, kill.directChildren(), report.toJson());
+        assertTrue(kill.descendants() >= 6, report.toJson());
+        assertTrue(kill.empty(), report.toJson());
         List<JournalEvent> events = journal(o);
         assertTrue(events.stream().anyMatch(e -> e instanceof ContainmentChosen c && c.mode().equals("cgroup")));
+        ContainmentKilled killed = (ContainmentKilled) events.stream().filter(e -> e instanceof ContainmentKilled)
+                .findFirst().orElseThrow();
+        assertEquals(kill.descendants(), killed.descendants());
+        assertEquals(kill.directChildren() + kill.descendants(), killed.pids().split(",").length);
+    }
+
+    @Test
+    void aTermIgnoringDaemonLeftByAChildThatExitedIsEndedByTheCgroupKill() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "stray-kill");
+        Pool pool = Pool.builder(o, "daemonizer").closeSettings(termThenKill())
+                .group("starter", 1, script("setsid -f sh -c \"trap '' TERM; sleep 600\"; exit 0")).start();
+        pool.child("starter", 0).exit().get();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (marked.alive().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        CloseReport report = assertThrows(CloseFailedException.class, pool::close).report();
+        assertEquals(ChildOutcome.EXITED, report.child("starter", 0).outcome());
+        // the daemon's shell and its sleep: both in the pool's cgroup, neither below a running child
+        assertEquals(2, report.strays().size(), report.toJson());
+        assertTrue(report.strays().stream().allMatch(CloseReport.Stray::killed), report.toJson());
+        assertEquals(1, report.kills().size(), report.toJson());
+        assertEquals(0, report.kills().get(0).directChildren());
+        assertEquals(2, report.kills().get(0).descendants());
+        assertTrue(report.kills().get(0).empty());
+        assertTrue(marked.alive().isEmpty(), marked.alive().toString());
+        List<JournalEvent> events = journal(o);
+        assertEquals(2, events.stream().filter(e -> e instanceof StrayFound).count());
+        // the strays' SIGTERM went unanswered (ignored): the kill came after the grace
+        assertEquals(1, events.stream().filter(e -> e instanceof ContainmentKilled).count());
     }
 
     @Test
@@ -141,7 +178,6 @@ class PoolContainmentTest {
     }
 
     @Test
-    @Disabled("the stray sweep is not wired into the engine's CloseMachine yet (issue 9: contain landed second)")
     void aChildThatExitsZeroLeavingADaemonIsReportedAndTheDaemonKilled() throws Exception {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
         Orchestrator o = open(ContainmentSettings.cgroups(null), "stray");
@@ -166,7 +202,6 @@ class PoolContainmentTest {
     }
 
     @Test
-    @Disabled("the stray sweep is not wired into the engine's CloseMachine yet (issue 9: contain landed second)")
     void underLeakAStrayIsReportedAndKeptUntilTheOrchestratorCloses() throws Exception {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
         Orchestrator o = open(ContainmentSettings.cgroups(null), "leak");

@@ -57,9 +57,9 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
-            EventType.ESCALATE_NOW_REQUESTED, EventType.CHILD_OUTPUT_TAIL,
-            EventType.SURVIVOR_STACKS);
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
+            EventType.CHILD_OUTPUT_TAIL);
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -155,6 +155,12 @@ public final class CloseReconstruction {
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CONTAINMENT_KILLED -> {
+                CloseState cs = openCloses.get(((dev.vigil.journal.ContainmentKilled) e).closeId());
+                if (cs != null) {
+                    cs.kills.add((dev.vigil.journal.ContainmentKilled) e);
+                }
+            }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             default -> {
@@ -293,6 +299,7 @@ public final class CloseReconstruction {
             m.legacyShutdownInWord = true;
         }
         m.last = t;
+        m.remember(t);
         if (ch != null) {
             ch.transition(t);
         }
@@ -335,7 +342,7 @@ public final class CloseReconstruction {
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    c.getValue().mailboxOffset, m == null ? null : m.last, detail));
+                    c.getValue().mailboxOffset, e.timeNanos(), MailboxState.recent(m), detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -355,7 +362,8 @@ public final class CloseReconstruction {
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
             ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
-                    t == null ? -1 : t.mailboxOffset, m == null ? null : m.last, cs.started.closeId() == detailCloseId);
+                    t == null ? -1 : t.mailboxOffset, cs.started.timeNanos(), MailboxState.recent(m),
+                    cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
         ch.learnPid(pid);
@@ -558,8 +566,12 @@ public final class CloseReconstruction {
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
     private static final class MailboxState {
+        /** How many of a mailbox's latest transitions a close that starts is built from (see {@link ChildHistory}). */
+        private static final int RECENT = 8;
         long offset = -1;
         MailboxTransition last;
+        /** The latest transitions, oldest first, at most {@link #RECENT}. */
+        private final java.util.ArrayDeque<MailboxTransition> recent = new java.util.ArrayDeque<>(RECENT);
         /** When the shutdown word was published (0: not yet). */
         long shutdownWordAt;
         boolean legacyShutdownInWord;
@@ -569,6 +581,17 @@ public final class CloseReconstruction {
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
         final List<long[]> overruns = new ArrayList<>(0);
+
+        void remember(MailboxTransition t) {
+            if (recent.size() == RECENT) {
+                recent.pollFirst();
+            }
+            recent.addLast(t);
+        }
+
+        static Iterable<MailboxTransition> recent(MailboxState m) {
+            return m == null ? List.of() : m.recent;
+        }
 
         void dropExplainedGaps() {
             for (Iterator<long[]> it = gaps.iterator(); it.hasNext();) {
@@ -595,6 +618,7 @@ public final class CloseReconstruction {
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
+        final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
         EscalateNowRequested escalateNow;
 
@@ -607,7 +631,7 @@ public final class CloseReconstruction {
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
             RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
-                    completed, endedByDeath, endIndex, fenced, settled);
+                    kills, completed, endedByDeath, endIndex, fenced, settled);
             rc.escalateNow = escalateNow;
             return rc;
         }

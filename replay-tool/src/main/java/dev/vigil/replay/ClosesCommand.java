@@ -58,8 +58,8 @@ public final class ClosesCommand implements Callable<Integer> {
         Map<Long, CloseStarted> open = new HashMap<>();
         long origin = source.firstEventTime();
         if (!json) {
-            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", "close", "pool", "started",
-                    "duration", "outcome", "reaped", "killed", "kept");
+            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", "close", "pool", "started",
+                    "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
                 EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH), (i, e) -> {
@@ -88,6 +88,7 @@ public final class ClosesCommand implements Callable<Integer> {
         String pool = s != null ? s.poolId() : c.poolId();
         String outcome = c != null ? c.outcome() : unfinished;
         int killed = c == null ? 0 : killed(c);
+        int strays = c == null ? 0 : strays(c);
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
             n.put("closeId", closeId).put("poolId", pool);
@@ -98,15 +99,25 @@ public final class ClosesCommand implements Callable<Integer> {
             n.put("outcome", outcome);
             if (c != null) {
                 n.put("durationNanos", c.durationNanos()).put("reaped", c.reaped() - killed).put("killed", killed)
-                        .put("kept", c.survivors()).put("survivors", c.survivors());
+                        .put("kept", c.survivors()).put("survivors", c.survivors()).put("strays", strays);
             }
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s%n", closeId, pool,
+            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", closeId, pool,
                     s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
                     c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
                     outcome, c == null ? "-" : Integer.toString(c.reaped() - killed),
-                    c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()));
+                    c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()),
+                    c == null ? "-" : Integer.toString(strays));
+        }
+    }
+
+    /** Strays the close reported (processes left in its container after their parent was gone); 0 when unreadable. */
+    static int strays(CloseCompleted c) {
+        try {
+            return JsonEvents.mapper().readTree(c.reportJson()).path("strays").size();
+        } catch (java.io.IOException unreadable) {
+            return 0;
         }
     }
 

@@ -8,6 +8,7 @@ import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.ContainmentKilled;
 import dev.vigil.journal.StrayFound;
 
 /**
@@ -21,6 +22,7 @@ public final class RebuiltClose {
     private final String protocolMode;
     private final List<ChildHistory> children;
     private final List<StrayFound> strays;
+    private final List<ContainmentKilled> kills;
     private final CloseCompleted completed;
     private final CloseEndedByOrchestratorDeath endedByDeath;
     private final long endIndex;
@@ -30,10 +32,11 @@ public final class RebuiltClose {
     dev.vigil.journal.EscalateNowRequested escalateNow;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-            List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
+            List<StrayFound> strays, List<ContainmentKilled> kills, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
             AdmissionFenced fenced, List<InFlightSettled> settled) {
         this.endedByDeath = endedByDeath;
         this.strays = List.copyOf(strays);
+        this.kills = List.copyOf(kills);
         this.fenced = fenced;
         this.settled = List.copyOf(settled);
         this.started = started;
@@ -78,6 +81,11 @@ public final class RebuiltClose {
     /** Processes the close found in the pool's container after their parent was reaped (they fail the close). */
     public List<StrayFound> strays() {
         return strays;
+    }
+
+    /** Kills of the pool's whole container (cgroup.kill, or SIGKILL to its process groups) and what each covered. */
+    public List<ContainmentKilled> kills() {
+        return kills;
     }
 
     /** The completion, or null when the journal ends before it. */

@@ -86,8 +86,9 @@ public final class ShowCommand implements Callable<Integer> {
         CloseCompleted c = rc.completed();
         long t0 = s.timeNanos();
         CloseOutcome rebuilt = rc.outcome();
-        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  overlapping closes %d%n",
-                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), s.overlappingCloses());
+        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  strays %d  overlapping closes %d%n",
+                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), rc.strays().size(),
+                s.overlappingCloses());
         if (c == null && rc.endedByDeath() != null) {
             out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
@@ -115,6 +116,26 @@ public final class ShowCommand implements Callable<Integer> {
         for (ChildHistory ch : rc.children()) {
             out.println();
             printChild(ch, t0, rc.endedByDeath() != null, out);
+        }
+        printContainer(rc, t0, out);
+    }
+
+    /** The strays the close found in its pool's container, and each kill of the whole container with what it covered. */
+    private static void printContainer(RebuiltClose rc, long t0, PrintStream out) {
+        if (!rc.strays().isEmpty()) {
+            out.println();
+            out.printf(Locale.ROOT, "strays: %d (left in the pool's container after their parent was gone)%n", rc.strays().size());
+            for (var st : rc.strays()) {
+                out.printf(Locale.ROOT, "  stray pid %d  parent pid %d  found %s  in %s  command %s%n", st.pid(),
+                        st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command());
+            }
+        }
+        for (var k : rc.kills()) {
+            out.println();
+            out.printf(Locale.ROOT, "container kill (%s) at %s: %s covered %d direct child(ren) + %d descendant(s)"
+                    + " [pids %s], %s%n", k.mode(), CloseVerdict.at(k.timeNanos(), t0), k.container(), k.directChildren(),
+                    k.descendants(), k.pids(), k.empty() ? "empty " + seconds(k.emptyAfterNanos()) + " after the kill"
+                            : "NOT EMPTY within the bound");
         }
     }
 
@@ -241,6 +262,10 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }
+        ArrayNode strays = n.putArray("strays");
+        rc.strays().forEach(st -> strays.add(event(st)));
+        ArrayNode kills = n.putArray("containerKills");
+        rc.kills().forEach(k -> kills.add(event(k)));
         n.set("escalateNow", event(rc.escalateNow()));
         n.set("closeCompleted", event(rc.completed()));
         return n;
