@@ -261,7 +261,7 @@ public final class PoolRunner {
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
         // Children's output never reaches ours: each child writes its own capped, rotated log files (through the shim).
         Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)
-                .childLogs(spec.childLogs().maxBytes(), spec.childLogs().keep());
+                .childLogs(spec.childLogs().maxBytes(), spec.childLogs().keep()).exitPolicy(entry.onChildExit());
         for (RunSpec.Group g : entry.groups()) {
             ChildSpec spec = childSpec(g);
             b.group(g.name(), g.children(), i -> hooks.childSpec(cycle, entry.id(), g.name(), i, spec));
