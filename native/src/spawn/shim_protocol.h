@@ -2,7 +2,7 @@
  * The contract between the Java spawner (dev.vigil.spawn.internal.ShimProtocol) and
  * vigil-spawn-shim. Keep both sides identical; ShimProtocolParityTest compares them.
  *
- * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>]
+ * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--outlive-parent] [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>]
  *                [--log <stdout-file> <stderr-file> <max-bytes> <keep>] -- <command> [args...]
  * (--keep-fd: one more descriptor, above the status fd, that survives into the command: a Java child's doorbell)
  *
