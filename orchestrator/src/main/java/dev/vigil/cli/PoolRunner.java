@@ -90,7 +90,8 @@ public final class PoolRunner {
         boolean failed = false;
         dev.vigil.journal.JournalWriter journalWriter;
         JournalShipping shipping = null;
-        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings())
+                .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
             out.println(containmentLine(orchestrator.containment()));
             orchestrator.recovery().ifPresent(r -> out.println(r.describe()));
             shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);

@@ -8,6 +8,11 @@ import java.util.Map;
  * it, how many times. Built only by {@link SpecReader}, which reports every mistake at once.
  */
 public record RunSpec(String journalDir, String protocol, int cycles, Close close, List<PoolEntry> pools) {
+    /** Every child the spec starts at once (all pools, all groups): what the mailbox map must hold. */
+    public int totalChildren() {
+        return pools.stream().flatMap(p -> p.groups().stream()).mapToInt(Group::children).sum();
+    }
+
 
     /** One pool: its id, its groups, and the control workload driven between start and close. */
     public record PoolEntry(String id, List<Group> groups, Workload workload) {
