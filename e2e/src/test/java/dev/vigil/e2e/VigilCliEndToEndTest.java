@@ -164,6 +164,104 @@ class VigilCliEndToEndTest {
         }
     }
 
+    /**
+     * SIGTERM while a large spec is still spawning (as {@code timeout 30 bin/vigil run} does): spawning stops at once,
+     * what started is closed (the start's rollback close, journaled), every ChildSpawned has its ChildReaped, the
+     * audit is clean, and vigil exits 143 within a few seconds of the signal.
+     */
+    @Test
+    void sigtermInTheMiddleOfALargeStartStopsSpawningClosesWhatStartedAndExitsPromptly() throws Exception {
+        int asked = 5000;
+        Path spec = Files.writeString(work.resolve("large.json"), """
+                {"journalDir": "start-journal", "cycles": 1,
+                 "pools": [{"id": "large",
+                   "groups": [{"name": "s", "kind": "exec", "command": ["/bin/sleep", "600"], "children": %d}]}]}
+                """.formatted(asked));
+        Process p = Launchers.start(work, "vigil", "run", spec.toString());
+        Path journal = work.resolve("start-journal");
+        awaitOutput(p, "starting 1 pool(s)", 60);
+        Thread.sleep(1500); // spawning by now
+        long signalled = System.nanoTime();
+        new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "vigil did not stop after SIGTERM");
+        double seconds = (System.nanoTime() - signalled) / 1e9;
+        Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+        System.out.printf(java.util.Locale.ROOT, "SIGTERM mid-start: exit %d %.2f s after the signal%n", r.exitCode(), seconds);
+        assertEquals(143, r.exitCode(), r.toString());
+        assertTrue(seconds < 5, "vigil took " + seconds + " s after SIGTERM\n" + r);
+        assertTrue(r.out().contains("start stopped after"), r.toString());
+        assertTrue(r.out().contains("stopped: every open pool was closed and journaled"), r.toString());
+        assertFalse(r.out().contains("null"), r.toString());
+
+        JournalFacts facts = JournalFacts.read(journal);
+        System.out.println("SIGTERM mid-start: " + facts.spawned.size() + " of " + asked + " children spawned, "
+                + facts.reaped.size() + " reaped, " + facts.closes + " close(s)");
+        assertTrue(!facts.spawned.isEmpty() && facts.spawned.size() < asked, "stopped mid-start: " + facts.spawned.size());
+        assertEquals(facts.spawned, facts.reaped, "every spawned child reaped and journaled");
+        assertEquals(1, facts.closes, "the start's rollback close");
+        for (long pid : facts.spawned) {
+            assertFalse(Files.exists(Path.of("/proc/" + pid)) && isChildOfInit(pid), "child " + pid + " left behind");
+        }
+        Launchers.Result audit = Launchers.replay(work, 60, "audit", journal.toString());
+        assertEquals(0, audit.exitCode(), audit.toString());
+    }
+
+    /**
+     * Ctrl-C twice during a close of children that ignore SIGTERM, under a 60 s no-progress window and a 30 s grace:
+     * the second one escalates the close at once (SIGKILL, journaled as EscalateNowRequested), so vigil ends within
+     * a couple of seconds, not the window; the decision audit re-derives the close.
+     */
+    @Test
+    void aSecondCtrlCEscalatesARunningCloseAtOnce() throws Exception {
+        Path spec = Files.writeString(work.resolve("stubborn.json"), """
+                {"journalDir": "twice-journal", "cycles": 1,
+                 "close": {"windowMs": 60000, "escalation": "term-then-kill", "graceMs": 30000},
+                 "pools": [{"id": "stubborn",
+                   "groups": [{"name": "deaf", "kind": "exec", "children": 4,
+                               "command": ["/bin/sh", "-c", "trap '' TERM; /bin/sleep 600 & wait; wait"]}]}]}
+                """);
+        Process p = Launchers.start(work, "vigil", "run", spec.toString());
+        awaitOutput(p, "closing 1 pool(s) at once", 60);
+        Thread.sleep(500);
+        long first = System.nanoTime();
+        new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+        Thread.sleep(300);
+        assertTrue(p.isAlive(), "the first Ctrl-C only asks the close to go on");
+        new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "vigil did not stop after two SIGINTs");
+        double seconds = (System.nanoTime() - first) / 1e9;
+        Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+        System.out.printf(java.util.Locale.ROOT, "two SIGINTs: exit %d %.2f s after the first%n", r.exitCode(), seconds);
+        assertEquals(130, r.exitCode(), r.toString());
+        assertTrue(seconds < 4, "vigil took " + seconds + " s after the first SIGINT (window 60 s, grace 30 s)\n" + r);
+        assertTrue(r.err().contains("escalating every close now"), r.toString());
+        assertTrue(r.out().contains("killed=4"), r.toString());
+
+        Path journal = work.resolve("twice-journal");
+        JournalFacts facts = JournalFacts.read(journal);
+        assertEquals(4, facts.spawned.size());
+        assertEquals(facts.spawned, facts.reaped, "every child reaped and journaled before exit");
+        assertEquals(1, facts.escalateNow, "the second Ctrl-C journaled as the close's input");
+        Launchers.Result audit = Launchers.replay(work, 60, "audit", journal.toString());
+        assertEquals(0, audit.exitCode(), audit.toString());
+        Launchers.Result show = Launchers.replay(work, 60, "show", journal.toString(), Long.toString(facts.lastCloseId));
+        assertEquals(0, show.exitCode(), show.toString());
+        assertTrue(show.out().contains("escalate-now: asked by SIGINT"), show.toString());
+    }
+
+    /** Waits (bounded) until vigil's stdout contains {@code text}. */
+    private void awaitOutput(Process p, String text, long seconds) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!Files.readString(work.resolve("vigil.out")).contains(text)) {
+            assertTrue(p.isAlive(), "vigil exited early:\n" + Launchers.collect(work, "vigil", -1));
+            if (System.nanoTime() > deadline) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError("'" + text + "' never printed:\n" + Launchers.collect(work, "vigil", -1));
+            }
+            Thread.sleep(20);
+        }
+    }
+
     private static boolean isChildOfInit(long pid) throws IOException {
         try {
             String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
@@ -179,6 +277,8 @@ class VigilCliEndToEndTest {
         final Set<Long> spawned = new HashSet<>();
         final Set<Long> reaped = new HashSet<>();
         int closes;
+        int escalateNow;
+        long lastCloseId;
 
         static JournalFacts read(Path dir) {
             JournalFacts f = new JournalFacts();
@@ -188,8 +288,11 @@ class VigilCliEndToEndTest {
                         f.spawned.add((long) s.pid());
                     } else if (e instanceof ChildReaped c) {
                         f.reaped.add((long) c.pid());
-                    } else if (e instanceof CloseCompleted) {
+                    } else if (e instanceof CloseCompleted c) {
                         f.closes++;
+                        f.lastCloseId = c.closeId();
+                    } else if (e instanceof dev.vigil.journal.EscalateNowRequested) {
+                        f.escalateNow++;
                     }
                     return true;
                 });

@@ -15,6 +15,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -77,6 +78,18 @@ public final class CycleFiles {
         } catch (IOException e) {
             throw new JournalException("cannot list journal dir=" + dir + ": " + JournalException.plain(e), e);
         }
+        if (!byCycle.isEmpty()) {
+            // The newest file may be one a live writer is creating right now (empty, or its store header not yet
+            // complete: Chronicle marks it 0x80000000 while it writes it): give it the time a writer needs.
+            Map.Entry<Integer, CycleFile> newest = byCycle.lastEntry();
+            long deadline = System.nanoTime() + BEING_CREATED_WAIT_NANOS;
+            CycleFile f = newest.getValue();
+            while (mayBeBeingCreated(f) && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+                f = inspectFile(f.cycle(), f.file());
+            }
+            byCycle.put(newest.getKey(), f);
+        }
         for (int cycle : cyclesWritten) {
             byCycle.computeIfAbsent(cycle, c -> {
                 Path f = dir.resolve(fileName(c, rollCycle, epoch));
@@ -87,6 +100,18 @@ public final class CycleFiles {
     }
 
     static final String SUFFIX = ".cq4";
+
+    /** How long the newest cycle file may look unfinished before it counts as damaged (a writer needs microseconds). */
+    static final long BEING_CREATED_WAIT_NANOS = 500_000_000L;
+
+    /**
+     * Empty, zeros at the start, Chronicle's "header being written" word, or a header whose writePosition is not
+     * there yet: what a file being created looks like (each seen from a reader opened as two writers started).
+     */
+    private static boolean mayBeBeingCreated(CycleFile f) {
+        return f.length() >= 0 && f.problem() != null && (f.length() < 8 || f.problem().startsWith("starts with zeros")
+                || f.problem().contains("(first word=0x80000000)") || f.problem().contains("no readable writePosition"));
+    }
 
     /** The file name of a cycle, e.g. {@code 20261202F.cq4}. */
     public static String fileName(int cycle, RollCycle rollCycle, long epoch) {

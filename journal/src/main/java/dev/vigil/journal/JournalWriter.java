@@ -236,6 +236,7 @@ public final class JournalWriter implements AutoCloseable {
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
         private final EventEncoder encoder = new EventEncoder();
+        private final PageReservation pages = new PageReservation();
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
@@ -325,7 +326,11 @@ public final class JournalWriter implements AutoCloseable {
             long index;
             try (DocumentContext dc = appender.writingDocument()) {
                 try {
-                    encoder.writeTo(dc.wire().bytes());
+                    net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
+                    // Pages first, with a synchronous error: a store into a page a full file system cannot give
+                    // faults asynchronously, possibly after the header was completed (PageReservation).
+                    pages.ensure(appender.currentFile(), bytes.writePosition(), encoder.length());
+                    encoder.writeTo(bytes);
                     index = dc.index();
                 } catch (Throwable t) {
                     // Never complete an excerpt whose body may be half there (a fault in a new page).
@@ -352,6 +357,7 @@ public final class JournalWriter implements AutoCloseable {
 
         @Override
         public void onShutdown() {
+            pages.close();
             if (appender != null) {
                 appender.close();
                 indexAppender.close();

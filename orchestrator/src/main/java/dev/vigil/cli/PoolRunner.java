@@ -38,6 +38,10 @@ public final class PoolRunner {
     public static final int CLOSE_FAILED = 1;
     /** Exit code when stopped by Ctrl-C: 128 + SIGINT (another signal gives 128 + its number). */
     public static final int INTERRUPTED = 130;
+    /** How long the pools of one cycle may take to start before every start is stopped (and rolled back). */
+    static final Duration START_BOUND = Duration.ofSeconds(120);
+    /** How long a stopped start may take to roll back what it spawned. */
+    static final Duration START_STOP_BOUND = Duration.ofSeconds(60);
 
     private final RunSpec spec;
     private final RunHooks hooks;
@@ -54,8 +58,14 @@ public final class PoolRunner {
         t.setDaemon(true);
         return t;
     });
+    private final Object stopLock = new Object();
+    private int stopRequests;
     private volatile boolean stopRequested;
     private volatile int stopSignal = 2;
+    private volatile String stopOrigin;
+    private volatile String escalateOrigin;
+    /** The run's orchestrator while it is open, for stop requests from other threads. */
+    private volatile Orchestrator orchestrator;
     private JournalShipping.Target shipTo;
 
     public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
@@ -69,10 +79,44 @@ public final class PoolRunner {
         this.shipTo = target;
     }
 
-    /** Asks a running {@link #run} to close what is open and return 128 + {@code signal}; safe from any thread. */
-    public void requestStop(int signal) {
-        stopSignal = signal;
-        stopRequested = true;
+    /**
+     * A stop request (Ctrl-C, SIGTERM), safe from any thread, never blocks. The first asks a running {@link #run} to
+     * stop spawning at once, close every open pool (and what a start in progress spawned), journaled, and return
+     * 128 + {@code signal}. Every later one escalates every close in progress, and every close still to come, at
+     * once (SIGKILL to the survivors, journaled as EscalateNowRequested): as {@code docker stop} after its grace.
+     *
+     * @param origin who asks, as journaled ({@code SIGINT}, {@code SIGTERM})
+     * @return the number of stop requests so far, this one included (1 = the first)
+     */
+    public int requestStop(int signal, String origin) {
+        int n;
+        synchronized (stopLock) {
+            n = ++stopRequests;
+            if (n == 1) {
+                stopSignal = signal;
+                stopOrigin = origin;
+                stopRequested = true;
+            } else if (escalateOrigin == null) {
+                escalateOrigin = origin;
+            }
+        }
+        applyStop();
+        return n;
+    }
+
+    /** Passes the stop requests so far to the orchestrator, if it is open (again once it opens). */
+    private void applyStop() {
+        Orchestrator o = orchestrator;
+        if (o == null) {
+            return;
+        }
+        if (stopRequested) {
+            o.stopStarts(stopOrigin + " received");
+        }
+        String escalate = escalateOrigin;
+        if (escalate != null) {
+            o.closeEngine().escalateAll(escalate);
+        }
     }
 
     /** Every close report of this run, in the order the closes completed. */
@@ -92,6 +136,8 @@ public final class PoolRunner {
         JournalShipping shipping = null;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings())
                 .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
+            this.orchestrator = orchestrator;
+            applyStop(); // a stop that came while it opened
             out.println(containmentLine(orchestrator.containment()));
             orchestrator.recovery().ifPresent(r -> out.println(r.describe()));
             shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);
@@ -100,7 +146,12 @@ public final class PoolRunner {
             }
             failed |= closeOpenPools();
             journalWriter = orchestrator.journal().writer();
+            if (closeSettings().escalation() == EscalationPolicy.LEAK) {
+                // leak means kept: no further close; what the closes kept outlives this run, listed with its reaper
+                printKept(orchestrator.leave(), journal);
+            }
         } finally {
+            this.orchestrator = null;
             workers.shutdown();
             if (shipping != null) {
                 shipping.finish(out);
@@ -115,6 +166,26 @@ public final class PoolRunner {
             return 128 + stopSignal;
         }
         return failed ? CLOSE_FAILED : CLEAN;
+    }
+
+    /** Each kept pool and process (pid, cgroup, command), and the command that ends them. */
+    private void printKept(List<Orchestrator.KeptPool> kept, Path journal) {
+        if (kept.isEmpty()) {
+            return;
+        }
+        int processes = kept.stream().mapToInt(k -> k.processes().size()).sum();
+        out.printf(Locale.ROOT, "kept running (escalation: leak): %d process(es) of %d pool(s), alive after this run with"
+                + " their mailboxes:%n", processes, kept.size());
+        for (Orchestrator.KeptPool k : kept) {
+            for (dev.vigil.contain.ContainedProcess p : k.processes()) {
+                out.printf(Locale.ROOT, "  pool=%s pid=%d %s=%s command=%s%n", k.poolId(), p.pid(),
+                        k.cgroup() != null ? "cgroup" : "container", k.container(), p.command());
+            }
+        }
+        String root = System.getProperty("vigil.root");
+        String vigil = root == null ? "bin/vigil" : Path.of(root, "bin", "vigil").toString();
+        out.println("end them with: " + vigil + " reap " + journal
+                + (kept.stream().allMatch(k -> k.cgroup() != null) ? "   (or: echo 1 > <cgroup>/cgroup.kill)" : ""));
     }
 
     /** One line: which containment this run uses, and for the fallback why and what it cannot guarantee. */
@@ -136,15 +207,16 @@ public final class PoolRunner {
             starts.add(CompletableFuture.supplyAsync(() -> startPool(orchestrator, mode, entry, cycle), workers));
         }
         boolean failed = false;
+        long startDeadline = System.nanoTime() + START_BOUND.toNanos();
         for (CompletableFuture<Pool> f : starts) {
             try {
-                Pool p = f.get(120, TimeUnit.SECONDS);
+                Pool p = awaitStart(orchestrator, f, startDeadline);
                 synchronized (this) {
                     open.add(p);
                 }
             } catch (ExecutionException | TimeoutException | InterruptedException e) {
                 Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                out.println("  start failed: " + cause.getMessage());
+                out.println("  start failed: " + describe(cause));
                 if (cause instanceof PoolStartException pse && pse.rollback() != null) {
                     // The rollback close of what had started is a close like any other: journaled, counted.
                     synchronized (this) {
@@ -155,7 +227,10 @@ public final class PoolRunner {
                 failed = true;
             }
         }
-        if (failed) {
+        if (failed && stopRequested) {
+            out.printf(Locale.ROOT, "  start stopped after %.2f s (%s received): what had started was closed%n",
+                    seconds(System.nanoTime() - t0), stopOrigin);
+        } else if (failed) {
             out.printf(Locale.ROOT, "  not ready: a pool failed to start after %.2f s%n", seconds(System.nanoTime() - t0));
         } else {
             out.printf(Locale.ROOT, "  ready in %.2f s%n", seconds(System.nanoTime() - t0));
@@ -167,6 +242,28 @@ public final class PoolRunner {
         out.printf(Locale.ROOT, "  closing %d pool(s) at once%n", openCount());
         failed |= closeOpenPools();
         return failed;
+    }
+
+    /**
+     * Waits for one pool's start. Past {@code deadline} (or on an interrupt) every start in progress is stopped, so
+     * it rolls back what it spawned (journaled) and ends within {@link #START_STOP_BOUND}: a start is never left
+     * running behind the run.
+     */
+    private static Pool awaitStart(Orchestrator orchestrator, CompletableFuture<Pool> f, long deadline)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        try {
+            return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            orchestrator.stopStarts("not started within " + START_BOUND.toSeconds() + " s");
+            return f.get(START_STOP_BOUND.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        if (e instanceof TimeoutException) {
+            return "a start did not end within " + START_STOP_BOUND.toSeconds() + " s of being stopped";
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     /**
@@ -188,7 +285,8 @@ public final class PoolRunner {
     }
 
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
-        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT);
+        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT)
+                .exitPolicy(entry.onChildExit());
         for (RunSpec.Group g : entry.groups()) {
             ChildSpec spec = childSpec(g);
             b.group(g.name(), g.children(), i -> hooks.childSpec(cycle, entry.id(), g.name(), i, spec));
@@ -312,6 +410,9 @@ public final class PoolRunner {
             }
             failed |= !r.isClean();
             out.println("  " + summary(r));
+            if (r.journalGap() != null) {
+                out.println("    " + r.journalGap());
+            }
             if (!r.isClean()) {
                 out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
             }

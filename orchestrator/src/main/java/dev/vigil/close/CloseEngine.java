@@ -41,7 +41,7 @@ public final class CloseEngine implements AutoCloseable {
     private static final AtomicLong CLOSE_COUNTER = new AtomicLong();
     private static final AtomicInteger ENGINE_IDS = new AtomicInteger();
 
-    private enum Kind { REQUESTED, EXITED, JOINED, SETTLED, ESCALATE_NOW, EVIDENCE }
+    private enum Kind { REQUESTED, EXITED, JOINED, SETTLED, ESCALATE_NOW, ESCALATE_ALL, EVIDENCE }
 
     /** A ring entry: one input. */
     private static final class Slot {
@@ -52,12 +52,14 @@ public final class CloseEngine implements AutoCloseable {
         CloseMachine.Run run;
         CloseMachine.Track track;
         ChildExit exit;
+        String origin;
         void clear() {
             target = null;
             result = null;
             run = null;
             track = null;
             exit = null;
+            origin = null;
         }
     }
 
@@ -115,9 +117,24 @@ public final class CloseEngine implements AutoCloseable {
         return result;
     }
 
-    /** Stop waiting for close {@code closeId}'s children: diagnose now and TERM_THEN_KILL (a second Ctrl-C). */
-    public void escalateNow(long closeId) {
-        publish(Kind.ESCALATE_NOW, closeId, s -> { });
+    /**
+     * Stop waiting for close {@code closeId}'s children: journal EscalateNowRequested, diagnose now and SIGKILL the
+     * survivors whatever the policy; a close already escalating sends its next signal now. {@code origin} is
+     * journaled (who asked: {@code SIGINT}, {@code SIGTERM}, ...).
+     */
+    public void escalateNow(long closeId, String origin) {
+        publish(Kind.ESCALATE_NOW, closeId, s -> s.origin = origin);
+    }
+
+    /**
+     * Escalate-now (as {@link #escalateNow}) for every close in progress and every close requested after this
+     * call: bin/vigil's second Ctrl-C or SIGTERM, as {@code docker stop} kills after its grace.
+     */
+    public void escalateAll(String origin) {
+        if (closed) {
+            return;
+        }
+        publish(Kind.ESCALATE_ALL, 0, s -> s.origin = origin);
     }
 
     /** A child was queued as a late joiner of close {@code closeId} ({@link CloseTarget#takeLateJoiners}): wake it. */
@@ -184,7 +201,8 @@ public final class CloseEngine implements AutoCloseable {
                     case EXITED -> machine.childExited(s.run, s.track, s.exit);
                     case JOINED -> machine.childJoined(s.closeId);
                     case SETTLED -> machine.settled(s.closeId);
-                    case ESCALATE_NOW -> machine.escalateNow(s.closeId);
+                    case ESCALATE_NOW -> machine.escalateNow(s.closeId, s.origin);
+                    case ESCALATE_ALL -> machine.escalateAll(s.origin);
                     case EVIDENCE -> machine.evidenceCaptured(s.closeId);
                     default -> throw new IllegalStateException("unknown close input kind=" + s.kind);
                 }

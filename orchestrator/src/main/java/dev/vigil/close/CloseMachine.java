@@ -21,17 +21,24 @@ import dev.vigil.close.decision.ReapBudget;
 import dev.vigil.close.decision.SurvivorDiagnosis;
 import dev.vigil.close.decision.SurvivorEvidence;
 import dev.vigil.journal.AdmissionFenced;
+import dev.vigil.contain.ContainedProcess;
+import dev.vigil.contain.ContainmentMode;
+import dev.vigil.contain.PoolContainment;
 import dev.vigil.journal.BudgetSpent;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.CommandIssued;
+import dev.vigil.journal.ContainmentKilled;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.HeartbeatSeen;
 import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.ShutdownPublished;
+import dev.vigil.journal.StrayFound;
 import dev.vigil.journal.SurvivorDiagnosed;
+import dev.vigil.spawn.internal.Linux;
 
 /**
  * The close logic as one state machine over every close in progress: single-threaded, it never waits. Each
@@ -41,11 +48,16 @@ import dev.vigil.journal.SurvivorDiagnosed;
  * The time comes from an injected clock, so tests drive it with a virtual one.
  *
  * <pre>
- *  requested -> REAPING --all reaped--------------------------------> SETTLING --ops ended, released--> report
- *                  | budget spent / escalate-now: BudgetSpent, diagnose      ^
- *                  v                                                          |
- *               ESCALATING: each EscalationStep, then its wait --all reaped or steps done--+
+ *  requested -> REAPING --all reaped---------------------------> SWEEPING --container settled--> SETTLING --ops ended,
+ *                  | budget spent / escalate-now: BudgetSpent, diagnose    ^                                  released--> report
+ *                  v                                                        |
+ *               ESCALATING: each EscalationStep, then its wait --all reaped or steps done
  * </pre>
+ *
+ * SWEEPING (pools with a container): a kill of the container awaits {@code populated 0} (bounded), journaled as
+ * ContainmentKilled with what it covered; then the container is swept for strays, processes left in it whose own
+ * parent is gone (a daemon, a double fork of a reaped child): StrayFound each; under TERM_THEN_KILL SIGTERM each,
+ * the grace, then the container's kill. A close is clean only when its container held nothing else.
  *
  * The budget counts as progress: a reap (at its journaled time), a first ack (ChildAcked) and, for a child that
  * acked, a heartbeat advance (HeartbeatSeen, at most one per child per {@link #BEAT_PROGRESS_DIVISOR}th of the
@@ -54,6 +66,12 @@ import dev.vigil.journal.SurvivorDiagnosed;
 final class CloseMachine {
     /** How long a close waits, after killing its pool's container, for the kernel to empty it. */
     static final long CONTAINER_EMPTY_BOUND_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+
+    /**
+     * Processes still in the container after every reap may be dying with their parent (a pipe closed, a
+     * PDEATHSIG): they count as strays only when still there this long after they were first seen.
+     */
+    static final long STRAY_SETTLE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(150);
 
     /** A beat is journaled (and counted) at most once per window / this, per child. */
     static final int BEAT_PROGRESS_DIVISOR = 20;
@@ -83,7 +101,7 @@ final class CloseMachine {
         }
     }
 
-    enum Phase { REAPING, ESCALATING, SETTLING, DONE }
+    enum Phase { REAPING, ESCALATING, SWEEPING, SETTLING, DONE }
 
     private final CloseJournal journal;
     private final Inputs inputs;
@@ -91,6 +109,8 @@ final class CloseMachine {
     private final Map<Long, Run> runs = new LinkedHashMap<>();
     private volatile int running;
     private volatile BeforeEscalation beforeEscalation;
+    /** Set by {@link #escalateAll}: every close requested later escalates at once too. */
+    private String escalateAllOrigin;
 
     CloseMachine(CloseJournal journal, Inputs inputs, LongSupplier clock) {
         this.journal = journal;
@@ -117,7 +137,12 @@ final class CloseMachine {
         Run run = new Run(target, closeId, result);
         runs.put(closeId, run);
         running = runs.size();
-        guarded(run, () -> start(run));
+        guarded(run, () -> {
+            start(run);
+            if (escalateAllOrigin != null) {
+                hurry(run, escalateAllOrigin, clock.getAsLong());
+            }
+        });
     }
 
     void childExited(Run run, Track t, ChildExit exit) {
@@ -183,13 +208,47 @@ final class CloseMachine {
         }
     }
 
-    /** The caller's escalate-now (a second Ctrl-C): stop waiting, diagnose, TERM_THEN_KILL whatever the policy. */
+    /** {@link #escalateNow(long, String)} from an API caller. */
     void escalateNow(long closeId) {
+        escalateNow(closeId, "caller");
+    }
+
+    /**
+     * The caller's escalate-now (a second Ctrl-C): journaled (EscalateNowRequested), then the close stops waiting:
+     * in its reap it spends its budget, diagnoses and SIGKILLs the survivors at once whatever its policy
+     * ({@link EscalationStep#escalateNowPlan}); already escalating, its next step goes now (no rest of the grace).
+     */
+    void escalateNow(long closeId, String origin) {
         Run run = runs.get(closeId);
         if (run != null) {
-            run.escalateNow = true;
-            guarded(run, () -> advance(run, clock.getAsLong()));
+            guarded(run, () -> hurry(run, origin, clock.getAsLong()));
         }
+    }
+
+    /**
+     * Escalate-now for every close in progress, and for every close requested from now on (the run is being
+     * stopped: nothing is to wait any more).
+     */
+    void escalateAll(String origin) {
+        escalateAllOrigin = origin;
+        for (Run run : new ArrayList<>(runs.values())) {
+            guarded(run, () -> hurry(run, origin, clock.getAsLong()));
+        }
+    }
+
+    private void hurry(Run run, String origin, long now) {
+        if (run.escalateNow || run.phase == Phase.DONE) {
+            return;
+        }
+        run.escalateNow = true;
+        journal.append(new EscalateNowRequested(now, pid(), run.poolId(), run.closeId, origin));
+        if (run.phase == Phase.ESCALATING) {
+            run.stepDeadline = now; // the next step (SIGKILL) goes now
+        }
+        if (run.phase == Phase.SWEEPING && run.strayTermDeadline != 0) {
+            run.strayTermDeadline = now; // the strays' grace ends now: the container's kill goes
+        }
+        advance(run, now);
     }
 
     /** Samples acks and heartbeats of every close in its reap, and lets every close move on its deadlines. */
@@ -317,12 +376,13 @@ final class CloseMachine {
                 run.escalateNow ? BudgetSpent.REASON_ESCALATE_NOW : BudgetSpent.REASON_BUDGET,
                 run.budget.lastProgressNanos(), run.unreaped()));
         diagnose(run, now);
-        EscalationPolicy policy = run.escalateNow ? EscalationPolicy.TERM_THEN_KILL : run.settings.escalation();
-        run.plan = EscalationStep.plan(policy, run.settings.grace().toNanos());
+        long grace = run.settings.grace().toNanos();
+        run.plan = run.escalateNow ? EscalationStep.escalateNowPlan(grace)
+                : EscalationStep.plan(run.settings.escalation(), grace);
         run.step = -1;
         run.phase = Phase.ESCALATING;
         run.escalatingSince = now;
-        if (!run.plan.isEmpty() && beforeEscalation != null) {
+        if (!run.plan.isEmpty() && beforeEscalation != null && !run.escalateNow) { // escalate-now: kill, no capture
             List<ClosingChild> survivors = new ArrayList<>();
             for (Track t : run.tracks) {
                 if (t.exit == null) {
@@ -367,7 +427,7 @@ final class CloseMachine {
             switch (run.phase) {
                 case REAPING -> {
                     if (run.unreaped() == 0) {
-                        run.phase = Phase.SETTLING;
+                        run.phase = Phase.SWEEPING;
                     } else if (run.escalateNow || run.budget.expired(now)) {
                         spend(run, now);
                     } else {
@@ -376,10 +436,10 @@ final class CloseMachine {
                 }
                 case ESCALATING -> {
                     if (run.unreaped() == 0) {
-                        run.phase = Phase.SETTLING;
+                        run.phase = Phase.SWEEPING;
                         continue;
                     }
-                    if (run.evidencePending && now - run.escalatingSince < run.evidenceBoundNanos) {
+                    if (run.evidencePending && !run.escalateNow && now - run.escalatingSince < run.evidenceBoundNanos) {
                         return;
                     }
                     if (run.step >= 0 && now - run.stepDeadline < 0) {
@@ -387,13 +447,19 @@ final class CloseMachine {
                     }
                     run.step++;
                     if (run.step >= run.plan.size()) {
-                        run.phase = Phase.SETTLING;
+                        run.phase = Phase.SWEEPING;
                         continue;
                     }
                     EscalationStep step = run.plan.get(run.step);
                     run.stepDeadline = now + step.waitNanos();
                     escalate(run, step);
                     return;
+                }
+                case SWEEPING -> {
+                    if (!containerKillSettled(run, now) || !sweep(run, now) || !containerKillSettled(run, now)) {
+                        return; // a tick (or a reap) looks again
+                    }
+                    run.phase = Phase.SETTLING;
                 }
                 case SETTLING -> {
                     if (!settleAndRelease(run)) {
@@ -413,37 +479,175 @@ final class CloseMachine {
     }
 
     private void escalate(Run run, EscalationStep step) {
-        for (Track t : new ArrayList<>(run.tracks)) {
-            if (t.exit != null) {
-                continue;
+        List<Track> targets = new ArrayList<>();
+        for (Track t : run.tracks) {
+            if (t.exit == null) {
+                targets.add(t);
             }
+        }
+        for (Track t : targets) {
             ClosingChild c = t.child;
             long at = clock.getAsLong();
             // Journaled before it is sent, so a reap it causes always comes after it in the journal.
             journal.append(new EscalationSent(at, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                     step.signal(), step.target()));
             t.escalatedNanos = at;
-            if (step.throughPidfd()) {
-                c.signal(step.signal());
-            }
-            c.signalProcessGroup(step.signal());
         }
-        dev.vigil.contain.PoolContainment container = run.target.containment();
-        if (step.signal() == EscalationStep.SIGKILL && container != null) {
-            // the whole container too (cgroup.kill in cgroup mode): descendants that left the group, forks racing it
-            container.killAll();
-            run.containerKilledNanos = clock.getAsLong();
+        PoolContainment container = run.target.containment();
+        if (step.signal() == EscalationStep.SIGKILL && container != null && run.pendingKill == null) {
+            // The whole container first (cgroup.kill in cgroup mode), while the direct children are still listed in
+            // it: descendants that left the group and forks racing it die with them.
+            killContainer(run, container);
+        }
+        for (Track t : targets) {
+            if (step.throughPidfd()) {
+                t.child.signal(step.signal());
+            }
+            t.child.signalProcessGroup(step.signal());
         }
     }
 
+    // ------------------------------------------------------------------ the container: kills and the stray sweep
+
+    /** Kills the whole container now; {@link #containerKillSettled} journals what the kill covered once it is empty. */
+    private void killContainer(Run run, PoolContainment container) {
+        Set<Integer> unreaped = new java.util.HashSet<>();
+        for (Track t : run.tracks) {
+            if (t.exit == null) {
+                unreaped.add(t.child.pid());
+            }
+        }
+        long at = clock.getAsLong();
+        List<ContainedProcess> covered = container.killAll();
+        covered.removeIf(p -> p.isZombie() && !unreaped.contains(p.pid()));
+        run.pendingKill = new PendingKill(container, covered, unreaped, at);
+    }
+
     /**
-     * After a container kill, the close settles only once the container is empty (cgroup.events
-     * {@code populated 0}): polled by ticks, never waited on, and bounded by {@link #CONTAINER_EMPTY_BOUND_NANOS}.
+     * True when no container kill is pending: the last one was seen empty (cgroup.events {@code populated 0}) or
+     * its bound ({@link #CONTAINER_EMPTY_BOUND_NANOS}) passed, and ContainmentKilled is journaled. Polled by ticks
+     * and reaps, never waited on.
      */
-    private static boolean containerStillEmptying(Run run, long now) {
-        dev.vigil.contain.PoolContainment container = run.target.containment();
-        return run.containerKilledNanos != 0 && container != null && !container.isEmpty()
-                && now - run.containerKilledNanos < CONTAINER_EMPTY_BOUND_NANOS;
+    private boolean containerKillSettled(Run run, long now) {
+        PendingKill k = run.pendingKill;
+        if (k == null) {
+            return true;
+        }
+        boolean empty = k.container.isEmpty();
+        if (!empty && now - k.killedNanos < CONTAINER_EMPTY_BOUND_NANOS) {
+            return false;
+        }
+        int direct = 0;
+        StringBuilder pids = new StringBuilder();
+        for (ContainedProcess p : k.covered) {
+            if (k.directPids.contains(p.pid())) {
+                direct++;
+            }
+            pids.append(pids.length() == 0 ? "" : ",").append(p.pid());
+        }
+        long at = clock.getAsLong();
+        journal.append(new ContainmentKilled(at, pid(), run.poolId(), run.closeId, k.container.mode().label(),
+                k.container.describe(), direct, k.covered.size() - direct, pids.toString(), empty,
+                empty ? Math.max(0, at - k.killedNanos) : -1));
+        run.kills.add(new CloseReport.Kill(k.container.mode() == ContainmentMode.CGROUP ? "cgroup.kill" : "pgroup SIGKILL",
+                k.container.describe(), direct, k.covered.size() - direct, empty));
+        run.pendingKill = null;
+        return true;
+    }
+
+    /**
+     * The stray sweep, one step per call; true once it is over. Strays are live processes in the container that are
+     * no direct child and no descendant of a direct child still running: their own parent is gone.
+     */
+    private boolean sweep(Run run, long now) {
+        PoolContainment container = run.target.containment();
+        if (container == null || run.swept) {
+            return true;
+        }
+        if (run.strayTermDeadline != 0) {
+            // SIGTERM sent to each stray: once they are gone or the grace is over, the container's kill ends the rest
+            if (!strays(run, container).isEmpty() && now - run.strayTermDeadline < 0) {
+                return false;
+            }
+            run.swept = true;
+            run.straysEnded = true;
+            if (!container.isEmpty()) {
+                killContainer(run, container);
+            }
+            return true;
+        }
+        List<ContainedProcess> strays = strays(run, container);
+        if (strays.isEmpty()) {
+            run.swept = true;
+            return true;
+        }
+        if (run.straysSeenNanos == 0) {
+            run.straysSeenNanos = now;
+        }
+        if (now - run.straysSeenNanos < STRAY_SETTLE_NANOS && !run.escalateNow) {
+            return false;
+        }
+        for (ContainedProcess s : strays) {
+            journal.append(new StrayFound(clock.getAsLong(), pid(), run.poolId(), run.closeId, s.pid(), s.parentPid(),
+                    s.command(), container.describe()));
+            run.strays.add(s);
+        }
+        if (!run.escalateNow && run.settings.escalation() != EscalationPolicy.TERM_THEN_KILL) {
+            run.swept = true; // LEAK: kept, as the survivors are
+            return true;
+        }
+        if (run.escalateNow) {
+            run.swept = true; // escalate-now: no grace, the container's kill at once
+            run.straysEnded = true;
+            killContainer(run, container);
+            return true;
+        }
+        for (ContainedProcess s : strays) {
+            Linux.calls().kill(s.pid(), EscalationStep.SIGTERM); // ESRCH when it went meanwhile
+        }
+        run.strayTermDeadline = now + Math.max(1, run.settings.grace().toNanos());
+        return false;
+    }
+
+    /** Live processes in {@code container} that are neither a direct child nor below a direct child still running. */
+    private static List<ContainedProcess> strays(Run run, PoolContainment container) {
+        Set<Integer> direct = new java.util.HashSet<>();
+        Set<Integer> running = new java.util.HashSet<>();
+        for (Track t : run.tracks) {
+            direct.add(t.child.pid());
+            if (t.exit == null) {
+                running.add(t.child.pid());
+            }
+        }
+        List<ContainedProcess> all = container.processes();
+        Map<Integer, ContainedProcess> byPid = new java.util.HashMap<>();
+        for (ContainedProcess p : all) {
+            byPid.put(p.pid(), p);
+        }
+        List<ContainedProcess> out = new ArrayList<>();
+        for (ContainedProcess p : all) {
+            if (direct.contains(p.pid()) || p.isZombie() || below(p, running, byPid)) {
+                continue;
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    /** True when an ancestor of {@code p}, followed through the container's parent pids, is in {@code running}. */
+    private static boolean below(ContainedProcess p, Set<Integer> running, Map<Integer, ContainedProcess> byPid) {
+        int parent = p.parentPid();
+        for (int depth = 0; depth < 64 && parent > 1; depth++) {
+            if (running.contains(parent)) {
+                return true;
+            }
+            ContainedProcess up = byPid.get(parent);
+            if (up == null) {
+                return false;
+            }
+            parent = up.parentPid();
+        }
+        return false;
     }
 
     /** True once every operation caught by the fence ended (survivors' aside) and every reaped mailbox is freed. */
@@ -459,9 +663,6 @@ final class CloseMachine {
         }
         if (takeLateJoiners(run, clock.getAsLong()) && run.phase == Phase.REAPING) {
             return false; // the caller's loop goes back to waiting for the joiner
-        }
-        if (containerStillEmptying(run, clock.getAsLong())) {
-            return false; // the next tick looks again
         }
         if (!run.drained) {
             for (Track t : run.tracks) {
@@ -508,8 +709,12 @@ final class CloseMachine {
         }
         children.sort(Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
         long end = clock.getAsLong(); // taken last: everything the close did is inside its duration
-        CloseReport report = new CloseReport(run.poolId(), run.closeId, CloseReport.outcomeOf(children),
-                end - run.startNanos, children);
+        List<CloseReport.Stray> strays = new ArrayList<>();
+        for (ContainedProcess s : run.strays) {
+            strays.add(new CloseReport.Stray(s.pid(), s.parentPid(), s.command(), run.straysEnded));
+        }
+        CloseReport report = new CloseReport(run.poolId(), run.closeId, CloseReport.outcomeOf(children, strays),
+                end - run.startNanos, children, strays, run.kills);
         journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
                 children.size() - reaped, report.durationNanos(), report.toJson()));
         finish(run);
@@ -560,7 +765,14 @@ final class CloseMachine {
         int step = -1;
         long stepDeadline;
         boolean drained;
-        long containerKilledNanos;
+        /** A container kill whose emptiness is not settled yet; null when none. */
+        PendingKill pendingKill;
+        final List<CloseReport.Kill> kills = new ArrayList<>();
+        boolean swept;
+        long straysSeenNanos;
+        long strayTermDeadline;
+        final List<ContainedProcess> strays = new ArrayList<>();
+        boolean straysEnded;
 
         Run(CloseTarget target, long closeId, CompletableFuture<CloseReport> result) {
             this.target = target;
@@ -582,6 +794,11 @@ final class CloseMachine {
             }
             return n;
         }
+    }
+
+    /** A kill of a pool's container: what was in it just before ({@code covered}) and which of those were direct children. */
+    record PendingKill(PoolContainment container, List<ContainedProcess> covered, Set<Integer> directPids,
+            long killedNanos) {
     }
 
     /** One child of one close. */

@@ -65,8 +65,8 @@ class JournalFullDiskTest {
             o.journal().writer().flush();
             assertTrue(o.journal().gap().isEmpty(), "complete before the disk fills");
             fill(mount);
-            // Enough work to need pages the full file system cannot give.
-            for (int i = 0; i < 400 && o.journal().gap().isEmpty(); i++) {
+            // Enough work to need pages the full file system cannot give (the writer reserves up to 256 KiB ahead).
+            for (int i = 0; i < 20_000 && o.journal().gap().isEmpty(); i++) {
                 p.control("chips", i % 2, DemoHandler.OP_ECHO, i, WAIT);
             }
             report = p.closeWithReport();
@@ -78,6 +78,7 @@ class JournalFullDiskTest {
         assertTrue(gap.reason().contains("no space left on " + mount), gap.describe());
         assertTrue(gap.describe().contains("incomplete from index=0x"), gap.describe());
         assertTrue(gap.notWritten() > 0 && gap.firstNotWritten() != null, gap.describe());
+        assertLiveReportNamesTheGap(report, gap);
         // What was written is a whole prefix: it reads to its end without error, up to the gap.
         List<Long> indexes = new ArrayList<>();
         try (JournalReader r = JournalReader.open(journal)) {
@@ -107,6 +108,19 @@ class JournalFullDiskTest {
         assertEquals(2, report.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count(), report.toJson());
         assertTrue(gap.reason().contains("could not be opened: no space left on " + mount), gap.describe());
         assertTrue(gap.notWritten() >= 10, "every event counted: " + gap.describe());
+        assertLiveReportNamesTheGap(report, gap);
+    }
+
+    /** The live report (and its JSON) says from which index the journal is incomplete, and why. */
+    private void assertLiveReportNamesTheGap(CloseReport report, JournalGap gap) throws Exception {
+        assertNotNull(report.journalGap(), "the live report says the journal is incomplete: " + report.toJson());
+        assertTrue(report.journalGap().contains("incomplete from index="
+                + (gap.fromIndex() < 0 ? "?" : "0x" + Long.toHexString(gap.fromIndex())) + ": "),
+                report.journalGap() + " vs " + gap.describe());
+        assertTrue(report.journalGap().contains("no space left on " + mount), report.journalGap());
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(report.toJson());
+        assertEquals(report.journalGap(), json.path("journalGap").asText(null), report.toJson());
     }
 
     /** Writes a file until the file system refuses more. */

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -122,8 +121,46 @@ class PoolContainmentTest {
             assertEquals(ChildOutcome.KILLED_BY_ESCALATION, c.outcome(), c.toString());
         }
         assertTrue(marked.awaitNone(1000).isEmpty(), "after close(): " + marked.alive());
+        // one cgroup.kill covered the 3 direct children and everything they forked (6 sleeps and 2 shells at least)
+        assertEquals(1, report.kills().size(), report.toJson());
+        CloseReport.Kill kill = report.kills().get(0);
+        assertEquals("cgroup.kill", kill.how());
+        assertEquals(3, kill.directChildren(), report.toJson());
+        assertTrue(kill.descendants() >= 6, report.toJson());
+        assertTrue(kill.empty(), report.toJson());
         List<JournalEvent> events = journal(o);
         assertTrue(events.stream().anyMatch(e -> e instanceof ContainmentChosen c && c.mode().equals("cgroup")));
+        ContainmentKilled killed = (ContainmentKilled) events.stream().filter(e -> e instanceof ContainmentKilled)
+                .findFirst().orElseThrow();
+        assertEquals(kill.descendants(), killed.descendants());
+        assertEquals(kill.directChildren() + kill.descendants(), killed.pids().split(",").length);
+    }
+
+    @Test
+    void aTermIgnoringDaemonLeftByAChildThatExitedIsEndedByTheCgroupKill() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "stray-kill");
+        Pool pool = Pool.builder(o, "daemonizer").closeSettings(termThenKill())
+                .group("starter", 1, script("setsid -f sh -c \"trap '' TERM; sleep 600\"; exit 0")).start();
+        pool.child("starter", 0).exit().get();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (marked.alive().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        CloseReport report = assertThrows(CloseFailedException.class, pool::close).report();
+        assertEquals(ChildOutcome.EXITED, report.child("starter", 0).outcome());
+        // the daemon's shell and its sleep: both in the pool's cgroup, neither below a running child
+        assertEquals(2, report.strays().size(), report.toJson());
+        assertTrue(report.strays().stream().allMatch(CloseReport.Stray::killed), report.toJson());
+        assertEquals(1, report.kills().size(), report.toJson());
+        assertEquals(0, report.kills().get(0).directChildren());
+        assertEquals(2, report.kills().get(0).descendants());
+        assertTrue(report.kills().get(0).empty());
+        assertTrue(marked.alive().isEmpty(), marked.alive().toString());
+        List<JournalEvent> events = journal(o);
+        assertEquals(2, events.stream().filter(e -> e instanceof StrayFound).count());
+        // the strays' SIGTERM went unanswered (ignored): the kill came after the grace
+        assertEquals(1, events.stream().filter(e -> e instanceof ContainmentKilled).count());
     }
 
     @Test
@@ -141,7 +178,6 @@ class PoolContainmentTest {
     }
 
     @Test
-    @Disabled("the stray sweep is not wired into the engine's CloseMachine yet (issue 9: contain landed second)")
     void aChildThatExitsZeroLeavingADaemonIsReportedAndTheDaemonKilled() throws Exception {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
         Orchestrator o = open(ContainmentSettings.cgroups(null), "stray");
@@ -166,7 +202,6 @@ class PoolContainmentTest {
     }
 
     @Test
-    @Disabled("the stray sweep is not wired into the engine's CloseMachine yet (issue 9: contain landed second)")
     void underLeakAStrayIsReportedAndKeptUntilTheOrchestratorCloses() throws Exception {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
         Orchestrator o = open(ContainmentSettings.cgroups(null), "leak");
@@ -184,14 +219,23 @@ class PoolContainmentTest {
     }
 
     @Test
-    void twentyLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
-        loopedCloses(5);
+    void twelveLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
+        loopedCloses(3);
     }
 
     @Test
     @Tag("slow")
     void aHundredLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
         loopedCloses(25);
+    }
+
+    /** Lines of {@code ps eww -e -o pid=,args=} (args with the environment) carrying this test's mark. */
+    private static List<String> psListing(MarkedProcesses marked) throws Exception {
+        Process ps = new ProcessBuilder("ps", "eww", "-e", "-o", "pid=,args=").redirectErrorStream(true).start();
+        String out = new String(ps.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(ps.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && ps.exitValue() == 0, "ps failed: " + out);
+        String needle = MarkedProcesses.VARIABLE + "=" + marked.variableValue();
+        return out.lines().filter(l -> l.contains(needle) && !l.contains(" ps eww")).toList();
     }
 
     /** {@code cycles} x 4 pools of 2 TERM-ignoring forking children closed at once; nothing may be left after each. */
@@ -224,10 +268,17 @@ class PoolContainmentTest {
                 closes++;
             }
             List<ProcessTree.Proc> left = marked.alive();
-            assertTrue(left.isEmpty(), "cycle " + cycle + ": processes left right after close(): " + left);
+            assertTrue(left.isEmpty(), "cycle " + cycle + ": processes left right after close() (/proc): " + left);
+            List<String> listed = psListing(marked);
+            assertTrue(listed.isEmpty(), "cycle " + cycle + ": processes left right after close() (ps): " + listed);
             for (Pool pool : pools) {
+                // removed at the close's end, which only an empty cgroup (cgroup.events populated 0) allows
                 assertFalse(Files.exists(pool.containment().cgroup()), "cycle " + cycle + " " + pool.containment().cgroup());
             }
+            try (var left2 = Files.list(o.containment().root())) {
+                assertEquals(List.of(), left2.filter(Files::isDirectory).toList(), "cycle " + cycle + ": pool cgroups left");
+            }
+            assertEquals("", Files.readString(o.containment().root().resolve("cgroup.procs")).strip());
         }
         assertEquals(cycles * 4, closes);
         assertNotNull(o.containment().root());

@@ -2,6 +2,9 @@ package dev.vigil.replay;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -62,10 +65,19 @@ public final class AuditCommand implements Callable<Integer> {
         return run(new JournalDirectorySource(dir), json, mapFile, out);
     }
 
+    /**
+     * How many violations are held to be printed in time order; beyond it they are printed in batches, each in
+     * time order (a journal that breaks an invariant on every event must not hold them all in memory).
+     */
+    static final int TIME_ORDER_BATCH = 100_000;
+
     public static int run(EventSource source, boolean json, Path mapFile, PrintStream out) {
         MailboxMapFile map = mapFile == null ? null : MailboxMapFile.open(mapFile);
         long origin = source.firstEventTime();
         long[] counts = new long[4]; // violations, clean, failed, incomplete
+        // The fold checks in journal (processing) order: coverage, seq gaps and overruns are facts of that order.
+        // What it finds is reported in time order (the writers' own stamps: rings drain late).
+        List<Violation> found = new ArrayList<>();
         CloseReconstruction fold = new CloseReconstruction(new CloseReconstruction.Listener() {
             @Override
             public void closeRebuilt(RebuiltClose close) {
@@ -75,7 +87,10 @@ public final class AuditCommand implements Callable<Integer> {
             @Override
             public void violation(Violation v) {
                 counts[0]++;
-                print(v, origin, json, out);
+                found.add(v);
+                if (found.size() >= TIME_ORDER_BATCH) {
+                    printInTimeOrder(found, origin, json, out);
+                }
             }
         }, 0);
         long events;
@@ -87,8 +102,12 @@ public final class AuditCommand implements Callable<Integer> {
             if (map != null) {
                 fold.finishFromMap(map);
             }
+        } catch (RuntimeException damage) {
+            printInTimeOrder(found, origin, json, out); // damage ends the read: what was found before it is shown
+            throw damage;
         }
         fold.finish();
+        printInTimeOrder(found, origin, json, out);
         long closes = counts[1] + counts[2] + counts[3];
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
@@ -101,6 +120,14 @@ public final class AuditCommand implements Callable<Integer> {
             out.println(counts[0] == 0 ? "result: CLEAN" : "result: VIOLATIONS");
         }
         return counts[0] == 0 ? 0 : EXIT_VIOLATIONS;
+    }
+
+    private static void printInTimeOrder(List<Violation> found, long origin, boolean json, PrintStream out) {
+        found.sort(Comparator.comparingLong(Violation::timeNanos)); // stable: equal times in journal order
+        for (Violation v : found) {
+            print(v, origin, json, out);
+        }
+        found.clear();
     }
 
     private static void print(Violation v, long origin, boolean json, PrintStream out) {

@@ -25,8 +25,12 @@ public final class ChildHistory {
     private final String kind;
     private final long mailboxOffset;
     MailboxMapFile.Mailbox finalWords;
-    private final MailboxTransition stateAtStart;
+    /** When the close started: transitions stamped before it are its starting state, the rest happened during it. */
+    private final long closeStartNanos;
+    private MailboxTransition stateAtStart;
     private final List<MailboxTransition> transitions;
+    /** Whether {@link #transitions} was appended out of time order (rings drain late): sorted when read. */
+    private boolean unsorted;
     MailboxTransition lastTransition;
     ShutdownPublished published;
     ChildAcked acked;
@@ -38,20 +42,44 @@ public final class ChildHistory {
     MailboxReleased released;
     MailboxTransition shutdownOverwrite;
 
-    ChildHistory(ChildKey key, int pid, String kind, long mailboxOffset, MailboxTransition stateAtStart,
-            boolean keepTransitions) {
+    /**
+     * @param recent the mailbox's last transitions journaled before the close started, in journal order: by
+     *               their own times they are its starting state or (stamped at or after the start, journaled
+     *               before the CloseStarted) already part of the close
+     */
+    ChildHistory(ChildKey key, int pid, String kind, long mailboxOffset, long closeStartNanos,
+            Iterable<MailboxTransition> recent, boolean keepTransitions) {
         this.key = key;
         this.pid = pid;
         this.kind = kind;
         this.mailboxOffset = mailboxOffset;
-        this.stateAtStart = stateAtStart;
-        this.lastTransition = stateAtStart;
+        this.closeStartNanos = closeStartNanos;
         this.transitions = keepTransitions ? new ArrayList<>() : null;
+        for (MailboxTransition t : recent) {
+            transition(t);
+        }
     }
 
+    /**
+     * Folds in one transition of its mailbox, in journal order. The journal holds transitions in the order the
+     * ring drainer read them, which can be well after they were made: whether one belongs to the close (at or
+     * after its start) or is its starting state is decided by the writer's own stamp, never by where it sits in
+     * the journal.
+     */
     void transition(MailboxTransition t) {
-        lastTransition = t;
+        if (lastTransition == null || t.timeNanos() >= lastTransition.timeNanos() || t.seq() > lastTransition.seq()) {
+            lastTransition = t;
+        }
+        if (t.timeNanos() < closeStartNanos) {
+            if (stateAtStart == null || t.timeNanos() >= stateAtStart.timeNanos()) {
+                stateAtStart = t;
+            }
+            return;
+        }
         if (transitions != null) {
+            if (!transitions.isEmpty() && t.timeNanos() < transitions.get(transitions.size() - 1).timeNanos()) {
+                unsorted = true;
+            }
             transitions.add(t);
         }
     }
@@ -84,17 +112,30 @@ public final class ChildHistory {
         return finalWords;
     }
 
-    /** The last transition of its mailbox before the close started, or null if none was journaled. */
+    /**
+     * The latest transition of its mailbox stamped before the close started (wherever the journal holds it), or
+     * null if none was journaled.
+     */
     public MailboxTransition stateAtStart() {
         return stateAtStart;
     }
 
-    /** Transitions during the close; empty unless this close was reconstructed in detail. */
+    /**
+     * Transitions stamped at or after the close's start, in time order (equal times in journal order); empty
+     * unless this close was reconstructed in detail.
+     */
     public List<MailboxTransition> transitions() {
-        return transitions == null ? List.of() : Collections.unmodifiableList(transitions);
+        if (transitions == null) {
+            return List.of();
+        }
+        if (unsorted) {
+            transitions.sort(java.util.Comparator.comparingLong(MailboxTransition::timeNanos)); // stable
+            unsorted = false;
+        }
+        return Collections.unmodifiableList(transitions);
     }
 
-    /** The last transition seen up to now (during or before the close), or null. */
+    /** The last transition seen up to now (during or before the close; the latest by time or seq), or null. */
     public MailboxTransition lastTransition() {
         return lastTransition;
     }

@@ -12,11 +12,13 @@ import java.util.TreeMap;
 import dev.vigil.close.decision.CloseDecisionAudit;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.InFlightSettled;
@@ -55,8 +57,12 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.MAILBOX_RECOVERED,
-            EventType.SURVIVOR_STACKS);
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
+            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
+
+    /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
+    static final int RUN_EVENTS_KEPT = 64;
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -138,9 +144,23 @@ public final class CloseReconstruction {
                     cs.settled.add((InFlightSettled) e);
                 }
             }
+            case ESCALATE_NOW_REQUESTED -> {
+                CloseState cs = openCloses.get(e.closeId());
+                if (cs != null && cs.escalateNow == null) {
+                    cs.escalateNow = (EscalateNowRequested) e;
+                }
+            }
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CONTAINMENT_KILLED -> {
+                CloseState cs = openCloses.get(((dev.vigil.journal.ContainmentKilled) e).closeId());
+                if (cs != null) {
+                    cs.kills.add((dev.vigil.journal.ContainmentKilled) e);
+                }
+            }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
+            case CHILD_EXITED -> exitedDuringRun((ChildExited) e);
+            case CHILD_RESTARTED, POOL_FAILED -> runEvent(pool(e.poolId()), e);
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -214,7 +234,7 @@ public final class CloseReconstruction {
     private void spawned(ChildSpawned e) {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
-        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset()));
+        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), false));
         if (e.mailboxOffset() >= 0) {
             MailboxState fresh = new MailboxState();
             fresh.offset = e.mailboxOffset();
@@ -223,6 +243,26 @@ public final class CloseReconstruction {
                 reportGaps(p.poolId, k, old);
             }
         }
+    }
+
+    /**
+     * A child exited while its pool ran: still covered by the pool's next close (which reports it reaped), unless a
+     * restart replaces it first (its mailbox is then released outside any close, after this exit).
+     */
+    private void exitedDuringRun(ChildExited e) {
+        PoolState p = pool(e.poolId());
+        p.children.computeIfPresent(new ChildKey(e.group(), e.index()),
+                (k, t) -> t.pid() == e.pid() ? new TrackedChild(t.pid(), t.kind(), t.mailboxOffset(), true) : t);
+        runEvent(p, e);
+    }
+
+    /** Exits, restarts and a failure between two closes of a pool: handed to its next close. */
+    private static void runEvent(PoolState p, JournalEvent e) {
+        if (p.runEvents.size() >= RUN_EVENTS_KEPT) {
+            p.runEvents.remove(0);
+            p.runEventsDropped++;
+        }
+        p.runEvents.add(e);
     }
 
     private void transition(long index, MailboxTransition t) {
@@ -277,6 +317,7 @@ public final class CloseReconstruction {
             m.legacyShutdownInWord = true;
         }
         m.last = t;
+        m.remember(t);
         if (ch != null) {
             ch.transition(t);
         }
@@ -316,10 +357,14 @@ public final class CloseReconstruction {
         PoolState p = pool(e.poolId());
         boolean detail = e.closeId() == detailCloseId;
         CloseState cs = new CloseState(e, index, p.mode);
+        cs.runEvents.addAll(p.runEvents);
+        cs.runEventsDropped = p.runEventsDropped;
+        p.runEvents.clear();
+        p.runEventsDropped = 0;
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    c.getValue().mailboxOffset, m == null ? null : m.last, detail));
+                    c.getValue().mailboxOffset, e.timeNanos(), MailboxState.recent(m), detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -339,7 +384,8 @@ public final class CloseReconstruction {
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
             ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
-                    t == null ? -1 : t.mailboxOffset, m == null ? null : m.last, cs.started.closeId() == detailCloseId);
+                    t == null ? -1 : t.mailboxOffset, cs.started.timeNanos(), MailboxState.recent(m),
+                    cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
         ch.learnPid(pid);
@@ -401,7 +447,7 @@ public final class CloseReconstruction {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
         TrackedChild live = p.children.get(k);
-        if (live != null) {
+        if (live != null && !live.exitedDuringRun()) {
             violation(Violation.Rule.RELEASED_BEFORE_REAP, index, e.timeNanos(), e.poolId(), e.closeId(),
                     "mailbox " + e.poolId() + " " + k, "released while child pid " + live.pid + " was not reaped");
         }
@@ -498,7 +544,7 @@ public final class CloseReconstruction {
     }
 
     private void forgetIfIdle(PoolState p) {
-        if (p.children.isEmpty() && p.mailboxes.isEmpty() && p.openClose == null) {
+        if (p.children.isEmpty() && p.mailboxes.isEmpty() && p.openClose == null && p.runEvents.isEmpty()) {
             pools.remove(p.poolId);
         }
     }
@@ -531,19 +577,27 @@ public final class CloseReconstruction {
         final Map<ChildKey, TrackedChild> children = new HashMap<>();
         final Map<ChildKey, MailboxState> mailboxes = new HashMap<>();
         CloseState openClose;
+        /** ChildExited, ChildRestarted, PoolFailed since the pool's last close started (the latest RUN_EVENTS_KEPT). */
+        final List<JournalEvent> runEvents = new ArrayList<>(0);
+        int runEventsDropped;
 
         PoolState(String poolId) {
             this.poolId = poolId;
         }
     }
 
-    private record TrackedChild(int pid, String kind, long mailboxOffset) {
+    /** A spawned child not yet reaped by a close; exitedDuringRun once a ChildExited said it ended during the run. */
+    private record TrackedChild(int pid, String kind, long mailboxOffset, boolean exitedDuringRun) {
     }
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
     private static final class MailboxState {
+        /** How many of a mailbox's latest transitions a close that starts is built from (see {@link ChildHistory}). */
+        private static final int RECENT = 8;
         long offset = -1;
         MailboxTransition last;
+        /** The latest transitions, oldest first, at most {@link #RECENT}. */
+        private final java.util.ArrayDeque<MailboxTransition> recent = new java.util.ArrayDeque<>(RECENT);
         /** When the shutdown word was published (0: not yet). */
         long shutdownWordAt;
         boolean legacyShutdownInWord;
@@ -553,6 +607,17 @@ public final class CloseReconstruction {
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
         final List<long[]> overruns = new ArrayList<>(0);
+
+        void remember(MailboxTransition t) {
+            if (recent.size() == RECENT) {
+                recent.pollFirst();
+            }
+            recent.addLast(t);
+        }
+
+        static Iterable<MailboxTransition> recent(MailboxState m) {
+            return m == null ? List.of() : m.recent;
+        }
 
         void dropExplainedGaps() {
             for (Iterator<long[]> it = gaps.iterator(); it.hasNext();) {
@@ -579,7 +644,11 @@ public final class CloseReconstruction {
         /** The close's decisions re-run from its journaled inputs. */
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
+        final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
+        final List<JournalEvent> runEvents = new ArrayList<>(0);
+        int runEventsDropped;
+        EscalateNowRequested escalateNow;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
             this.started = started;
@@ -589,8 +658,10 @@ public final class CloseReconstruction {
         }
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
-            return new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays, completed,
-                    endedByDeath, endIndex, fenced, settled);
+            RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
+                    kills, completed, endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
+            rc.escalateNow = escalateNow;
+            return rc;
         }
     }
 }

@@ -6,8 +6,11 @@ import java.util.List;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
-import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.ContainmentKilled;
+import dev.vigil.journal.InFlightSettled;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.journal.StrayFound;
 
 /**
@@ -21,17 +24,26 @@ public final class RebuiltClose {
     private final String protocolMode;
     private final List<ChildHistory> children;
     private final List<StrayFound> strays;
+    private final List<ContainmentKilled> kills;
     private final CloseCompleted completed;
     private final CloseEndedByOrchestratorDeath endedByDeath;
     private final long endIndex;
     private final AdmissionFenced fenced;
     private final List<InFlightSettled> settled;
+    private final List<JournalEvent> runEvents;
+    private final int runEventsDropped;
+    /** The caller's escalate-now of this close (a second Ctrl-C), or null. */
+    dev.vigil.journal.EscalateNowRequested escalateNow;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-            List<StrayFound> strays, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
-            AdmissionFenced fenced, List<InFlightSettled> settled) {
+            List<StrayFound> strays, List<ContainmentKilled> kills, CloseCompleted completed,
+            CloseEndedByOrchestratorDeath endedByDeath, long endIndex, AdmissionFenced fenced, List<InFlightSettled> settled,
+            List<JournalEvent> runEvents, int runEventsDropped) {
+        this.runEvents = List.copyOf(runEvents);
+        this.runEventsDropped = runEventsDropped;
         this.endedByDeath = endedByDeath;
         this.strays = List.copyOf(strays);
+        this.kills = List.copyOf(kills);
         this.fenced = fenced;
         this.settled = List.copyOf(settled);
         this.started = started;
@@ -40,6 +52,11 @@ public final class RebuiltClose {
         this.children = List.copyOf(children);
         this.completed = completed;
         this.endIndex = endIndex;
+    }
+
+    /** The caller's escalate-now of this close (bin/vigil: a second Ctrl-C or SIGTERM), or null when none came. */
+    public dev.vigil.journal.EscalateNowRequested escalateNow() {
+        return escalateNow;
     }
 
     public CloseStarted started() {
@@ -73,6 +90,11 @@ public final class RebuiltClose {
         return strays;
     }
 
+    /** Kills of the pool's whole container (cgroup.kill, or SIGKILL to its process groups) and what each covered. */
+    public List<ContainmentKilled> kills() {
+        return kills;
+    }
+
     /** The completion, or null when the journal ends before it. */
     public CloseCompleted completed() {
         return completed;
@@ -91,6 +113,30 @@ public final class RebuiltClose {
     /** How each operation in flight at the fence settled (FINISHED or ABANDONED), in journal order. */
     public List<InFlightSettled> settled() {
         return settled;
+    }
+
+    /**
+     * What happened to the pool's children while it ran, since its previous close: ChildExited, ChildRestarted and
+     * PoolFailed (the failure that started this close, when one did), in journal order; the latest
+     * {@link CloseReconstruction#RUN_EVENTS_KEPT}.
+     */
+    public List<JournalEvent> runEvents() {
+        return runEvents;
+    }
+
+    /** Run events older than those kept in {@link #runEvents()}. */
+    public int runEventsDropped() {
+        return runEventsDropped;
+    }
+
+    /** The PoolFailed that started this close, or null. */
+    public PoolFailed poolFailed() {
+        for (JournalEvent e : runEvents) {
+            if (e instanceof PoolFailed f && f.closeId() == started.closeId()) {
+                return f;
+            }
+        }
+        return null;
     }
 
     public boolean isComplete() {

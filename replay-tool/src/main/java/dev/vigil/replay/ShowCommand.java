@@ -11,12 +11,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.vigil.close.decision.SurvivorClass;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.ChildRestarted;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.journal.ShutdownPublished;
 
 import dev.vigil.replay.source.EventSource;
@@ -86,8 +89,9 @@ public final class ShowCommand implements Callable<Integer> {
         CloseCompleted c = rc.completed();
         long t0 = s.timeNanos();
         CloseOutcome rebuilt = rc.outcome();
-        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  overlapping closes %d%n",
-                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), s.overlappingCloses());
+        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  strays %d  overlapping closes %d%n",
+                s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), rc.strays().size(),
+                s.overlappingCloses());
         if (c == null && rc.endedByDeath() != null) {
             out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
@@ -102,16 +106,75 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
         out.println("verdict: " + CloseVerdict.of(rc));
+        if (rc.escalateNow() != null) {
+            out.println("escalate-now: asked by " + rc.escalateNow().origin() + " at "
+                    + CloseVerdict.at(rc.escalateNow().timeNanos(), t0) + " (survivors killed at once, whatever the policy)");
+        }
         out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
                 : String.join(", ", CloseVerdict.failureClasses(rc))));
         if (!rc.strays().isEmpty()) {
             out.println("  DESCENDANTS_LEFT: " + SurvivorClass.DESCENDANTS_LEFT.cause());
             out.println("  next: " + SurvivorClass.DESCENDANTS_LEFT.nextStep());
         }
+        printRun(rc, t0, out);
         for (ChildHistory ch : rc.children()) {
             out.println();
             printChild(ch, t0, rc.endedByDeath() != null, out);
         }
+        printContainer(rc, t0, out);
+    }
+
+    /** The strays the close found in its pool's container, and each kill of the whole container with what it covered. */
+    private static void printContainer(RebuiltClose rc, long t0, PrintStream out) {
+        if (!rc.strays().isEmpty()) {
+            out.println();
+            out.printf(Locale.ROOT, "strays: %d (left in the pool's container after their parent was gone)%n", rc.strays().size());
+            for (var st : rc.strays()) {
+                out.printf(Locale.ROOT, "  stray pid %d  parent pid %d  found %s  in %s  command %s%n", st.pid(),
+                        st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command());
+            }
+        }
+        for (var k : rc.kills()) {
+            out.println();
+            out.printf(Locale.ROOT, "container kill (%s) at %s: %s covered %d direct child(ren) + %d descendant(s)"
+                    + " [pids %s], %s%n", k.mode(), CloseVerdict.at(k.timeNanos(), t0), k.container(), k.directChildren(),
+                    k.descendants(), k.pids(), k.empty() ? "empty " + seconds(k.emptyAfterNanos()) + " after the kill"
+                            : "NOT EMPTY within the bound");
+        }
+    }
+
+    /** Exits, restarts and the pool's failure since its previous close (times relative to this close's start). */
+    private static void printRun(RebuiltClose rc, long t0, PrintStream out) {
+        if (rc.runEvents().isEmpty()) {
+            return;
+        }
+        PoolFailed failed = rc.poolFailed();
+        if (failed != null) {
+            out.println("started by the pool's failure at " + CloseVerdict.at(failed.timeNanos(), t0) + ": " + failed.reason());
+        }
+        out.println("while the pool ran (since its previous close)" + (rc.runEventsDropped() > 0
+                ? ", the latest " + rc.runEvents().size() + " (" + rc.runEventsDropped() + " earlier not shown)" : "") + ":");
+        for (JournalEvent e : rc.runEvents()) {
+            out.println("  " + describeRunEvent(e, t0));
+        }
+    }
+
+    static String describeRunEvent(JournalEvent e, long t0) {
+        String at = CloseVerdict.at(e.timeNanos(), t0);
+        if (e instanceof ChildExited x) {
+            return String.format(Locale.ROOT, "%s  child %s/%d pid %d exited (%s), policy %s", at, x.group(), x.index(),
+                    x.pid(), x.signal() > 0 ? "by " + SignalNames.name(x.signal()) + " (" + x.signal() + ")"
+                            : "exit " + x.exitCode(), x.policy());
+        }
+        if (e instanceof ChildRestarted r) {
+            return String.format(Locale.ROOT, "%s  child %s/%d restarted: pid %d -> %d after a backoff of %s (restart %d"
+                    + " within %s, at most %d)", at, r.group(), r.index(), r.oldPid(), r.newPid(), seconds(r.backoffNanos()),
+                    r.restartsInPeriod(), seconds(r.periodNanos()), r.maxRestarts());
+        }
+        if (e instanceof PoolFailed f) {
+            return at + "  pool failed (close " + f.closeId() + "): " + f.reason();
+        }
+        return at + "  " + e.type();
     }
 
     private static String liveAgreement(RebuiltClose rc, CloseOutcome rebuilt) {
@@ -210,6 +273,9 @@ public final class ShowCommand implements Callable<Integer> {
             }
         }
         n.set("closeStarted", event(rc.started()));
+        ArrayNode run = n.putArray("runEvents");
+        rc.runEvents().forEach(e -> run.add(event(e)));
+        n.put("runEventsDropped", rc.runEventsDropped());
         ArrayNode children = n.putArray("children");
         for (ChildHistory ch : rc.children()) {
             ObjectNode cn = children.addObject();
@@ -230,6 +296,11 @@ public final class ShowCommand implements Callable<Integer> {
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }
+        ArrayNode strays = n.putArray("strays");
+        rc.strays().forEach(st -> strays.add(event(st)));
+        ArrayNode kills = n.putArray("containerKills");
+        rc.kills().forEach(k -> kills.add(event(k)));
+        n.set("escalateNow", event(rc.escalateNow()));
         n.set("closeCompleted", event(rc.completed()));
         return n;
     }

@@ -201,13 +201,20 @@ public final class TimelineSvg {
                 .append(">").append(esc(labelBottom(c))).append("</text>\n");
         long end = c.reaped() != null ? c.reaped().timeNanos() : tEnd;
         int barY = y + (LANE - BAR) / 2;
+        // By time: the state at x is the to-state of the highest seq stamped at or before x (two writers' stamps,
+        // taken right after their CAS, can invert; a lower seq stamped later never takes the word back).
         MailboxTransition start = c.stateAtStart();
         long segStart = t0;
         int state = start == null ? -1 : start.toState();
+        long seq = start == null ? Long.MIN_VALUE : start.seq();
         for (MailboxTransition t : c.transitions()) {
+            if (t.seq() < seq) {
+                continue;
+            }
             bar(sb, segStart, Math.min(t.timeNanos(), end), state, barY);
             segStart = Math.max(segStart, t.timeNanos());
             state = t.toState();
+            seq = t.seq();
         }
         bar(sb, segStart, end, state, barY);
         if (c.published() != null) {

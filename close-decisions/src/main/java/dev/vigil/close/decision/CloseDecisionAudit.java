@@ -14,6 +14,7 @@ import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.HeartbeatSeen;
@@ -30,14 +31,17 @@ import dev.vigil.journal.ShutdownPublished;
  * journaled BudgetSpent must come exactly when the re-derived budget is spent, with the same last progress, and never
  * while it still runs; no input may arrive after the budget ran out without a BudgetSpent before it; a close with
  * survivors must have spent its budget; escalation signals only after BudgetSpent, in the order of the plan of the
- * close's policy (term-then-kill, or any policy after escalate-now), none under leak; an ack stamped by the child
- * (ackNanos) cannot be earlier than the shutdown published to it.
+ * close's policy (term-then-kill; none under leak), or of {@link EscalationStep#escalateNowPlan} when the budget was
+ * spent by the caller's escalate-now; a BudgetSpent for escalate-now needs the EscalateNowRequested input before it;
+ * after an escalate-now that came while the close was already escalating, its next signal may come early (SIGKILL
+ * without the rest of the grace), in the plan's order; an ack stamped by the child (ackNanos) cannot be earlier than
+ * the shutdown published to it.
  */
 public final class CloseDecisionAudit {
     /** The event kinds the audit reads. */
     public static final Set<EventType> KINDS = EnumSet.of(EventType.CLOSE_STARTED, EventType.SHUTDOWN_PUBLISHED,
             EventType.CHILD_ACKED, EventType.HEARTBEAT_SEEN, EventType.CHILD_REAPED, EventType.BUDGET_SPENT,
-            EventType.ESCALATION_SENT, EventType.CLOSE_COMPLETED);
+            EventType.ESCALATION_SENT, EventType.CLOSE_COMPLETED, EventType.ESCALATE_NOW_REQUESTED);
 
     private final CloseStarted started;
     private final ReapBudget budget;
@@ -50,6 +54,8 @@ public final class CloseDecisionAudit {
     private int signalsSeen;
     private int lastSignal = -1;
     private boolean completed;
+    /** The caller's escalate-now input of this close, if journaled. */
+    private EscalateNowRequested escalateNowRequested;
     /** Set by the first BudgetSpent or HeartbeatSeen: the close was run by an engine that journals its decisions. */
     private boolean armed;
 
@@ -95,6 +101,11 @@ public final class CloseDecisionAudit {
                 progress(e, "reap of child " + k);
                 reaped.add(k);
             }
+            case ESCALATE_NOW_REQUESTED -> {
+                if (escalateNowRequested == null) {
+                    escalateNowRequested = (EscalateNowRequested) e;
+                }
+            }
             case BUDGET_SPENT -> budgetSpent((BudgetSpent) e);
             case ESCALATION_SENT -> escalation((EscalationSent) e);
             case CLOSE_COMPLETED -> completed((CloseCompleted) e);
@@ -130,6 +141,10 @@ public final class CloseDecisionAudit {
         }
         spent = b;
         boolean escalateNow = BudgetSpent.REASON_ESCALATE_NOW.equals(b.reason());
+        if (escalateNow && escalateNowRequested == null) {
+            differ("BudgetSpent at " + at(b.timeNanos()) + " gives reason escalate-now, but no EscalateNowRequested of"
+                    + " this close came before it");
+        }
         if (!escalateNow && !budget.expired(b.timeNanos())) {
             differ("BudgetSpent at " + at(b.timeNanos()) + " but the re-derived budget (" + budget.kind()
                     + ", last progress " + at(budget.lastProgressNanos()) + ") runs until "
@@ -142,8 +157,8 @@ public final class CloseDecisionAudit {
         if (b.survivors() != unreaped()) {
             differ("BudgetSpent counts " + b.survivors() + " survivors, the inputs leave " + unreaped() + " unreaped");
         }
-        EscalationPolicy policy = escalateNow ? EscalationPolicy.TERM_THEN_KILL : EscalationPolicy.parse(started.escalation());
-        plan = EscalationStep.plan(policy, 0);
+        plan = escalateNow ? EscalationStep.escalateNowPlan(0)
+                : EscalationStep.plan(EscalationPolicy.parse(started.escalation()), 0);
     }
 
     private void escalation(EscalationSent s) {

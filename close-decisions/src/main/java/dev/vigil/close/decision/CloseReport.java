@@ -17,11 +17,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *
  * <p>outcome is FAILED iff any child is a SURVIVOR or was KILLED_BY_ESCALATION.
  */
-@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "strays", "kills"})
+@JsonPropertyOrder({"poolId", "closeId", "outcome", "durationNanos", "children", "strays", "kills", "journalGap"})
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Stray> strays,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Kill> kills) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Kill> kills,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String journalGap) {
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -108,6 +109,20 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
 
     public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
         this(poolId, closeId, outcome, durationNanos, children, List.of(), List.of());
+    }
+
+    /** A report whose journal was complete when the close returned it. */
+    public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
+            List<Stray> strays, List<Kill> kills) {
+        this(poolId, closeId, outcome, durationNanos, children, strays, kills, null);
+    }
+
+    /**
+     * This report, saying that the journal is incomplete ({@code gap}: from which index, how many events, why).
+     * The live report only: the journaled one is written before the gap can be known.
+     */
+    public CloseReport withJournalGap(String gap) {
+        return new CloseReport(poolId, closeId, outcome, durationNanos, children, strays, kills, gap);
     }
 
     /** The outcome the report's children and strays imply: FAILED with any stray, killed or kept. */

@@ -30,6 +30,15 @@ public record EscalationStep(int signal, String target, long waitNanos) {
                 new EscalationStep(SIGKILL, PIDFD_AND_PGROUP, Math.max(graceNanos, MIN_KILL_WAIT_NANOS)));
     }
 
+    /**
+     * The plan after the caller's escalate-now (a second Ctrl-C), whatever the close's policy: as {@code docker stop}
+     * after its grace, SIGKILL through the pidfd and to the group at once (the shutdown was published and the
+     * caller has waited long enough), then wait {@code max(graceNanos, 1 s)} for the reaps.
+     */
+    public static List<EscalationStep> escalateNowPlan(long graceNanos) {
+        return List.of(new EscalationStep(SIGKILL, PIDFD_AND_PGROUP, Math.max(graceNanos, MIN_KILL_WAIT_NANOS)));
+    }
+
     /** True when the signal also goes through the child's pidfd (not only to its process group). */
     public boolean throughPidfd() {
         return target.startsWith("pidfd");
