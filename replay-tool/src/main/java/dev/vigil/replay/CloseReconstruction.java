@@ -70,6 +70,10 @@ public final class CloseReconstruction {
 
         default void violation(Violation violation) {
         }
+
+        /** With a map file: a tracked mailbox the map file shows no words for, and why (one line). */
+        default void mapNote(String poolId, ChildKey child, String note) {
+        }
     }
 
     private final Listener listener;
@@ -189,13 +193,19 @@ public final class CloseReconstruction {
         for (PoolState p : new ArrayList<>(pools.values())) {
             for (Map.Entry<ChildKey, MailboxState> e : new ArrayList<>(p.mailboxes.entrySet())) {
                 MailboxState m = e.getValue();
-                MailboxMapFile.Mailbox mailbox = m.offset < 0 ? null : map.read(m.offset);
-                if (mailbox == null) {
+                if (m.offset < 0) {
                     continue;
                 }
+                MailboxMapFile.Finding found = map.readFor(m.offset, m.pid, m.spawnEpoch);
                 ChildHistory ch = p.openClose == null ? null : p.openClose.children.get(e.getKey());
                 if (ch != null) {
-                    ch.finalWords = mailbox;
+                    ch.finalWords = found.mailbox();
+                    ch.mapNote = found.note();
+                }
+                MailboxMapFile.Mailbox mailbox = found.mailbox();
+                if (mailbox == null) {
+                    listener.mapNote(p.poolId, e.getKey(), found.note());
+                    continue;
                 }
                 for (MailboxMapFile.RingRecord r : mailbox.ring()) {
                     MailboxTransition last = m.last;
@@ -227,10 +237,12 @@ public final class CloseReconstruction {
     private void spawned(ChildSpawned e) {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
-        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset()));
+        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), e.spawnEpoch()));
         if (e.mailboxOffset() >= 0) {
             MailboxState fresh = new MailboxState();
             fresh.offset = e.mailboxOffset();
+            fresh.pid = e.pid();
+            fresh.spawnEpoch = e.spawnEpoch();
             MailboxState old = p.mailboxes.put(k, fresh);
             if (old != null) {
                 reportGaps(p.poolId, k, old);
@@ -333,7 +345,7 @@ public final class CloseReconstruction {
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    c.getValue().mailboxOffset, e.timeNanos(), MailboxState.recent(m), detail));
+                    c.getValue().mailboxOffset, c.getValue().spawnEpoch, e.timeNanos(), MailboxState.recent(m), detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -353,7 +365,8 @@ public final class CloseReconstruction {
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
             ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
-                    t == null ? -1 : t.mailboxOffset, cs.started.timeNanos(), MailboxState.recent(m),
+                    t == null ? -1 : t.mailboxOffset, t == null ? 0 : t.spawnEpoch, cs.started.timeNanos(),
+                    MailboxState.recent(m),
                     cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
@@ -552,7 +565,7 @@ public final class CloseReconstruction {
         }
     }
 
-    private record TrackedChild(int pid, String kind, long mailboxOffset) {
+    private record TrackedChild(int pid, String kind, long mailboxOffset, long spawnEpoch) {
     }
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
@@ -560,6 +573,9 @@ public final class CloseReconstruction {
         /** How many of a mailbox's latest transitions a close that starts is built from (see {@link ChildHistory}). */
         private static final int RECENT = 8;
         long offset = -1;
+        /** The child the journal shows in this mailbox: its pid and its mailbox's spawn epoch (0: not known). */
+        int pid;
+        long spawnEpoch;
         MailboxTransition last;
         /** The latest transitions, oldest first, at most {@link #RECENT}. */
         private final java.util.ArrayDeque<MailboxTransition> recent = new java.util.ArrayDeque<>(RECENT);
