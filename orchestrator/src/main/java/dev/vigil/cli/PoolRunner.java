@@ -260,7 +260,8 @@ public final class PoolRunner {
     }
 
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
-        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT);
+        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT)
+                .exitPolicy(entry.onChildExit());
         for (RunSpec.Group g : entry.groups()) {
             ChildSpec spec = childSpec(g);
             b.group(g.name(), g.children(), i -> hooks.childSpec(cycle, entry.id(), g.name(), i, spec));

@@ -71,7 +71,8 @@ public final class PoolSession {
                 .open()) {
             try {
                 for (RunSpec.PoolEntry entry : spec.pools()) {
-                    Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.appendTo(childLog));
+                    Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)
+                            .childOutput(Redirect.appendTo(childLog)).exitPolicy(entry.onChildExit());
                     for (RunSpec.Group g : entry.groups()) {
                         b.group(g.name(), g.children(), PoolRunner.childSpec(g));
                     }

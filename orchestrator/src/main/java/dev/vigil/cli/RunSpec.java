@@ -9,8 +9,15 @@ import java.util.Map;
  */
 public record RunSpec(String journalDir, String protocol, int cycles, Close close, List<PoolEntry> pools) {
 
-    /** One pool: its id, its groups, and the control workload driven between start and close. */
-    public record PoolEntry(String id, List<Group> groups, Workload workload) {
+    /**
+     * One pool: its id, its groups, the control workload driven between start and close, and what it does about a
+     * child that exits during the run.
+     */
+    public record PoolEntry(String id, List<Group> groups, Workload workload, dev.vigil.pool.ExitPolicy onChildExit) {
+        /** A pool whose exit policy is the default ({@code keep}). */
+        public PoolEntry(String id, List<Group> groups, Workload workload) {
+            this(id, groups, workload, dev.vigil.pool.ExitPolicy.keep());
+        }
     }
 
     /**

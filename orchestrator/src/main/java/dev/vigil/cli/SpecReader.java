@@ -20,6 +20,7 @@ import dev.vigil.cli.RunSpec.Close;
 import dev.vigil.cli.RunSpec.Group;
 import dev.vigil.cli.RunSpec.Workload;
 import dev.vigil.child.ChildMain;
+import dev.vigil.pool.ExitPolicy;
 
 /**
  * Reads a pool-runner spec (JSON, or YAML for {@code .yaml}/{@code .yml}) and validates it up front:
@@ -31,6 +32,7 @@ public final class SpecReader {
     public static final Set<String> KINDS = Set.of("java", "python", "c", "mailbox-exec", "exec");
     public static final Set<String> PROTOCOLS = Set.of("sticky", "legacy");
     public static final Set<String> ESCALATIONS = Set.of("leak", "term-then-kill");
+    public static final Set<String> EXIT_POLICIES = Set.of("keep", "fail-pool", "restart");
     public static final String DEFAULT_JOURNAL_DIR = "./vigil-journal";
 
     private final List<SpecProblem> problems = new ArrayList<>();
@@ -233,8 +235,44 @@ public final class SpecReader {
                 wo.rejectUnknown();
             }
         }
+        ExitPolicy onChildExit = onChildExit(o.node("onChildExit"), o.path("onChildExit"));
         o.rejectUnknown();
-        return new RunSpec.PoolEntry(id, groups, workload);
+        return new RunSpec.PoolEntry(id, groups, workload, onChildExit);
+    }
+
+    /** A pool's {@code onChildExit}: the policy, and for {@code restart} its intensity limit and backoff. */
+    private ExitPolicy onChildExit(JsonNode node, String path) {
+        if (node == null) {
+            return ExitPolicy.keep();
+        }
+        Obj o = object(node, path);
+        if (o == null) {
+            return ExitPolicy.keep();
+        }
+        String label = o.oneOf("policy", EXIT_POLICIES, ExitPolicy.Kind.KEEP.label());
+        ExitPolicy.Kind kind = ExitPolicy.Kind.ofLabel(label);
+        boolean restart = kind == ExitPolicy.Kind.RESTART;
+        int maxRestarts = o.intAtLeast("maxRestarts", 0, ExitPolicy.DEFAULT_MAX_RESTARTS);
+        long periodMs = o.longAtLeast("periodMs", 1, ExitPolicy.DEFAULT_PERIOD.toMillis());
+        long backoffMs = o.longAtLeast("backoffMs", 0, ExitPolicy.DEFAULT_BACKOFF.toMillis());
+        long maxBackoffMs = o.longAtLeast("maxBackoffMs", 0, Math.max(backoffMs, ExitPolicy.DEFAULT_MAX_BACKOFF.toMillis()));
+        if (!restart) {
+            for (String f : List.of("maxRestarts", "periodMs", "backoffMs", "maxBackoffMs")) {
+                if (node.has(f)) {
+                    problem(o.path(f), "only for policy restart (policy is " + label + ")");
+                }
+            }
+        } else if (node.has("maxBackoffMs") && maxBackoffMs < backoffMs) {
+            problem(o.path("maxBackoffMs"), "must be >= backoffMs (" + backoffMs + ")");
+            maxBackoffMs = backoffMs;
+        }
+        o.rejectUnknown();
+        return switch (kind) {
+            case FAIL_POOL -> ExitPolicy.failPool();
+            case RESTART -> ExitPolicy.restart(maxRestarts, java.time.Duration.ofMillis(periodMs),
+                    java.time.Duration.ofMillis(backoffMs), java.time.Duration.ofMillis(maxBackoffMs));
+            default -> ExitPolicy.keep();
+        };
     }
 
     private Group group(JsonNode node, String path) {

@@ -57,6 +57,8 @@ public final class Orchestrator implements AutoCloseable {
     private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Restarts children of pools whose exit policy says so (one thread, started by the first restart). */
+    private java.util.concurrent.ScheduledExecutorService supervisor;
     private volatile String startsStopped;
 
     private Orchestrator(Builder b) {
@@ -206,6 +208,29 @@ public final class Orchestrator implements AutoCloseable {
     }
 
     /**
+     * The one thread that restarts children after their backoff ({@link ExitPolicy#restart}): daemon
+     * {@code vigil-supervisor}, started by the first restart, stopped first by {@link #close()}. Null once closed.
+     */
+    synchronized java.util.concurrent.ScheduledExecutorService supervisor() {
+        if (closed.get()) {
+            return null;
+        }
+        if (supervisor == null) {
+            supervisor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "vigil-supervisor");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return supervisor;
+    }
+
+    /** True once {@link #close()} began. */
+    boolean isClosing() {
+        return closed.get();
+    }
+
+    /**
      * Stops every pool start in progress and refuses new ones, for good: a start between two spawns spawns no
      * more, one waiting for its children's INIT_READY stops waiting, and each closes what it started (its
      * rollback close, journaled) and throws {@link PoolStartException} naming {@code reason}. bin/vigil calls it
@@ -231,6 +256,11 @@ public final class Orchestrator implements AutoCloseable {
     public void close() {
         if (closed.getAndSet(true)) {
             return;
+        }
+        synchronized (this) {
+            if (supervisor != null) {
+                supervisor.shutdownNow(); // no restart after this; one under way is fenced out by its pool's close
+            }
         }
         stopStarts("the orchestrator is closing");
         RuntimeException failure = null;

@@ -28,6 +28,9 @@ import dev.vigil.close.PoolJournal;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.journal.ChildExited;
+import dev.vigil.journal.ChildRestarted;
+import dev.vigil.journal.MailboxReleased;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.contain.PoolContainment;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.MonotonicClock;
@@ -67,8 +70,6 @@ public final class Pool implements AutoCloseable {
     public static final String OP_CONTROL = "control";
     public static final String OP_TASK = "task";
     public static final String OP_SPAWN = "spawn";
-    /** What a pool does about a child that exits while it runs: journal it, fail its command, keep going. */
-    public static final String EXIT_POLICY_KEEP = "keep";
 
     private final Orchestrator orchestrator;
     /** How long close() waits for its events to reach the journal file before returning the report. */
@@ -95,6 +96,17 @@ public final class Pool implements AutoCloseable {
     private CloseReport lastReport;
     /** Holds every process of this pool (dev.vigil.contain); opened by {@link #start()}. */
     private PoolContainment container;
+    /** What a child's exit during the run leads to. */
+    private final ExitPolicy exitPolicy;
+    private final RestartIntensity intensity;
+    /** True once start() journaled PoolStarted: from then on the exit policy applies. */
+    private volatile boolean started;
+    /** Why the pool failed (a child's exit under fail-pool, or the restart intensity crossed); null while it has not. */
+    private final java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+    /** The close submitted last (guarded by this): a close() waits for one a failure started. */
+    private CompletableFuture<CloseReport> closeInProgress;
+    /** Held while a restart replaces a child in the tracked list, and while a close takes that list. */
+    private final Object restartLock = new Object();
 
     private Pool(Builder b) {
         this.orchestrator = b.orchestrator;
@@ -108,6 +120,8 @@ public final class Pool implements AutoCloseable {
         this.counts = new LinkedHashMap<>(b.counts);
         this.nextIndex.putAll(b.counts);
         this.gate = new AdmissionGate(poolId, journal);
+        this.exitPolicy = b.exitPolicy;
+        this.intensity = new RestartIntensity(b.exitPolicy);
     }
 
     public static Builder builder(Orchestrator orchestrator, String poolId) {
@@ -136,8 +150,10 @@ public final class Pool implements AutoCloseable {
         return List.copyOf(tracked);
     }
 
+    /** The child at {@code group}/{@code index}: the latest one, when the exit policy restarted it. */
     public PoolChild child(String group, int index) {
-        for (PoolChild c : all) {
+        for (int i = all.size() - 1; i >= 0; i--) {
+            PoolChild c = all.get(i);
             if (c.group().equals(group) && c.index() == index) {
                 return c;
             }
@@ -153,6 +169,20 @@ public final class Pool implements AutoCloseable {
     /** True once a close began (admission is fenced for good). */
     public boolean isClosing() {
         return gate.isFenced();
+    }
+
+    /** What this pool does about a child that exits during the run. */
+    public ExitPolicy exitPolicy() {
+        return exitPolicy;
+    }
+
+    /**
+     * Why the pool failed, if it did: a child exited under {@link ExitPolicy#failPool}, or its restarts crossed the
+     * intensity limit of {@link ExitPolicy#restart}. A failed pool closes at once; {@link #close()} returns (or throws
+     * with) the report of that close.
+     */
+    public Optional<String> failure() {
+        return Optional.ofNullable(failure.get());
     }
 
     /** The report of the last close, if any ran. */
@@ -212,9 +242,18 @@ public final class Pool implements AutoCloseable {
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
-        ChildSpec spec = specOf.apply(index);
+        PoolChild c = spawnAdmitted(group, index, specOf.apply(index));
+        String notReady = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
+        if (notReady != null) {
+            throw new PoolStartException("pool=" + poolId + " " + notReady, null, null);
+        }
+        return c;
+    }
+
+    /** Spawns a child inside the admission fence (addChild, a restart); a close that fenced meanwhile takes it. */
+    private PoolChild spawnAdmitted(String group, int index, ChildSpec spec) {
         // Only spawning and registering pass the fence; a close that fenced meanwhile takes the child (below).
-        PoolChild c = admitted(OP_SPAWN, group, index, null, () -> {
+        return admitted(OP_SPAWN, group, index, null, () -> {
             PoolChild spawned = spawn(group, index, spec);
             // spawn() added it to the tracked children; a close whose fence ran before that may have taken the
             // list without it, so hand it over (the fence reads the list after fencing: one side always sees it).
@@ -224,11 +263,6 @@ public final class Pool implements AutoCloseable {
             }
             return spawned;
         });
-        String failure = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
-        if (failure != null) {
-            throw new PoolStartException("pool=" + poolId + " " + failure, null, null);
-        }
-        return c;
     }
 
     /** Runs {@code operation} inside the admission fence. */
@@ -287,6 +321,12 @@ public final class Pool implements AutoCloseable {
         journal.append(new PoolStarted(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, host(), mode.name(),
                 groups.size(), started.size()));
         orchestrator.register(this);
+        this.started = true;
+        for (PoolChild c : started) {
+            if (c.exit().isDone() && exitsHandled.add(c)) {
+                applyExitPolicy(c, c.exit().join()); // exited after its INIT_READY, before the policy applied
+            }
+        }
     }
 
     private PoolChild spawn(String group, int index, ChildSpec spec) {
@@ -342,20 +382,146 @@ public final class Pool implements AutoCloseable {
         return child;
     }
 
+    /** Children whose exit during the run was handled (journaled, policy applied): each exactly once. */
+    private final Set<PoolChild> exitsHandled = ConcurrentHashMap.newKeySet();
+
     /**
      * A child exited while no close runs (called on the reaper thread, never blocks): journaled at once, and its
-     * pending command fails at once naming the exit instead of running into its timeout. The pool keeps going
-     * (policy {@code keep}); the next close reports the child as reaped.
+     * pending command fails at once naming the exit instead of running into its timeout. Then the pool's
+     * {@link ExitPolicy} decides (once the pool started; during its start the start's own wait sees the exit).
      */
     private void exitedDuringRun(PoolChild child, ChildExit exit) {
         if (gate.isFenced()) {
             return; // a close collects it
         }
+        if (!started) {
+            // start() sees it: before INIT_READY its wait fails the start; after, its last look applies the policy
+            child.failPendingCommands(exitReason(child, exit));
+            return;
+        }
+        if (exitsHandled.add(child)) {
+            applyExitPolicy(child, exit);
+        }
+    }
+
+    private static String exitReason(PoolChild child, ChildExit exit) {
+        return "child exited during the run: pid=" + child.pid() + " group=" + child.group() + " child=" + child.index()
+                + " " + (exit.signal() > 0 ? "signal=" + exit.signal() : "exitCode=" + exit.exitCode());
+    }
+
+    private void applyExitPolicy(PoolChild child, ChildExit exit) {
         journal.append(new ChildExited(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, child.group(),
-                child.index(), child.pid(), exit.exitCode(), exit.signal(), EXIT_POLICY_KEEP));
-        child.failPendingCommands("child exited during the run: pid=" + child.pid() + " group=" + child.group()
-                + " child=" + child.index() + " " + (exit.signal() > 0 ? "signal=" + exit.signal()
-                        : "exitCode=" + exit.exitCode()));
+                child.index(), child.pid(), exit.exitCode(), exit.signal(), exitPolicy.label()));
+        String why = exitReason(child, exit);
+        child.failPendingCommands(why);
+        switch (exitPolicy.kind()) {
+            case KEEP -> { }
+            case FAIL_POOL -> fail(why + "; policy fail-pool");
+            case RESTART -> {
+                if (failure.get() != null || gate.isFenced()) {
+                    return;
+                }
+                RestartIntensity.Decision d = intensity.onExit(exit.reapedNanos());
+                if (!d.restart()) {
+                    fail(why + "; restart intensity crossed: it would be restart " + d.restartsInPeriod() + " within "
+                            + exitPolicy.period().toMillis() + " ms (maxRestarts=" + exitPolicy.maxRestarts() + ")");
+                    return;
+                }
+                java.util.concurrent.ScheduledExecutorService supervisor = orchestrator.supervisor();
+                if (supervisor == null) {
+                    return; // the orchestrator is closing: its close collects the child
+                }
+                try {
+                    supervisor.schedule(() -> restart(child, d), d.backoffNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException closing) {
+                    // the orchestrator is closing: its close collects the child
+                }
+            }
+            default -> throw new IllegalStateException("unknown exit policy " + exitPolicy.kind());
+        }
+    }
+
+    /**
+     * Starts {@code old}'s replacement (same group, index and spec) on the supervisor thread, after its backoff: frees
+     * the old mailbox, spawns inside the admission fence, waits for INIT_READY, journals ChildRestarted. A close that
+     * fenced first collects the old child instead; a replacement that exits again meets the policy again.
+     */
+    private void restart(PoolChild old, RestartIntensity.Decision d) {
+        try {
+            synchronized (restartLock) {
+                if (gate.isFenced() || failure.get() != null || orchestrator.isClosing()
+                        || orchestrator.startsStopped() != null) {
+                    return; // the close takes the old child (the tracked list is read under this lock)
+                }
+                tracked.remove(old);
+            }
+            AdmissionGate.Ticket unattended = pending.remove(old);
+            if (unattended != null) {
+                unattended.leave(); // its command already failed (CommandFailed) when the child exited
+            }
+            if (old.hasMailbox()) {
+                long offset = old.mailboxOffset();
+                long giveUp = MonotonicClock.nanos() + java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+                while (!old.tryReleaseMailbox()) { // a caller still inside a command on it: it fails at once
+                    if (MonotonicClock.nanos() > giveUp) {
+                        fail("restart of group=" + old.group() + " child=" + old.index() + " pid=" + old.pid()
+                                + " failed: its mailbox stayed busy for 2 s after the exit");
+                        return;
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                }
+                journal.append(new MailboxReleased(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0,
+                        old.group(), old.index(), offset));
+            }
+            journal.forget(poolId, old.group(), old.index());
+            PoolChild fresh;
+            try {
+                fresh = spawnAdmitted(old.group(), old.index(), old.spec());
+            } catch (AdmissionClosedException closing) {
+                return; // a close began meanwhile (journaled AdmissionRejected): nothing to restart into
+            }
+            String notReady = awaitReady(List.of(fresh), MonotonicClock.nanos() + startTimeout.toNanos());
+            if (notReady != null) {
+                if (!fresh.exit().isDone() && orchestrator.startsStopped() == null) {
+                    fail("restart of group=" + old.group() + " child=" + old.index() + " failed: " + notReady);
+                }
+                return; // it exited: its own exit met the policy
+            }
+            journal.append(new ChildRestarted(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, old.group(),
+                    old.index(), old.pid(), fresh.pid(), d.backoffNanos(), d.restartsInPeriod(), exitPolicy.maxRestarts(),
+                    exitPolicy.period().toNanos()));
+        } catch (RuntimeException e) {
+            if (!gate.isFenced()) {
+                fail("restart of group=" + old.group() + " child=" + old.index() + " failed: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The pool failed: journaled (PoolFailed, naming the close it starts) and closed at once through the close engine,
+     * without waiting here (this runs on the reaper or supervisor thread). Only the first failure counts.
+     */
+    private void fail(String reason) {
+        if (!failure.compareAndSet(null, reason)) {
+            return;
+        }
+        synchronized (this) {
+            if (gate.isFenced() || closeInProgress != null && !closeInProgress.isDone()) {
+                journal.append(new PoolFailed(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, currentCloseId,
+                        reason)); // a close is already under way: it is the one
+                return;
+            }
+            long closeId = CloseEngine.nextCloseId();
+            currentCloseId = closeId;
+            journal.append(new PoolFailed(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, closeId, reason));
+            CompletableFuture<CloseReport> f = orchestrator.closeEngine().submit(new Target(settings), closeId);
+            closeInProgress = f;
+            f.thenAccept(r -> {
+                synchronized (Pool.this) {
+                    lastReport = r;
+                }
+            });
+        }
     }
 
     private int childCount() {
@@ -426,12 +592,13 @@ public final class Pool implements AutoCloseable {
      */
     public CloseReport closeWithReport() {
         synchronized (closeLock) {
+            CloseReport failed = awaitFailureClose();
             synchronized (this) {
-                if (lastReport != null && tracked.isEmpty()) {
+                if (failed == null && lastReport != null && tracked.isEmpty()) {
                     return lastReport;
                 }
             }
-            CloseReport report = runClose(settings);
+            CloseReport report = failed != null && tracked.isEmpty() ? failed : runClose(settings);
             if (!report.isClean()) {
                 throw new CloseFailedException(report);
             }
@@ -445,6 +612,7 @@ public final class Pool implements AutoCloseable {
      */
     CloseReport closeAtOrchestratorShutdown() {
         synchronized (closeLock) {
+            awaitFailureClose();
             if (tracked.isEmpty()) {
                 return null;
             }
@@ -458,11 +626,38 @@ public final class Pool implements AutoCloseable {
         closeWithReport();
     }
 
+    /** Waits for the close a failure started, if it has not been waited for; its report, or null for none. */
+    private CloseReport awaitFailureClose() {
+        CompletableFuture<CloseReport> running;
+        long closeId;
+        synchronized (this) {
+            running = closeInProgress;
+            closeId = currentCloseId;
+            closeInProgress = null;
+        }
+        return running == null ? null : awaitClose(running, closeId);
+    }
+
     private CloseReport runClose(CloseSettings with) {
-        long closeId = CloseEngine.nextCloseId();
-        currentCloseId = closeId;
+        long closeId;
+        CompletableFuture<CloseReport> future;
+        synchronized (this) { // a failure's close and this one never both start (fail() looks under this lock)
+            closeId = CloseEngine.nextCloseId();
+            currentCloseId = closeId;
+            future = orchestrator.closeEngine().submit(new Target(with), closeId);
+            closeInProgress = future;
+        }
+        CloseReport report = awaitClose(future, closeId);
+        synchronized (this) {
+            if (closeInProgress == future) {
+                closeInProgress = null;
+            }
+        }
+        return report;
+    }
+
+    private CloseReport awaitClose(CompletableFuture<CloseReport> future, long closeId) {
         boolean interrupted = false;
-        CompletableFuture<CloseReport> future = orchestrator.closeEngine().submit(new Target(with), closeId);
         try {
             while (true) {
                 try {
@@ -545,7 +740,10 @@ public final class Pool implements AutoCloseable {
 
         @Override
         public List<? extends ClosingChild> trackedChildren() {
-            List<PoolChild> list = new ArrayList<>(tracked);
+            List<PoolChild> list;
+            synchronized (restartLock) { // a restart replaces a child under it: this close takes the old or the new
+                list = new ArrayList<>(tracked);
+            }
             list.sort(Comparator.comparing(PoolChild::group).thenComparingInt(PoolChild::index));
             return list;
         }
@@ -579,6 +777,7 @@ public final class Pool implements AutoCloseable {
         private CloseSettings settings;
         private Duration startTimeout = Duration.ofSeconds(30);
         private Redirect childOutput = Redirect.INHERIT;
+        private ExitPolicy exitPolicy = ExitPolicy.keep();
 
         private Builder(Orchestrator orchestrator, String poolId) {
             this.orchestrator = Objects.requireNonNull(orchestrator, "orchestrator");
@@ -626,6 +825,12 @@ public final class Pool implements AutoCloseable {
         /** Bound on waiting for INIT_READY of every child (default 30 s). */
         public Builder startTimeout(Duration d) {
             this.startTimeout = Objects.requireNonNull(d, "startTimeout");
+            return this;
+        }
+
+        /** What the pool does about a child that exits during the run (default {@link ExitPolicy#keep()}). */
+        public Builder exitPolicy(ExitPolicy p) {
+            this.exitPolicy = Objects.requireNonNull(p, "exitPolicy");
             return this;
         }
 

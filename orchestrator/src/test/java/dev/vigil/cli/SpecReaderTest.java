@@ -180,4 +180,47 @@ class SpecReaderTest {
                 + " in all need about")), got.toString());
         assertEquals(expected.size() + 1, got.size(), "unexpected extra problems: " + got);
     }
+    @Test
+    void aPoolsExitPolicyIsReadWithItsRestartLimitsAndDefaultsToKeep() throws IOException {
+        RunSpec spec = SpecReader.read(write("policy.yaml", """
+                pools:
+                  - id: a
+                    onChildExit: {policy: restart, maxRestarts: 2, periodMs: 60000, backoffMs: 50, maxBackoffMs: 400}
+                    groups: [{name: g, kind: c, children: 1}]
+                  - id: b
+                    onChildExit: {policy: fail-pool}
+                    groups: [{name: g, kind: c, children: 1}]
+                  - id: c
+                    groups: [{name: g, kind: c, children: 1}]
+                """));
+        assertEquals(dev.vigil.pool.ExitPolicy.restart(2, java.time.Duration.ofSeconds(60), java.time.Duration.ofMillis(50),
+                java.time.Duration.ofMillis(400)), spec.pools().get(0).onChildExit());
+        assertEquals(dev.vigil.pool.ExitPolicy.failPool(), spec.pools().get(1).onChildExit());
+        assertEquals(dev.vigil.pool.ExitPolicy.keep(), spec.pools().get(2).onChildExit());
+    }
+
+    @Test
+    void exitPolicyMistakesAreNamedByTheirPath() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("policy.json", """
+                {"pools": [
+                  {"onChildExit": {"policy": "resurrect"}, "groups": [{"name": "g", "kind": "c", "children": 1}]},
+                  {"onChildExit": {"policy": "fail-pool", "maxRestarts": 2}, "groups": [{"name": "g", "kind": "c", "children": 1}]},
+                  {"onChildExit": {"policy": "restart", "maxRestarts": -1, "periodMs": 0, "backoffMs": 500, "maxBackoffMs": 100,
+                                   "retries": 3}, "groups": [{"name": "g", "kind": "c", "children": 1}]},
+                  {"onChildExit": "restart", "groups": [{"name": "g", "kind": "c", "children": 1}]}]}
+                """)));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        List<String> expected = List.of(
+                "pools[0].onChildExit.policy: unknown value 'resurrect', expected one of [fail-pool, keep, restart]",
+                "pools[1].onChildExit.maxRestarts: only for policy restart (policy is fail-pool)",
+                "pools[2].onChildExit.maxRestarts: must be >= 0",
+                "pools[2].onChildExit.periodMs: must be >= 1",
+                "pools[2].onChildExit.maxBackoffMs: must be >= backoffMs (500)",
+                "pools[2].onChildExit.retries: unknown field",
+                "pools[3].onChildExit: must be an object");
+        for (String line : expected) {
+            assertTrue(got.contains(line), "missing problem '" + line + "' in " + got);
+        }
+        assertEquals(expected.size(), got.size(), "unexpected extra problems: " + got);
+    }
 }

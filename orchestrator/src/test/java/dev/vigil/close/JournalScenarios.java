@@ -50,6 +50,8 @@ public final class JournalScenarios {
             reports.add(notDeliveredLegacy(o, "legacy"));
             reports.add(wedged(o, "wedged"));
             reports.addAll(concurrent(o, "concurrent", 3, 3));
+            reports.add(restartedUntilTheIntensityLimit(o, "restarts"));
+            reports.add(failedPool(o, "failpool"));
         }
         return reports;
     }
@@ -90,6 +92,55 @@ public final class JournalScenarios {
             Thread.sleep(5);
         }
         Files.delete(trapArmed);
+        return p.closeWithReport();
+    }
+
+    /**
+     * Exit policy restart (at most 2 within 60 s, backoff 20 ms): a C child ends itself (OP_EXIT 3) three times;
+     * twice it is restarted, the third exit fails the pool, whose close reaps the last one. Returns that close.
+     */
+    public static CloseReport restartedUntilTheIntensityLimit(Orchestrator o, String id) throws Exception {
+        Pool p = pool(o, id, settings(Duration.ofSeconds(3)))
+                .exitPolicy(dev.vigil.pool.ExitPolicy.restart(2, Duration.ofSeconds(60), Duration.ofMillis(20),
+                        Duration.ofMillis(100)))
+                .group("flaky", 1, ChildSpec.cDemo()).group("steady", 1, ChildSpec.cDemo()).start();
+        for (int round = 0; round < 3; round++) {
+            PoolChild c = p.child("flaky", 0);
+            try {
+                p.control("flaky", 0, DemoHandler.OP_EXIT, 3, WAIT);
+                check(false, "OP_EXIT answered");
+            } catch (dev.vigil.mailbox.MailboxException expected) {
+                // the child exited under it
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (round < 2 && (p.child("flaky", 0) == c || p.child("flaky", 0).mailbox().awaitInit(Duration.ofMillis(20))
+                    != dev.vigil.mailbox.InitOutcome.READY)) {
+                check(System.nanoTime() < deadline, "child not restarted");
+                Thread.sleep(2);
+            }
+        }
+        return awaitFailureClose(p);
+    }
+
+    /** Exit policy fail-pool: one of three C children exits (OP_EXIT 5); the pool fails and closes at once. */
+    public static CloseReport failedPool(Orchestrator o, String id) throws Exception {
+        Pool p = pool(o, id, settings(Duration.ofSeconds(3))).exitPolicy(dev.vigil.pool.ExitPolicy.failPool())
+                .group("g", 3, ChildSpec.cDemo()).start();
+        try {
+            p.control("g", 1, DemoHandler.OP_EXIT, 5, WAIT);
+            check(false, "OP_EXIT answered");
+        } catch (dev.vigil.mailbox.MailboxException expected) {
+            // the child exited under it
+        }
+        return awaitFailureClose(p);
+    }
+
+    private static CloseReport awaitFailureClose(Pool p) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (p.failure().isEmpty() || p.lastReport().isEmpty()) {
+            check(System.nanoTime() < deadline, "pool " + p.poolId() + " did not fail and close");
+            Thread.sleep(2);
+        }
         return p.closeWithReport();
     }
 

@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import dev.vigil.close.decision.CloseDecisionAudit;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
@@ -57,7 +58,11 @@ public final class CloseReconstruction {
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
-            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS);
+            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
+            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
+
+    /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
+    static final int RUN_EVENTS_KEPT = 64;
 
     /** Receives closes as they complete and violations as they are found. */
     public interface Listener {
@@ -158,6 +163,8 @@ public final class CloseReconstruction {
             }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
+            case CHILD_EXITED -> exitedDuringRun((ChildExited) e);
+            case CHILD_RESTARTED, POOL_FAILED -> runEvent(pool(e.poolId()), e);
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }
@@ -237,7 +244,7 @@ public final class CloseReconstruction {
     private void spawned(ChildSpawned e) {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
-        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), e.spawnEpoch()));
+        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), e.spawnEpoch(), false));
         if (e.mailboxOffset() >= 0) {
             MailboxState fresh = new MailboxState();
             fresh.offset = e.mailboxOffset();
@@ -248,6 +255,26 @@ public final class CloseReconstruction {
                 reportGaps(p.poolId, k, old);
             }
         }
+    }
+
+    /**
+     * A child exited while its pool ran: still covered by the pool's next close (which reports it reaped), unless a
+     * restart replaces it first (its mailbox is then released outside any close, after this exit).
+     */
+    private void exitedDuringRun(ChildExited e) {
+        PoolState p = pool(e.poolId());
+        p.children.computeIfPresent(new ChildKey(e.group(), e.index()),
+                (k, t) -> t.pid() == e.pid() ? new TrackedChild(t.pid(), t.kind(), t.mailboxOffset(), t.spawnEpoch(), true) : t);
+        runEvent(p, e);
+    }
+
+    /** Exits, restarts and a failure between two closes of a pool: handed to its next close. */
+    private static void runEvent(PoolState p, JournalEvent e) {
+        if (p.runEvents.size() >= RUN_EVENTS_KEPT) {
+            p.runEvents.remove(0);
+            p.runEventsDropped++;
+        }
+        p.runEvents.add(e);
     }
 
     private void transition(long index, MailboxTransition t) {
@@ -342,6 +369,10 @@ public final class CloseReconstruction {
         PoolState p = pool(e.poolId());
         boolean detail = e.closeId() == detailCloseId;
         CloseState cs = new CloseState(e, index, p.mode);
+        cs.runEvents.addAll(p.runEvents);
+        cs.runEventsDropped = p.runEventsDropped;
+        p.runEvents.clear();
+        p.runEventsDropped = 0;
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
@@ -429,7 +460,7 @@ public final class CloseReconstruction {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
         TrackedChild live = p.children.get(k);
-        if (live != null) {
+        if (live != null && !live.exitedDuringRun()) {
             violation(Violation.Rule.RELEASED_BEFORE_REAP, index, e.timeNanos(), e.poolId(), e.closeId(),
                     "mailbox " + e.poolId() + " " + k, "released while child pid " + live.pid + " was not reaped");
         }
@@ -526,7 +557,7 @@ public final class CloseReconstruction {
     }
 
     private void forgetIfIdle(PoolState p) {
-        if (p.children.isEmpty() && p.mailboxes.isEmpty() && p.openClose == null) {
+        if (p.children.isEmpty() && p.mailboxes.isEmpty() && p.openClose == null && p.runEvents.isEmpty()) {
             pools.remove(p.poolId);
         }
     }
@@ -559,13 +590,17 @@ public final class CloseReconstruction {
         final Map<ChildKey, TrackedChild> children = new HashMap<>();
         final Map<ChildKey, MailboxState> mailboxes = new HashMap<>();
         CloseState openClose;
+        /** ChildExited, ChildRestarted, PoolFailed since the pool's last close started (the latest RUN_EVENTS_KEPT). */
+        final List<JournalEvent> runEvents = new ArrayList<>(0);
+        int runEventsDropped;
 
         PoolState(String poolId) {
             this.poolId = poolId;
         }
     }
 
-    private record TrackedChild(int pid, String kind, long mailboxOffset, long spawnEpoch) {
+    /** A spawned child not yet reaped by a close; exitedDuringRun once a ChildExited said it ended during the run. */
+    private record TrackedChild(int pid, String kind, long mailboxOffset, long spawnEpoch, boolean exitedDuringRun) {
     }
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
@@ -627,6 +662,8 @@ public final class CloseReconstruction {
         final List<StrayFound> strays = new ArrayList<>();
         final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
+        final List<JournalEvent> runEvents = new ArrayList<>(0);
+        int runEventsDropped;
         EscalateNowRequested escalateNow;
 
         CloseState(CloseStarted started, long startIndex, String mode) {
@@ -638,7 +675,7 @@ public final class CloseReconstruction {
 
         RebuiltClose rebuild(CloseCompleted completed, long endIndex) {
             RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
-                    kills, completed, endedByDeath, endIndex, fenced, settled);
+                    kills, completed, endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
             rc.escalateNow = escalateNow;
             return rc;
         }

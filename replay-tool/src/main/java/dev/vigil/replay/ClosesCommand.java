@@ -10,10 +10,12 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.vigil.journal.ChildRestarted;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JsonEvents;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
@@ -56,34 +58,53 @@ public final class ClosesCommand implements Callable<Integer> {
 
     public static int run(EventSource source, boolean json, PrintStream out) {
         Map<Long, CloseStarted> open = new HashMap<>();
+        // per pool, restarts since its last close started; per close, the failure that started it
+        Map<String, Integer> restarts = new HashMap<>();
+        Map<Long, Integer> restartsBefore = new HashMap<>();
+        Map<Long, PoolFailed> failures = new HashMap<>();
         long origin = source.firstEventTime();
         if (!json) {
             out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", "close", "pool", "started",
                     "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
-                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH), (i, e) -> {
+                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CHILD_RESTARTED, EventType.POOL_FAILED), (i, e) -> {
             if (e instanceof CloseStarted s) {
                 open.put(s.closeId(), s);
+                Integer n = restarts.remove(s.poolId());
+                if (n != null) {
+                    restartsBefore.put(s.closeId(), n);
+                }
             } else if (e instanceof CloseCompleted c) {
                 CloseStarted s = open.remove(c.closeId());
-                row(out, json, s, c, origin, "INCOMPLETE");
+                row(out, json, s, c, origin, "INCOMPLETE", restartsBefore.remove(c.closeId()), failures.remove(c.closeId()));
             } else if (e instanceof dev.vigil.journal.CloseEndedByOrchestratorDeath d) {
                 CloseStarted s = open.remove(d.closeId());
                 if (s != null) {
-                    row(out, json, s, null, origin, "ORCHESTRATOR_DIED");
+                    row(out, json, s, null, origin, "ORCHESTRATOR_DIED", restartsBefore.remove(d.closeId()),
+                            failures.remove(d.closeId()));
                 }
+            } else if (e instanceof ChildRestarted r) {
+                restarts.merge(r.poolId(), 1, Integer::sum);
+            } else if (e instanceof PoolFailed f && f.closeId() != 0) {
+                failures.put(f.closeId(), f);
             }
             return true;
         });
         for (CloseStarted s : open.values()) {
-            row(out, json, s, null, origin, "INCOMPLETE");
+            row(out, json, s, null, origin, "INCOMPLETE", restartsBefore.get(s.closeId()), failures.get(s.closeId()));
         }
         return 0;
     }
 
     /** @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, or ORCHESTRATOR_DIED */
-    private static void row(PrintStream out, boolean json, CloseStarted s, CloseCompleted c, long origin, String unfinished) {
+    /**
+     * @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, or ORCHESTRATOR_DIED
+     * @param restarts children the pool restarted since its previous close (null: none)
+     * @param failed the pool failure that started this close, or null
+     */
+    private static void row(PrintStream out, boolean json, CloseStarted s, CloseCompleted c, long origin, String unfinished,
+            Integer restarts, PoolFailed failed) {
         long closeId = s != null ? s.closeId() : c.closeId();
         String pool = s != null ? s.poolId() : c.poolId();
         String outcome = c != null ? c.outcome() : unfinished;
@@ -97,6 +118,10 @@ public final class ClosesCommand implements Callable<Integer> {
                         .put("children", s.children()).put("overlappingCloses", s.overlappingCloses());
             }
             n.put("outcome", outcome);
+            n.put("restartsBefore", restarts == null ? 0 : restarts);
+            if (failed != null) {
+                n.put("poolFailed", failed.reason());
+            }
             if (c != null) {
                 n.put("durationNanos", c.durationNanos()).put("reaped", c.reaped() - killed).put("killed", killed)
                         .put("kept", c.survivors()).put("survivors", c.survivors()).put("strays", strays);
@@ -109,6 +134,11 @@ public final class ClosesCommand implements Callable<Integer> {
                     outcome, c == null ? "-" : Integer.toString(c.reaped() - killed),
                     c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()),
                     c == null ? "-" : Integer.toString(strays));
+            if (restarts != null || failed != null) {
+                out.println("                 " + (restarts == null ? "" : restarts + " restart(s) before this close")
+                        + (restarts != null && failed != null ? "; " : "")
+                        + (failed == null ? "" : "started by the pool's failure: " + failed.reason()));
+            }
         }
     }
 

@@ -6,9 +6,11 @@ import java.util.List;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
-import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.ContainmentKilled;
+import dev.vigil.journal.InFlightSettled;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.journal.StrayFound;
 
 /**
@@ -28,12 +30,17 @@ public final class RebuiltClose {
     private final long endIndex;
     private final AdmissionFenced fenced;
     private final List<InFlightSettled> settled;
+    private final List<JournalEvent> runEvents;
+    private final int runEventsDropped;
     /** The caller's escalate-now of this close (a second Ctrl-C), or null. */
     dev.vigil.journal.EscalateNowRequested escalateNow;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
-            List<StrayFound> strays, List<ContainmentKilled> kills, CloseCompleted completed, CloseEndedByOrchestratorDeath endedByDeath, long endIndex,
-            AdmissionFenced fenced, List<InFlightSettled> settled) {
+            List<StrayFound> strays, List<ContainmentKilled> kills, CloseCompleted completed,
+            CloseEndedByOrchestratorDeath endedByDeath, long endIndex, AdmissionFenced fenced, List<InFlightSettled> settled,
+            List<JournalEvent> runEvents, int runEventsDropped) {
+        this.runEvents = List.copyOf(runEvents);
+        this.runEventsDropped = runEventsDropped;
         this.endedByDeath = endedByDeath;
         this.strays = List.copyOf(strays);
         this.kills = List.copyOf(kills);
@@ -106,6 +113,30 @@ public final class RebuiltClose {
     /** How each operation in flight at the fence settled (FINISHED or ABANDONED), in journal order. */
     public List<InFlightSettled> settled() {
         return settled;
+    }
+
+    /**
+     * What happened to the pool's children while it ran, since its previous close: ChildExited, ChildRestarted and
+     * PoolFailed (the failure that started this close, when one did), in journal order; the latest
+     * {@link CloseReconstruction#RUN_EVENTS_KEPT}.
+     */
+    public List<JournalEvent> runEvents() {
+        return runEvents;
+    }
+
+    /** Run events older than those kept in {@link #runEvents()}. */
+    public int runEventsDropped() {
+        return runEventsDropped;
+    }
+
+    /** The PoolFailed that started this close, or null. */
+    public PoolFailed poolFailed() {
+        for (JournalEvent e : runEvents) {
+            if (e instanceof PoolFailed f && f.closeId() == started.closeId()) {
+                return f;
+            }
+        }
+        return null;
     }
 
     public boolean isComplete() {

@@ -11,12 +11,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.vigil.close.decision.SurvivorClass;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildReaped;
+import dev.vigil.journal.ChildRestarted;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JsonEvents;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.PoolFailed;
 import dev.vigil.journal.ShutdownPublished;
 
 import dev.vigil.replay.source.EventSource;
@@ -113,6 +116,7 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("  DESCENDANTS_LEFT: " + SurvivorClass.DESCENDANTS_LEFT.cause());
             out.println("  next: " + SurvivorClass.DESCENDANTS_LEFT.nextStep());
         }
+        printRun(rc, t0, out);
         for (ChildHistory ch : rc.children()) {
             out.println();
             printChild(ch, t0, rc.endedByDeath() != null, out);
@@ -137,6 +141,40 @@ public final class ShowCommand implements Callable<Integer> {
                     k.descendants(), k.pids(), k.empty() ? "empty " + seconds(k.emptyAfterNanos()) + " after the kill"
                             : "NOT EMPTY within the bound");
         }
+    }
+
+    /** Exits, restarts and the pool's failure since its previous close (times relative to this close's start). */
+    private static void printRun(RebuiltClose rc, long t0, PrintStream out) {
+        if (rc.runEvents().isEmpty()) {
+            return;
+        }
+        PoolFailed failed = rc.poolFailed();
+        if (failed != null) {
+            out.println("started by the pool's failure at " + CloseVerdict.at(failed.timeNanos(), t0) + ": " + failed.reason());
+        }
+        out.println("while the pool ran (since its previous close)" + (rc.runEventsDropped() > 0
+                ? ", the latest " + rc.runEvents().size() + " (" + rc.runEventsDropped() + " earlier not shown)" : "") + ":");
+        for (JournalEvent e : rc.runEvents()) {
+            out.println("  " + describeRunEvent(e, t0));
+        }
+    }
+
+    static String describeRunEvent(JournalEvent e, long t0) {
+        String at = CloseVerdict.at(e.timeNanos(), t0);
+        if (e instanceof ChildExited x) {
+            return String.format(Locale.ROOT, "%s  child %s/%d pid %d exited (%s), policy %s", at, x.group(), x.index(),
+                    x.pid(), x.signal() > 0 ? "by " + SignalNames.name(x.signal()) + " (" + x.signal() + ")"
+                            : "exit " + x.exitCode(), x.policy());
+        }
+        if (e instanceof ChildRestarted r) {
+            return String.format(Locale.ROOT, "%s  child %s/%d restarted: pid %d -> %d after a backoff of %s (restart %d"
+                    + " within %s, at most %d)", at, r.group(), r.index(), r.oldPid(), r.newPid(), seconds(r.backoffNanos()),
+                    r.restartsInPeriod(), seconds(r.periodNanos()), r.maxRestarts());
+        }
+        if (e instanceof PoolFailed f) {
+            return at + "  pool failed (close " + f.closeId() + "): " + f.reason();
+        }
+        return at + "  " + e.type();
     }
 
     private static String liveAgreement(RebuiltClose rc, CloseOutcome rebuilt) {
@@ -237,6 +275,9 @@ public final class ShowCommand implements Callable<Integer> {
             }
         }
         n.set("closeStarted", event(rc.started()));
+        ArrayNode run = n.putArray("runEvents");
+        rc.runEvents().forEach(e -> run.add(event(e)));
+        n.put("runEventsDropped", rc.runEventsDropped());
         ArrayNode children = n.putArray("children");
         for (ChildHistory ch : rc.children()) {
             ObjectNode cn = children.addObject();

@@ -61,6 +61,17 @@ class OrchestratorJournalEquivalenceTest {
         CliRun show = CliRun.of("show", journal.toString(), Long.toString(legacy.closeId()));
         assertTrue(show.out().contains("verdict: FAILED: SHUTDOWN overwritten by child pid "), show::toString);
         assertTrue(show.out().contains("agrees with the journal"), show::toString);
+        CloseReport restarts = live.stream().filter(r -> r.poolId().equals("restarts")).findFirst().orElseThrow();
+        CliRun shown = CliRun.of("show", journal.toString(), Long.toString(restarts.closeId()));
+        assertTrue(shown.out().contains("started by the pool's failure at "), shown::toString);
+        assertTrue(shown.out().contains("restart intensity crossed"), shown::toString);
+        assertEquals(2, shown.out().lines().filter(l -> l.contains("child flaky/0 restarted: pid ")).count(), shown::toString);
+        assertEquals(3, shown.out().lines().filter(l -> l.contains("child flaky/0 pid ") && l.contains("exited (exit 3), policy restart"))
+                .count(), shown::toString);
+        String closes = CliRun.of("closes", journal.toString()).out();
+        assertTrue(closes.contains("2 restart(s) before this close; started by the pool's failure: "), closes);
+        assertTrue(closes.contains("started by the pool's failure: child exited during the run: pid="), closes);
+        System.out.println(shown.out());
         System.out.println(audit.out());
         System.out.println(show.out());
         System.out.println(CliRun.of("closes", journal.toString()).out());
