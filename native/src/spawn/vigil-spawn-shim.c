@@ -2,11 +2,14 @@
  * vigil-spawn-shim: the first program every Vigil child runs. posix_spawn starts it from the
  * orchestrator's spawner thread; it prepares the process and execs the real command.
  *
- *   vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>] -- <command> [args...]
+ *   vigil-spawn-shim <parent-pid> <status-fd> [--outlive-parent] [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>] -- <command> [args...]
  *
  * 1. prctl(PR_SET_PDEATHSIG, SIGKILL): the child dies with the spawner thread (so with the JVM).
  * 2. getppid() == <parent-pid>, else exit VIGIL_SHIM_EXIT_PARENT_GONE: the parent may have died
  *    between posix_spawn and step 1, in which case the signal is never coming.
+ *    With --outlive-parent neither 1 nor 2: a child of a pool whose close policy is leak may outlive
+ *    the orchestrator's normal exit (kept, to be reaped later); a crash still ends it through the
+ *    guardian, which kills the pool's cgroup or process group.
  * 2b. with --cgroup: write "0" to <dir>/cgroup.procs: the shim joins its pool's cgroup (v2) before
  *    it execs, so everything the child ever forks (double fork, setsid, daemons) is inside it.
  * 3. setpgid(0, 0): the child leads its own process group, so close can signal the whole group.
@@ -174,7 +177,12 @@ int main(int argc, char **argv)
     const char *cwd = NULL;
     const char *cgroup = NULL;
     int at = 3;
-    if (strcmp(argv[at], "--cgroup") == 0) {
+    int outlive_parent = 0;
+    if (strcmp(argv[at], "--outlive-parent") == 0) {
+        outlive_parent = 1;
+        at += 1;
+    }
+    if (at < argc && strcmp(argv[at], "--cgroup") == 0) {
         if (at + 1 >= argc) {
             fail(VIGIL_SHIM_STAGE_USAGE, EINVAL, VIGIL_SHIM_EXIT_SETUP_FAILED);
         }
@@ -200,10 +208,10 @@ int main(int argc, char **argv)
     }
     char **command = &argv[at + 1];
 
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+    if (!outlive_parent && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
         fail(VIGIL_SHIM_STAGE_PDEATHSIG, errno, VIGIL_SHIM_EXIT_SETUP_FAILED);
     }
-    if (getppid() != (pid_t)parent_pid) {
+    if (!outlive_parent && getppid() != (pid_t)parent_pid) {
         fail(VIGIL_SHIM_STAGE_PARENT_GONE, 0, VIGIL_SHIM_EXIT_PARENT_GONE);
     }
     if (cgroup != NULL && join_cgroup(cgroup) != 0) {

@@ -34,6 +34,7 @@ public enum EventType {
     ORCHESTRATOR_DEATH_FOUND(33, OrchestratorDeathFound.class),
     CLOSE_ENDED_BY_ORCHESTRATOR_DEATH(34, CloseEndedByOrchestratorDeath.class),
     MAILBOX_RECOVERED(35, MailboxRecovered.class),
+    POOL_KEPT(36, PoolKept.class),
     // 40-49: the event-driven close engine and the run-time child supervision
     HEARTBEAT_SEEN(40, HeartbeatSeen.class),
     BUDGET_SPENT(41, BudgetSpent.class),

@@ -145,6 +145,10 @@ public final class PoolRunner {
             }
             failed |= closeOpenPools();
             journalWriter = orchestrator.journal().writer();
+            if (closeSettings().escalation() == EscalationPolicy.LEAK) {
+                // leak means kept: no further close; what the closes kept outlives this run, listed with its reaper
+                printKept(orchestrator.leave(), journal);
+            }
         } finally {
             this.orchestrator = null;
             workers.shutdown();
@@ -161,6 +165,26 @@ public final class PoolRunner {
             return 128 + stopSignal;
         }
         return failed ? CLOSE_FAILED : CLEAN;
+    }
+
+    /** Each kept pool and process (pid, cgroup, command), and the command that ends them. */
+    private void printKept(List<Orchestrator.KeptPool> kept, Path journal) {
+        if (kept.isEmpty()) {
+            return;
+        }
+        int processes = kept.stream().mapToInt(k -> k.processes().size()).sum();
+        out.printf(Locale.ROOT, "kept running (escalation: leak): %d process(es) of %d pool(s), alive after this run with"
+                + " their mailboxes:%n", processes, kept.size());
+        for (Orchestrator.KeptPool k : kept) {
+            for (dev.vigil.contain.ContainedProcess p : k.processes()) {
+                out.printf(Locale.ROOT, "  pool=%s pid=%d %s=%s command=%s%n", k.poolId(), p.pid(),
+                        k.cgroup() != null ? "cgroup" : "container", k.container(), p.command());
+            }
+        }
+        String root = System.getProperty("vigil.root");
+        String vigil = root == null ? "bin/vigil" : Path.of(root, "bin", "vigil").toString();
+        out.println("end them with: " + vigil + " reap " + journal
+                + (kept.stream().allMatch(k -> k.cgroup() != null) ? "   (or: echo 1 > <cgroup>/cgroup.kill)" : ""));
     }
 
     /** One line: which containment this run uses, and for the fallback why and what it cannot guarantee. */

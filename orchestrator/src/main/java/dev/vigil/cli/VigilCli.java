@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
-        subcommands = {VigilCli.Run.class, VigilCli.Demo.class, VigilCli.Session.class},
+        subcommands = {VigilCli.Run.class, VigilCli.Demo.class, VigilCli.Session.class, VigilCli.Reap.class},
         footer = {"", "bin/vigil ship JOURNAL_DIR --bootstrap HOST:PORT --topic T: ship a journal to Kafka"
                 + " (the fleet module; bin/vigil ship --help, docs/FLEET.md)."})
 public final class VigilCli implements Callable<Integer> {
@@ -143,6 +143,41 @@ public final class VigilCli implements Callable<Integer> {
                 spec = new RunSpec(journal.toString(), spec.protocol(), spec.cycles(), spec.close(), spec.pools());
             }
             return cli.runSpec(spec, RunHooks.NONE, ship);
+        }
+    }
+
+    /**
+     * {@code vigil reap JOURNAL_DIR}: ends what a run left on a journal dir (pools kept under escalation leak, or what
+     * a crashed orchestrator left): the recovery of an orchestrator opening that dir, then its close. Exit 0 when
+     * nothing is left alive (or there was nothing), 1 when something outlived the bounded wait, 2 on bad input.
+     */
+    @Command(name = "reap", mixinStandardHelpOptions = true,
+            description = "End what a run left on a journal dir (pools kept under escalation leak, or left by a crash):"
+                    + " kill every process of its pools (cgroup.kill, or its process groups), journal it, free the"
+                    + " mailboxes. Refuses (exit 2) while an orchestrator owns the dir.")
+    static final class Reap implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        VigilCli cli;
+
+        @Parameters(paramLabel = "JOURNAL_DIR", description = "the journal directory of the run")
+        Path journalDir;
+
+        @Override
+        public Integer call() {
+            Path dir = journalDir.toAbsolutePath().normalize();
+            if (!java.nio.file.Files.isDirectory(dir)) {
+                cli.err.println("ERR: journal dir=" + dir + " does not exist");
+                return BAD_USAGE;
+            }
+            try (dev.vigil.pool.Orchestrator o = dev.vigil.pool.Orchestrator.builder().journalDir(dir).open()) {
+                var recovered = o.recovery();
+                if (recovered.isEmpty()) {
+                    cli.out.println("nothing to reap: journal dir=" + dir + " has no leftovers");
+                    return 0;
+                }
+                cli.out.println("reaped: " + recovered.get().describe());
+                return recovered.get().everythingGone() ? 0 : 1;
+            }
         }
     }
 

@@ -117,6 +117,15 @@ public final class Containment implements AutoCloseable {
             return null;
         } catch (AccessDeniedException e) {
             return "path=" + dir + " not writable (permission denied)";
+        } catch (java.nio.file.FileSystemException e) {
+            String why = e.getReason() == null ? "" : e.getReason();
+            if (why.contains("Read-only file system")) {
+                return "path=" + dir + " not writable (read-only file system)";
+            }
+            if (why.contains("Operation not permitted")) {
+                return "path=" + dir + " not writable (operation not permitted)";
+            }
+            return "path=" + dir + " cannot be created (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
         } catch (IOException e) {
             return "path=" + dir + " cannot be created (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
         }

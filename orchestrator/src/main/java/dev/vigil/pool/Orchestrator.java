@@ -289,6 +289,103 @@ public final class Orchestrator implements AutoCloseable {
         }
     }
 
+    /** A pool left holding processes by {@link #leave()}: its container and what is alive in it. */
+    public record KeptPool(String poolId, long lastCloseId, String container, Path cgroup,
+            java.util.List<dev.vigil.contain.ContainedProcess> processes) {
+    }
+
+    /**
+     * Ends this orchestrator but keeps what its closed pools kept (survivors of a LEAK close, kept strays): they stay
+     * alive with their mailboxes and their container (the children of a LEAK pool armed no PDEATHSIG), PoolKept is
+     * journaled for each such pool, the guardian stands down, and the owner record stays beside the journal, so that
+     * {@code vigil reap JOURNAL_DIR} (or the next orchestrator on this journal dir) ends and frees them later. No close
+     * is run for a kept pool; a pool never closed is closed as {@link #close()} does. Returns the kept pools.
+     */
+    public java.util.List<KeptPool> leave() {
+        if (closed.getAndSet(true)) {
+            return java.util.List.of();
+        }
+        java.util.List<KeptPool> kept = new java.util.ArrayList<>();
+        RuntimeException failure = null;
+        for (Pool pool : pools) {
+            try {
+                java.util.Optional<dev.vigil.close.decision.CloseReport> last = pool.lastReport();
+                dev.vigil.contain.PoolContainment container = pool.containment();
+                boolean holds = !pool.trackedChildren().isEmpty() || container != null && !container.isEmpty();
+                if (last.isPresent() && holds) {
+                    kept.add(keep(pool, last.get().closeId(), container));
+                } else {
+                    pool.closeAtOrchestratorShutdown();
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        pools.clear();
+        journal.writer().flush();
+        try {
+            engine.close();
+        } finally {
+            try {
+                if (guardian != null) {
+                    guardian.standDown(); // a normal exit: it must not kill what is kept
+                }
+                containment.close(); // removes the emptied pool containers only
+                drainer.close();
+                drainer.drainAll(0);
+            } finally {
+                // The spawner is not closed: its close would SIGKILL the kept processes.
+                try {
+                    mailboxes.close();
+                } finally {
+                    try {
+                        if (ownsJournal) {
+                            journal.writer().close();
+                        } else {
+                            journal.writer().flush();
+                        }
+                    } finally {
+                        ownership.release(!kept.isEmpty());
+                    }
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return kept;
+    }
+
+    private KeptPool keep(Pool pool, long lastCloseId, dev.vigil.contain.PoolContainment container) {
+        java.util.List<dev.vigil.contain.ContainedProcess> alive = new java.util.ArrayList<>();
+        if (container != null) {
+            for (dev.vigil.contain.ContainedProcess p : container.processes()) {
+                if (!p.isZombie()) {
+                    alive.add(p);
+                }
+            }
+        }
+        java.util.Set<Integer> listed = new java.util.HashSet<>();
+        alive.forEach(p -> listed.add(p.pid()));
+        for (PoolChild c : pool.trackedChildren()) {
+            if (!c.exit().isDone() && listed.add(c.pid())) {
+                alive.add(new dev.vigil.contain.ContainedProcess(c.pid(), (int) ProcessHandle.current().pid(), 'S',
+                        String.join(" ", c.process().argv())));
+            }
+        }
+        String where = container == null ? "" : container.describe();
+        String endWith = "vigil reap " + journal.writer().dir().toAbsolutePath();
+        journal.append(new dev.vigil.journal.PoolKept(MonotonicClock.nanos(), journal.orchestratorPid(), pool.poolId(),
+                lastCloseId, containment.mode().label(), where, alive.size(),
+                alive.stream().map(dev.vigil.contain.ContainedProcess::toString).collect(java.util.stream.Collectors.joining("; ")),
+                endWith));
+        return new KeptPool(pool.poolId(), lastCloseId, where, container == null ? null : container.cgroup(), alive);
+    }
+
     private void closeParts() {
         try {
             engine.close();

@@ -353,6 +353,10 @@ public final class Pool implements AutoCloseable {
         if (doorbellPipe) {
             request = request.withDoorbellPipe();
         }
+        if (settings.escalation() == EscalationPolicy.LEAK) {
+            // leak means kept: a survivor must be able to outlive the orchestrator's exit (Orchestrator.leave)
+            request = request.outlivingParent();
+        }
         ChildProcess process;
         try {
             process = orchestrator.spawner().spawn(request);

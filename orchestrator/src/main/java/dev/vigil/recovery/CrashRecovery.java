@@ -48,7 +48,7 @@ public final class CrashRecovery {
     public record Outcome(int deadPid, int processesKilled, int containersRemoved, int mailboxesFreed, int closesEnded,
             boolean everythingGone, String guardianRecord) {
         public String describe() {
-            return "recovered after orchestrator pid=" + deadPid + " died: " + processesKilled + " process(es) killed, "
+            return "recovered what orchestrator pid=" + deadPid + " left (it is gone): " + processesKilled + " process(es) killed, "
                     + closesEnded + " incomplete close(s) ended"
                     + (closesEnded > 0 ? " (class " + dev.vigil.close.decision.SurvivorClass.ORCHESTRATOR_DIED.name() + ": "
                             + dev.vigil.close.decision.SurvivorClass.ORCHESTRATOR_DIED.nextStep() + ")" : "")

@@ -258,6 +258,9 @@ final class ShimLauncher {
         argv.add(shim.toString());
         argv.add(Integer.toString(ownPid));
         argv.add(Integer.toString(ShimProtocol.STATUS_FD));
+        if (request.outlivesParent()) {
+            argv.add("--outlive-parent");
+        }
         if (request.cgroup() != null) {
             argv.add("--cgroup");
             argv.add(request.cgroup().toString());

@@ -228,6 +228,7 @@ class CloseMachineTest {
         final Map<Child, Long> opEnds = new HashMap<>();
         Runnable onSettled;
         CloseReport finished;
+        String poolId = "sim";
 
         Target(World w, CloseSettings settings, List<Child> children) {
             this.w = w;
@@ -235,7 +236,7 @@ class CloseMachineTest {
             this.children = children;
         }
 
-        @Override public String poolId() { return "sim"; }
+        @Override public String poolId() { return poolId; }
         @Override public CloseSettings closeSettings() { return settings; }
         @Override public List<? extends ClosingChild> trackedChildren() { return children; }
         @Override public List<? extends ClosingChild> takeLateJoiners() { return List.of(); }
@@ -266,6 +267,71 @@ class CloseMachineTest {
     /** Builds a random close, runs it, and returns what went wrong (empty when every invariant holds). */
     static List<String> simulate(long seed, boolean escalateNowMidway) {
         World w = new World(seed);
+        Target target = randomClose(w);
+        EscalationPolicy policy = target.settings.escalation();
+        long window = target.settings.window().toNanos();
+        Random r = w.random;
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        long closeId = 77;
+        w.at(w.now, () -> w.machine.closeRequested(target, closeId, result));
+        if (escalateNowMidway) {
+            w.at(w.now + r.nextInt((int) (2 * window / MS)) * MS, () -> w.machine.escalateNow(closeId));
+        }
+        long bound = w.now + 10 * window + 60_000 * MS;
+        w.run(result, bound);
+        return check(w.journal, target, result, policy, escalateNowMidway);
+    }
+
+    /**
+     * Several closes of different pools in one machine, requested at random times, their inputs interleaved: each
+     * close, read from its own slice of the one journal, keeps every invariant, and none waits for another.
+     */
+    static List<String> simulateMany(long seed) {
+        World w = new World(seed);
+        Random r = w.random;
+        int n = 2 + r.nextInt(5);
+        List<Target> targets = new ArrayList<>();
+        List<CompletableFuture<CloseReport>> results = new ArrayList<>();
+        List<Boolean> escalated = new ArrayList<>();
+        long bound = w.now;
+        for (int k = 0; k < n; k++) {
+            Target t = randomClose(w);
+            t.poolId = "sim" + k;
+            targets.add(t);
+            CompletableFuture<CloseReport> result = new CompletableFuture<>();
+            results.add(result);
+            long closeId = 100 + k;
+            long window = t.settings.window().toNanos();
+            long at = w.now + r.nextInt(500) * MS;
+            w.at(at, () -> w.machine.closeRequested(t, closeId, result));
+            boolean esc = r.nextInt(5) == 0;
+            escalated.add(esc);
+            if (esc) {
+                w.at(at + r.nextInt((int) (2 * window / MS)) * MS, () -> w.machine.escalateNow(closeId));
+            }
+            bound = Math.max(bound, at + 10 * window + 60_000 * MS);
+        }
+        w.run(CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)), bound);
+        List<String> bad = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            long closeId = 100 + k;
+            List<JournalEvent> slice = w.journal.stream().filter(e -> e.closeId() == closeId).toList();
+            for (String b : check(slice, targets.get(k), results.get(k), targets.get(k).settings.escalation(),
+                    escalated.get(k))) {
+                bad.add("close " + closeId + ": " + b);
+            }
+            if (!slice.isEmpty() && slice.get(0) instanceof CloseStarted cs && cs.overlappingCloses() < 1) {
+                bad.add("close " + closeId + " counts no overlapping close (itself)");
+            }
+        }
+        if (!w.machine.idle()) {
+            bad.add("machine not idle after every close completed");
+        }
+        return bad;
+    }
+
+    /** A random pool: 1-5 children with scripted acks, beats, exits and terminations, and operations in flight. */
+    static Target randomClose(World w) {
         Random r = w.random;
         long window = (50 + r.nextInt(400)) * MS;
         EscalationPolicy policy = r.nextBoolean() ? EscalationPolicy.LEAK : EscalationPolicy.TERM_THEN_KILL;
@@ -293,26 +359,17 @@ class CloseMachineTest {
                 target.opEnds.put(c, r.nextBoolean() ? w.now + r.nextInt(600) * MS : Long.MAX_VALUE);
             }
         }
-        CompletableFuture<CloseReport> result = new CompletableFuture<>();
-        long closeId = 77;
-        w.at(w.now, () -> w.machine.closeRequested(target, closeId, result));
-        if (escalateNowMidway) {
-            w.at(w.now + r.nextInt((int) (2 * window / MS)) * MS, () -> w.machine.escalateNow(closeId));
-        }
-        long bound = w.now + 10 * window + 60_000 * MS;
-        w.run(result, bound);
-        return check(w, target, result, policy, escalateNowMidway);
+        return target;
     }
 
-    static List<String> check(World w, Target target, CompletableFuture<CloseReport> result, EscalationPolicy policy,
-            boolean escalateNow) {
+    static List<String> check(List<JournalEvent> j, Target target, CompletableFuture<CloseReport> result,
+            EscalationPolicy policy, boolean escalateNow) {
         List<String> bad = new ArrayList<>();
         if (!result.isDone()) {
             bad.add("close never completed");
             return bad;
         }
         CloseReport report = result.join();
-        List<JournalEvent> j = w.journal;
         if (!(j.get(0) instanceof CloseStarted started) || !(j.get(j.size() - 1) instanceof CloseCompleted)) {
             bad.add("journal does not run CloseStarted .. CloseCompleted: " + j);
             return bad;
@@ -400,7 +457,55 @@ class CloseMachineTest {
         w.run(result, w.now + 60_000 * MS);
         assertEquals(CloseReport.Outcome.CLEAN, result.join().outcome(), result.join().toJson());
         assertTrue(w.now - start >= 3_000 * MS, "held open 3 s by a 100 ms window, beat by beat");
-        assertEquals(List.of(), check(w, target, result, EscalationPolicy.LEAK, false));
+        assertEquals(List.of(), check(w.journal, target, result, EscalationPolicy.LEAK, false));
+    }
+
+    @Test
+    void thousandsOfClosesOfManyPoolsInterleavedInOneMachineEachKeepEveryInvariant() {
+        int runs = Integer.getInteger("vigil.test.machineRuns", 3000) / 3;
+        for (long seed = 1; seed <= runs; seed++) {
+            List<String> bad = simulateMany(seed);
+            assertEquals(List.of(), bad, "seed=" + seed);
+        }
+    }
+
+    @Test
+    void aCloseHeldOpenSixtyVirtualSecondsByABeatingChildHoldsBackNoneOfTwoHundredOthers() {
+        World w = new World(11);
+        long window = 500 * MS;
+        Child beating = new Child(w, "g", 0, 1 * MS, 20 * MS, Long.MAX_VALUE / 4, 60_000 * MS, false, false);
+        Target held = new Target(w, CloseSettings.builder().window(Duration.ofNanos(window)).build(), List.of(beating));
+        held.poolId = "held";
+        CompletableFuture<CloseReport> heldResult = new CompletableFuture<>();
+        long start = w.now;
+        w.at(start, () -> w.machine.closeRequested(held, 1, heldResult));
+        List<CompletableFuture<CloseReport>> others = new ArrayList<>();
+        List<Long> requestedAt = new ArrayList<>();
+        for (int k = 0; k < 200; k++) {
+            Child a = new Child(w, "g", 0, 1 * MS, 0, 0, 5 * MS, false, false);
+            Child b = new Child(w, "g", 1, 2 * MS, 0, 0, 10 * MS, false, false);
+            Target t = new Target(w, CloseSettings.builder().window(Duration.ofNanos(window)).build(), List.of(a, b));
+            t.poolId = "other" + k;
+            CompletableFuture<CloseReport> f = new CompletableFuture<>();
+            long at = start + (k + 1) * 250 * MS; // one every 250 ms across the 60 s
+            requestedAt.add(at);
+            long id = 1000 + k;
+            w.at(at, () -> w.machine.closeRequested(t, id, f));
+            others.add(f);
+        }
+        w.run(heldResult, start + 120_000 * MS);
+        assertTrue(heldResult.isDone(), "the held close ends once its child exits");
+        assertTrue(w.now - start >= 60_000 * MS, "held open 60 s by its beating child");
+        for (int k = 0; k < 200; k++) {
+            CloseReport r = others.get(k).getNow(null);
+            assertTrue(r != null && r.isClean(), "other close " + k + " completed cleanly while one was held");
+            long id = 1000 + k;
+            long done = w.journal.stream().filter(e -> e instanceof CloseCompleted c && c.closeId() == id)
+                    .mapToLong(JournalEvent::timeNanos).findFirst().orElseThrow();
+            // its children exit 5 and 10 ms after the broadcast; inputs arrive within 3 ms; the tick is 20 ms
+            assertTrue(done - requestedAt.get(k) < 10 * MS + 3 * MS + TICK + 3 * MS,
+                    "close " + k + " took " + (done - requestedAt.get(k)) / MS + " ms");
+        }
     }
 
     @Test
@@ -422,7 +527,7 @@ class CloseMachineTest {
             CompletableFuture<CloseReport> result = new CompletableFuture<>();
             w.at(w.now, () -> w.machine.closeRequested(lying, 3, result));
             w.run(result, w.now + 10_000 * MS);
-            if (check(w, lying, result, EscalationPolicy.LEAK, false).stream().anyMatch(s -> s.contains("before the operation"))) {
+            if (check(w.journal, lying, result, EscalationPolicy.LEAK, false).stream().anyMatch(s -> s.contains("before the operation"))) {
                 caught++;
             }
         }
@@ -438,7 +543,7 @@ class CloseMachineTest {
             CompletableFuture<CloseReport> result = new CompletableFuture<>();
             w.at(w.now, () -> w.machine.closeRequested(t, 9, result));
             w.run(result, w.now + 10_000 * MS);
-            assertEquals(List.of(), check(w, t, result, EscalationPolicy.LEAK, false));
+            assertEquals(List.of(), check(w.journal, t, result, EscalationPolicy.LEAK, false));
             // Tamper: the spend moved 50 ms earlier, inside the window.
             List<JournalEvent> j = new ArrayList<>(w.journal);
             for (int i = 0; i < j.size(); i++) {
@@ -468,7 +573,7 @@ class CloseMachineTest {
             }
         });
         w.run(result, w.now + 600_000 * MS);
-        assertEquals(List.of(), check(w, t, result, policy, true));
+        assertEquals(List.of(), check(w.journal, t, result, policy, true));
         return w.journal;
     }
 

@@ -82,6 +82,9 @@ class OrchestratorCrashTest {
         }
     }
 
+    /** What {@link #crashOnce} found alive 1 s after its SIGKILL (or later, if its own checks took longer). */
+    private List<ProcessTree.Proc> aliveOneSecondLater = List.of();
+
     /** One crash: the time from the SIGKILL until the last marked process was gone, in nanos (-1: some outlived 3 s). */
     private long crashOnce(String containment, String guardian, MarkedProcesses marked, Path journal) throws Exception {
         Process holder = startHolder(containment, guardian, marked, journal);
@@ -97,7 +100,14 @@ class OrchestratorCrashTest {
             long killedAt = System.nanoTime();
             assertTrue(holder.waitFor(10, TimeUnit.SECONDS));
             List<ProcessTree.Proc> left = marked.awaitNone(3000);
-            return left.isEmpty() ? System.nanoTime() - killedAt : -1;
+            long gone = left.isEmpty() ? System.nanoTime() - killedAt : -1;
+            // the claim itself: 1 s after the SIGKILL, no process of any pool is alive (checked in /proc)
+            long oneSecond = killedAt + TimeUnit.SECONDS.toNanos(1) - System.nanoTime();
+            if (oneSecond > 0) {
+                TimeUnit.NANOSECONDS.sleep(oneSecond);
+            }
+            aliveOneSecondLater = marked.alive();
+            return gone;
         } finally {
             holder.destroyForcibly();
             holder.waitFor(10, TimeUnit.SECONDS);
@@ -124,6 +134,7 @@ class OrchestratorCrashTest {
             try {
                 long t = crashOnce(containment, "guardian-on", marked, journal);
                 assertTrue(t >= 0, "run " + run + ": processes alive 3 s after the crash: " + marked.alive());
+                assertEquals(List.of(), aliveOneSecondLater, "run " + run + ": alive 1 s after the crash");
                 times.add(t);
                 String prefix = containment + "-" + run + "-guardian-";
                 try (var records = Files.list(tmp)) {

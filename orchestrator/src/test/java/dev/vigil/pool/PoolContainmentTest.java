@@ -219,14 +219,23 @@ class PoolContainmentTest {
     }
 
     @Test
-    void twentyLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
-        loopedCloses(5);
+    void twelveLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
+        loopedCloses(3);
     }
 
     @Test
     @Tag("slow")
     void aHundredLoopedClosesOfForkingTermIgnoringPoolsLeaveNoProcess() throws Exception {
         loopedCloses(25);
+    }
+
+    /** Lines of {@code ps eww -e -o pid=,args=} (args with the environment) carrying this test's mark. */
+    private static List<String> psListing(MarkedProcesses marked) throws Exception {
+        Process ps = new ProcessBuilder("ps", "eww", "-e", "-o", "pid=,args=").redirectErrorStream(true).start();
+        String out = new String(ps.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(ps.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && ps.exitValue() == 0, "ps failed: " + out);
+        String needle = MarkedProcesses.VARIABLE + "=" + marked.variableValue();
+        return out.lines().filter(l -> l.contains(needle) && !l.contains(" ps eww")).toList();
     }
 
     /** {@code cycles} x 4 pools of 2 TERM-ignoring forking children closed at once; nothing may be left after each. */
@@ -259,10 +268,17 @@ class PoolContainmentTest {
                 closes++;
             }
             List<ProcessTree.Proc> left = marked.alive();
-            assertTrue(left.isEmpty(), "cycle " + cycle + ": processes left right after close(): " + left);
+            assertTrue(left.isEmpty(), "cycle " + cycle + ": processes left right after close() (/proc): " + left);
+            List<String> listed = psListing(marked);
+            assertTrue(listed.isEmpty(), "cycle " + cycle + ": processes left right after close() (ps): " + listed);
             for (Pool pool : pools) {
+                // removed at the close's end, which only an empty cgroup (cgroup.events populated 0) allows
                 assertFalse(Files.exists(pool.containment().cgroup()), "cycle " + cycle + " " + pool.containment().cgroup());
             }
+            try (var left2 = Files.list(o.containment().root())) {
+                assertEquals(List.of(), left2.filter(Files::isDirectory).toList(), "cycle " + cycle + ": pool cgroups left");
+            }
+            assertEquals("", Files.readString(o.containment().root().resolve("cgroup.procs")).strip());
         }
         assertEquals(cycles * 4, closes);
         assertNotNull(o.containment().root());

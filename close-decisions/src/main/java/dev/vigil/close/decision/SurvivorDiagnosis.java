@@ -69,8 +69,12 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
         }
         SurvivorEvidence.OpenCommand h = e.handler();
         if (h != null) {
-            sb.append(" op=").append(h.opcode()).append(" command=").append(h.commandId()).append(" in_handler=")
-                    .append(seconds(h.runningNanos()));
+            // The open command: for a child still inside its handler, how long it has run there; otherwise (e.g. the
+            // legacy CONTROL_DONE that erased SHUTDOWN) only which command it was: the child has left the handler.
+            sb.append(" op=").append(h.opcode()).append(" command=").append(h.commandId());
+            if (c == SurvivorClass.STUCK_IN_HANDLER) {
+                sb.append(" in_handler=").append(seconds(h.runningNanos()));
+            }
         }
         sb.append(" proc=").append(e.proc().state()).append(" wchan=").append(e.proc().wchan());
         if (!e.proc().stack().isEmpty()) {

@@ -72,6 +72,15 @@ class SurvivorDiagnosisTest {
     }
 
     @Test
+    void aCommandTheChildAlreadyAnsweredIsNamedWithoutATimeInHandler() {
+        MailboxWords w = new MailboxWords(5, "CONTROL_DONE", "CHILD", 12, true, 0, 0, 100);
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(new SurvivorEvidence("chips", 2, 4711, "C", w, 0, S, SLEEPING,
+                List.of(), new SurvivorEvidence.OpenCommand("CONTROL", 6, 4, 1_300_000_000L)));
+        assertEquals(SurvivorClass.NOT_DELIVERED, d.survivorClass());
+        assertTrue(d.line().contains(" op=6 command=4 proc=S"), d.line());
+    }
+
+    @Test
     void anIdleChildThatNeverAcksIgnoresShutdown() {
         SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(sticky(0, "IDLE", 77, 0), S / 100, SLEEPING));
         assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
