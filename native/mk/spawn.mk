@@ -1,9 +1,10 @@
 # The spawn shim every child starts through (DESIGN section 5), and the reaping benchmark's C parts:
 # vigil-exit-stamp (a child that stamps CLOCK_MONOTONIC right before _exit) and
-# vigil-reap-reference (reference reapers: pidfd_open + poll, and a waitpid WNOHANG loop), and the close
-# benchmark's vigil-close-reference (one close's protocol work over real mailbox children, in C).
+# vigil-reap-reference (reference reapers: pidfd_open + poll, and a waitpid WNOHANG loop), the close
+# benchmark's vigil-close-reference (one close's protocol work over real mailbox children, in C), and the
+# start benchmark's baseline vigil-spawn-stamp (a plain posix_spawnp, stamped).
 PROGRAMS     += $(BUILD)/vigil-spawn-shim $(BUILD)/vigil-exit-stamp $(BUILD)/vigil-reap-reference \
-                $(BUILD)/vigil-close-reference
+                $(BUILD)/vigil-close-reference $(BUILD)/vigil-spawn-stamp
 NATIVE_TEST_SCRIPTS += ./src/spawn/shim-test.sh
 
 $(BUILD)/vigil-spawn-shim: src/spawn/vigil-spawn-shim.c src/spawn/shim_protocol.h | $(BUILD)
@@ -16,4 +17,7 @@ $(BUILD)/vigil-reap-reference: src/bench/vigil-reap-reference.c | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/vigil-close-reference: src/bench/vigil-close-reference.c include/vigil/mailbox.h | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/vigil-spawn-stamp: src/bench/vigil-spawn-stamp.c | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<

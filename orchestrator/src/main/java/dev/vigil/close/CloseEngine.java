@@ -73,7 +73,11 @@ public final class CloseEngine implements AutoCloseable {
     private long lastTick;
 
     public CloseEngine(CloseJournal journal) {
-        CloseReport.warmUp();
+        // Jackson's set-up for the close report (hundreds of ms on a cold JVM) on a thread of its own: warm
+        // before the first close, and not on the way to the first child spawned.
+        Thread warmUp = new Thread(CloseReport::warmUp, "vigil-report-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.start();
         this.machine = new CloseMachine(journal, new RingInputs(), MonotonicClock::nanos);
         int id = ENGINE_IDS.incrementAndGet();
         this.disruptor = new Disruptor<>(Slot::new, RING_SIZE, r -> {

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseSettings;
@@ -63,11 +64,22 @@ public final class Orchestrator implements AutoCloseable {
 
     private Orchestrator(Builder b) {
         // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
-        this.ownership = JournalDirOwnership.acquire(b.journal != null ? b.journal.dir() : b.journalDir);
+        Path dir = b.journal != null ? b.journal.dir() : b.journalDir;
+        this.ownership = JournalDirOwnership.acquire(dir);
+        // The mailbox map opens on a thread of its own while the journal, containment, spawner and guardian
+        // start here: the two Chronicle stores load separate classes, and start-up is mostly class loading.
+        Path mapFile = b.mailboxFile != null ? b.mailboxFile : dir.resolveSibling(dir.getFileName() + "-mailboxes.map");
+        CompletableFuture<MailboxStore> mapOpening = CompletableFuture.supplyAsync(
+                () -> MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings), task -> {
+                    Thread t = new Thread(task, "vigil-open-mailboxes");
+                    t.setDaemon(true);
+                    t.start();
+                });
         JournalWriter writer;
         try {
             writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
         } catch (RuntimeException e) {
+            closeWhenOpened(mapOpening);
             ownership.close();
             throw e;
         }
@@ -93,9 +105,7 @@ public final class Orchestrator implements AutoCloseable {
                 g = Guardian.start(s, b.spawnerOptions.nativeDir(), c,
                         sibling(writer.dir(), "-guardian-" + journal.orchestratorPid() + ".json"));
             }
-            Path mapFile = b.mailboxFile != null ? b.mailboxFile
-                    : writer.dir().resolveSibling(writer.dir().getFileName() + "-mailboxes.map");
-            m = MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings);
+            m = opened(mapOpening);
             r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m);
             ProcessIdentity self = ProcessIdentity.self();
             ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
@@ -105,9 +115,15 @@ public final class Orchestrator implements AutoCloseable {
             d.start(DRAIN_PERIOD, () -> 0L);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            if (m == null) {
+                closeWhenOpened(mapOpening);
+            }
             closeAfterFailedOpen(writer, s, m, d, c, g);
             throw new IllegalStateException("interrupted while recovering journal dir=" + writer.dir(), e);
         } catch (RuntimeException e) {
+            if (m == null) {
+                closeWhenOpened(mapOpening);
+            }
             closeAfterFailedOpen(writer, s, m, d, c, g);
             throw e;
         }
@@ -120,6 +136,26 @@ public final class Orchestrator implements AutoCloseable {
         this.engine = new CloseEngine(journal);
         // The survivors' own stacks, journaled before any escalation signal ends them (bounded: StackCapture.BOUND).
         engine.beforeEscalation(new dev.vigil.close.StackCapture(journal));
+    }
+
+    /** The mailbox map opened by {@code opening}; its own failure is rethrown as it was. */
+    private static MailboxStore opened(CompletableFuture<MailboxStore> opening) {
+        try {
+            return opening.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+    }
+
+    /** After a failed open: the mailbox map, once its opening ends, is closed again. */
+    private static void closeWhenOpened(CompletableFuture<MailboxStore> opening) {
+        opening.thenAccept(MailboxStore::close);
     }
 
     private void closeAfterFailedOpen(JournalWriter writer, Spawner s, MailboxStore m, RingDrainer d, Containment c, Guardian g) {
