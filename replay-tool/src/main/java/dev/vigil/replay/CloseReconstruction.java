@@ -282,18 +282,19 @@ public final class CloseReconstruction {
         ChildKey k = new ChildKey(t.group(), t.index());
         MailboxState m = p.mailboxes.computeIfAbsent(k, x -> new MailboxState());
         MailboxTransition prev = m.last;
-        String where = "mailbox " + t.poolId() + " " + k;
+        // Built only when a violation needs it: one string per transition was a large part of a long audit's CPU.
+        java.util.function.Supplier<String> where = () -> "mailbox " + t.poolId() + " " + k;
         if (prev != null) {
             // Across a seq gap the transitions in between are unknown (a RingOverrun names them, or the gap is
             // reported as unexplained): what this one read is no evidence of a lost update.
             boolean adjacent = t.seq() <= prev.seq() + 1;
             if (adjacent && t.fromState() != prev.toState()) {
-                violation(Violation.Rule.LOST_UPDATE, index, t, where, "seq " + t.seq() + " " + describe(t)
+                violation(Violation.Rule.LOST_UPDATE, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                         + " read " + MailboxStates.name(t.fromState()) + ", but the previous transition (seq "
                         + prev.seq() + " " + describe(prev) + ") had left " + MailboxStates.name(prev.toState())
                         + (t.seq() == prev.seq() ? "; both writers computed seq " + t.seq() + " from the same read" : ""));
             } else if (t.seq() <= prev.seq()) {
-                violation(Violation.Rule.SEQ_NOT_INCREASING, index, t, where, "seq " + t.seq() + " " + describe(t)
+                violation(Violation.Rule.SEQ_NOT_INCREASING, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                         + " follows seq " + prev.seq());
             }
             if (t.seq() > prev.seq() + 1) {
@@ -303,18 +304,18 @@ public final class CloseReconstruction {
         }
         boolean closer = WRITER_CLOSER.equals(t.writer());
         if (closer && "sticky".equalsIgnoreCase(p.mode)) {
-            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where, "seq " + t.seq() + " " + describe(t)
+            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                     + " in a sticky-mode pool, where the closer never writes the state word");
         }
         // Transitions are drained from rings, so one made before the publication may be journaled after it: judge by time.
         if (m.shutdownWordAt != 0 && t.timeNanos() > m.shutdownWordAt && !WRITER_CHILD.equals(t.writer()) && !closer) {
-            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "seq " + t.seq() + " " + describe(t)
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                     + " after the shutdown word was published");
         }
         CloseState cs = p.openClose;
         ChildHistory ch = cs == null ? null : cs.children.get(k);
         if (m.legacyShutdownInWord && t.toState() != MailboxStates.SHUTDOWN) {
-            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "SHUTDOWN overwritten by "
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where.get(), "SHUTDOWN overwritten by "
                     + t.writer().toLowerCase() + " pid " + t.writerPid() + " " + MailboxStates.name(t.toState())
                     + " at seq " + t.seq());
             m.legacyShutdownInWord = false;
@@ -324,7 +325,7 @@ public final class CloseReconstruction {
         }
         if (closer && t.toState() == MailboxStates.SHUTDOWN) {
             m.legacyShutdownWrites++;
-            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m.legacyShutdownWrites,
+            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where.get(), m.legacyShutdownWrites,
                     "legacy SHUTDOWN at seq " + t.seq());
             m.legacyShutdownInWord = true;
         }
