@@ -61,4 +61,26 @@ if [ -n "$cg_mount" ] && [ -w "$cg_mount" ]; then
 else
     echo "shim-test: no writable cgroup v2 mount, --cgroup not tested"
 fi
+# --log: stdout and stderr each to its own file through the log writer, rotated at max-bytes (keep 2), the
+# child's exit code unchanged; the writer leaves neither the status fd nor our stdout open (the $(...) ends).
+logs=$(mktemp -d)
+$shim $$ 9 --log "$logs/c.out" "$logs/c.err" 1000 2 -- /bin/sh -c \
+    'i=0; while [ $i -lt 300 ]; do echo "out-line-$i"; echo "err-line-$i" >&2; i=$((i + 1)); done; echo last-err >&2; exit 3' \
+    9>/dev/null && rc=0 || rc=$?
+[ "$rc" -eq 3 ] || fail "--log exit code rc=$rc expected=3"
+i=0
+while [ "$(tail -n 1 "$logs/c.err" 2>/dev/null)" != last-err ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(tail -n 1 "$logs/c.err")" = last-err ] || fail "--log stderr tail: $(tail -n 1 "$logs/c.err")"
+for f in "$logs"/c.out "$logs"/c.out.1 "$logs"/c.out.2 "$logs"/c.err "$logs"/c.err.1 "$logs"/c.err.2; do
+    [ -f "$f" ] || fail "--log: $f missing (no rotation)"
+    [ "$(wc -c <"$f")" -le 1000 ] || fail "--log: $f over its cap: $(wc -c <"$f") bytes"
+done
+[ ! -e "$logs/c.out.3" ] || fail "--log: more than 2 rotated files kept"
+# An unwritable log file: exit 126, report stage 10 (LOG) errno 2 (ENOENT).
+report=$(mktemp)
+$shim $$ 9 --log "$logs/missing/x.out" "$logs/x.err" 1000 2 -- /bin/true 9>"$report" && rc=0 || rc=$?
+words=$(od -An -t d4 "$report" | tr -s ' ')
+rm -f "$report"
+rm -rf "$logs"
+[ "$rc" -eq 126 ] && [ "$words" = " 10 2" ] || fail "log file missing dir rc=$rc report='$words' expected=126 ' 10 2'"
 echo "shim-test: ok"

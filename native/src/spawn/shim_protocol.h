@@ -2,7 +2,8 @@
  * The contract between the Java spawner (dev.vigil.spawn.internal.ShimProtocol) and
  * vigil-spawn-shim. Keep both sides identical; ShimProtocolParityTest compares them.
  *
- * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>] -- <command> [args...]
+ * Invocation:  vigil-spawn-shim <parent-pid> <status-fd> [--outlive-parent] [--cgroup <dir>] [--cwd <dir>] [--keep-fd <fd>]
+ *                [--log <stdout-file> <stderr-file> <max-bytes> <keep>] -- <command> [args...]
  * (--keep-fd: one more descriptor, above the status fd, that survives into the command: a Java child's doorbell)
  *
  * Status pipe: the shim marks <status-fd> close-on-exec. A successful exec closes it, so the
@@ -29,6 +30,8 @@
 #define VIGIL_SHIM_STAGE_EXEC 8
 /* Joining the pool's cgroup (--cgroup): writing 0 to <dir>/cgroup.procs failed (errno says why). */
 #define VIGIL_SHIM_STAGE_CGROUP 9
+/* --log: opening a log file, the pipes, or starting the log writer failed (errno says why). */
+#define VIGIL_SHIM_STAGE_LOG 10
 
 /* The parent died (or re-parented us) before PDEATHSIG was armed: nobody is left to supervise. */
 #define VIGIL_SHIM_EXIT_PARENT_GONE 125

@@ -249,6 +249,77 @@ class VigilCliEndToEndTest {
         assertTrue(show.out().contains("escalate-now: asked by SIGINT"), show.toString());
     }
 
+    /**
+     * A child flooding its stdout ({@code yes}) while vigil's own stdout is a pipe nobody reads until vigil exits:
+     * the flood goes to the child's own log file (rotated, under its cap), never into vigil's stdout, and neither
+     * the run nor its close waits on it.
+     */
+    @Test
+    void aFloodingChildWritesItsOwnCappedLogAndNeverVigilsStdout() throws Exception {
+        Path spec = Files.writeString(work.resolve("flood.json"), """
+                {"journalDir": "flood-journal", "cycles": 1,
+                 "childLogs": {"maxBytes": 65536, "keep": 2},
+                 "pools": [{"id": "loud", "workload": {"controls": 100},
+                   "groups": [{"name": "yes", "kind": "exec", "command": ["yes"], "children": 1},
+                              {"name": "c", "kind": "c", "children": 1, "env": {"VIGIL_DEMO_DELAY_MICROS": "10000"}}]}]}
+                """);
+        ProcessBuilder pb = new ProcessBuilder(Launchers.ROOT.resolve("bin/vigil").toString(), "run", spec.toString())
+                .directory(work.toFile()).redirectError(work.resolve("flood.err").toFile());
+        Process p = pb.start(); // stdout: a pipe read by nobody until vigil has exited
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "vigil blocked (its stdout is a pipe nobody reads)");
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), out + Files.readString(work.resolve("flood.err")));
+        assertTrue(out.contains("closes: 1 (0 failed)"), out);
+        assertFalse(out.contains("\ny\ny\n") || out.startsWith("y\n"), "the child's output reached vigil's stdout:\n" + out);
+
+        Path logs = work.resolve("flood-journal-logs").resolve("loud");
+        long total = 0;
+        try (var files = Files.list(logs)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("yes-0.out")).toList()) {
+                long size = Files.size(f);
+                assertTrue(size <= 65536, f + " is " + size + " bytes, over its 65,536 cap");
+                total += size;
+            }
+        }
+        System.out.println("flood: yes-0.out* hold " + total + " bytes in all (cap 3 x 65,536)");
+        assertTrue(Files.exists(logs.resolve("yes-0.out.1")), "the flood was rotated");
+        assertTrue(total <= 3 * 65536, "over the cap: " + total);
+        assertTrue(Files.readString(logs.resolve("yes-0.out")).startsWith("y\n"), "yes wrote to its log");
+        long closeNanos = JournalFacts.read(work.resolve("flood-journal")).lastCloseNanos;
+        System.out.printf(java.util.Locale.ROOT, "flood: the close took %.3f s%n", closeNanos / 1e9);
+        assertTrue(closeNanos < 3_000_000_000L, "the close took " + closeNanos / 1e9 + " s");
+    }
+
+    /**
+     * A child that fails (exit 3 after a line on stderr) and one killed by escalation (it ignores SIGTERM): each one's
+     * stderr tail is in vigil's report and in {@code vigil-replay show}.
+     */
+    @Test
+    void aFailedOrKilledChildsStderrTailIsInTheReportAndInShow() throws Exception {
+        Path spec = Files.writeString(work.resolve("fail.json"), """
+                {"journalDir": "fail-journal", "cycles": 1,
+                 "close": {"windowMs": 300, "escalation": "term-then-kill", "graceMs": 200},
+                 "pools": [{"id": "bad",
+                   "groups": [{"name": "crash", "kind": "exec", "children": 1,
+                               "command": ["/bin/sh", "-c", "echo fine on stdout; echo 'fatal: no config key db.url' >&2; exit 3"]},
+                              {"name": "deaf", "kind": "exec", "children": 1,
+                               "command": ["/bin/sh", "-c", "trap '' TERM; echo 'deaf: ignoring SIGTERM' >&2; exec /bin/sleep 600"]}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("| fatal: no config key db.url"), run.toString());
+        assertTrue(run.out().contains("| deaf: ignoring SIGTERM"), run.toString());
+        assertFalse(run.out().contains("fine on stdout") || run.err().contains("fine on stdout"), run.toString());
+        JournalFacts facts = JournalFacts.read(work.resolve("fail-journal"));
+        Launchers.Result show = Launchers.replay(work, 60, "show", work.resolve("fail-journal").toString(),
+                Long.toString(facts.lastCloseId));
+        assertEquals(0, show.exitCode(), show.toString());
+        assertTrue(show.out().contains("    | fatal: no config key db.url"), show.toString());
+        assertTrue(show.out().contains("    | deaf: ignoring SIGTERM"), show.toString());
+        Launchers.Result audit = Launchers.replay(work, 60, "audit", work.resolve("fail-journal").toString());
+        assertEquals(0, audit.exitCode(), audit.toString());
+    }
+
     /** Waits (bounded) until vigil's stdout contains {@code text}. */
     private void awaitOutput(Process p, String text, long seconds) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -279,6 +350,7 @@ class VigilCliEndToEndTest {
         int closes;
         int escalateNow;
         long lastCloseId;
+        long lastCloseNanos;
 
         static JournalFacts read(Path dir) {
             JournalFacts f = new JournalFacts();
@@ -291,6 +363,7 @@ class VigilCliEndToEndTest {
                     } else if (e instanceof CloseCompleted c) {
                         f.closes++;
                         f.lastCloseId = c.closeId();
+                        f.lastCloseNanos = c.durationNanos();
                     } else if (e instanceof dev.vigil.journal.EscalateNowRequested) {
                         f.escalateNow++;
                     }

@@ -24,7 +24,6 @@ import dev.vigil.pool.Orchestrator;
 import dev.vigil.pool.Pool;
 import dev.vigil.pool.PoolChild;
 import dev.vigil.pool.PoolStartException;
-import dev.vigil.spawn.Redirect;
 
 /**
  * Runs a {@link RunSpec}: per cycle, start every pool, drive its control workload, close all pools at
@@ -284,8 +283,9 @@ public final class PoolRunner {
     }
 
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
-        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode).childOutput(Redirect.INHERIT)
-                .exitPolicy(entry.onChildExit());
+        // Children's output never reaches ours: each child writes its own capped, rotated log files (through the shim).
+        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)
+                .childLogs(spec.childLogs().maxBytes(), spec.childLogs().keep()).exitPolicy(entry.onChildExit());
         for (RunSpec.Group g : entry.groups()) {
             ChildSpec spec = childSpec(g);
             b.group(g.name(), g.children(), i -> hooks.childSpec(cycle, entry.id(), g.name(), i, spec));
@@ -415,6 +415,10 @@ public final class PoolRunner {
             if (!r.isClean()) {
                 out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
             }
+            String tails = r.describeStderrTails();
+            if (!tails.isEmpty()) {
+                out.println("    " + tails.strip().replace("\n", "\n    "));
+            }
         }
         return failed;
     }
@@ -443,6 +447,8 @@ public final class PoolRunner {
         String replay = root == null ? "bin/vigil-replay" : Path.of(root, "bin", "vigil-replay").toString();
         out.println();
         out.println("journal: " + journal);
+        out.println("children's output: " + journal.resolveSibling(journal.getFileName() + "-logs")
+                + "/<pool>/<group>-<index>.out|.err");
         out.println("look closer:");
         out.println("  " + replay + " closes " + journal);
         out.println("  " + replay + " stats " + journal);

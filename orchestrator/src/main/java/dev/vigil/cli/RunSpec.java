@@ -7,7 +7,27 @@ import java.util.Map;
  * A validated pool-runner spec ({@code vigil run SPEC}): what to start, how to drive it, how to close
  * it, how many times. Built only by {@link SpecReader}, which reports every mistake at once.
  */
-public record RunSpec(String journalDir, String protocol, int cycles, Close close, List<PoolEntry> pools) {
+public record RunSpec(String journalDir, String protocol, int cycles, Close close, List<PoolEntry> pools,
+        ChildLogs childLogs) {
+
+    /** A spec with the default child logs. */
+    public RunSpec(String journalDir, String protocol, int cycles, Close close, List<PoolEntry> pools) {
+        this(journalDir, protocol, cycles, close, pools, ChildLogs.DEFAULTS);
+    }
+
+    /** This spec with another journal directory (bin/vigil --journal). */
+    public RunSpec withJournalDir(String dir) {
+        return new RunSpec(dir, protocol, cycles, close, pools, childLogs);
+    }
+
+    /**
+     * Each child's stdout and stderr go to its own files under {@code <journalDir>-logs/<pool>/}, rotated at
+     * {@code maxBytes} keeping {@code keep} old files (dev.vigil.spawn.ChildLog; docs/SPAWNING.md "Children's output").
+     */
+    public record ChildLogs(long maxBytes, int keep) {
+        public static final ChildLogs DEFAULTS = new ChildLogs(dev.vigil.spawn.ChildLog.DEFAULT_MAX_BYTES,
+                dev.vigil.spawn.ChildLog.DEFAULT_KEEP);
+    }
 
     /**
      * One pool: its id, its groups, the control workload driven between start and close, and what it does about a

@@ -106,6 +106,7 @@ public final class SpecReader {
         String protocol = o.oneOf("protocol", PROTOCOLS, "sticky");
         int cycles = o.intAtLeast("cycles", 1, 1);
         Close close = close(o.node("close"), o.path("close"));
+        RunSpec.ChildLogs childLogs = childLogs(o.node("childLogs"), o.path("childLogs"));
         List<RunSpec.PoolEntry> pools = new ArrayList<>();
         JsonNode poolsNode = o.required("pools");
         if (poolsNode != null) {
@@ -126,7 +127,31 @@ public final class SpecReader {
         }
         checkRoom(pools, o.path("pools"));
         o.rejectUnknown();
-        return new RunSpec(journalDir, protocol, cycles, close, pools);
+        return new RunSpec(journalDir, protocol, cycles, close, pools, childLogs);
+    }
+
+    /** {@code childLogs: {maxBytes, keep}}: the cap of one child log file and the rotated files kept. */
+    private RunSpec.ChildLogs childLogs(JsonNode node, String path) {
+        RunSpec.ChildLogs defaults = RunSpec.ChildLogs.DEFAULTS;
+        if (node == null) {
+            return defaults;
+        }
+        Obj o = object(node, path);
+        if (o == null) {
+            return defaults;
+        }
+        long maxBytes = o.longAtLeast("maxBytes", 1, defaults.maxBytes());
+        if (maxBytes > dev.vigil.spawn.ChildLog.MAX_MAX_BYTES) {
+            problem(o.path("maxBytes"), "must be <= " + dev.vigil.spawn.ChildLog.MAX_MAX_BYTES);
+            maxBytes = defaults.maxBytes();
+        }
+        int keep = o.intAtLeast("keep", 0, defaults.keep());
+        if (keep > dev.vigil.spawn.ChildLog.MAX_KEEP) {
+            problem(o.path("keep"), "must be <= " + dev.vigil.spawn.ChildLog.MAX_KEEP);
+            keep = defaults.keep();
+        }
+        o.rejectUnknown();
+        return new RunSpec.ChildLogs(maxBytes, keep);
     }
 
     /** Null when {@code dir} is a directory or can be created; else why not. */

@@ -26,6 +26,7 @@ import dev.vigil.contain.ContainmentMode;
 import dev.vigil.contain.PoolContainment;
 import dev.vigil.journal.BudgetSpent;
 import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildOutputTail;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
@@ -697,15 +698,17 @@ final class CloseMachine {
             String evidence = t.diagnosis == null ? null : t.diagnosis.line();
             CloseReport.ChildOutcome outcome = CloseReport.ChildOutcome.of(t.exit != null, t.escalatedNanos != 0,
                     t.exit == null ? 0 : t.exit.signal());
+            int exitCode = t.exit == null || t.exit.signal() > 0 ? -1 : t.exit.exitCode();
+            int signal = t.exit == null ? 0 : t.exit.signal();
+            String tail = stderrTail(run, c, outcome, exitCode, signal);
             if (t.exit == null) {
                 children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome, -1, 0, -1,
-                        diagnosis, evidence, t.stacks));
+                        diagnosis, evidence, t.stacks, tail));
                 continue;
             }
             reaped++;
-            children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome,
-                    t.exit.signal() > 0 ? -1 : t.exit.exitCode(), t.exit.signal(), t.sinceBroadcastNanos, diagnosis,
-                    evidence, t.stacks));
+            children.add(new CloseReport.Child(c.group(), c.index(), c.pid(), c.kind(), outcome, exitCode, signal,
+                    t.sinceBroadcastNanos, diagnosis, evidence, t.stacks, tail));
         }
         children.sort(Comparator.comparing(CloseReport.Child::group).thenComparingInt(CloseReport.Child::index));
         long end = clock.getAsLong(); // taken last: everything the close did is inside its duration
@@ -720,6 +723,23 @@ final class CloseMachine {
         finish(run);
         run.target.closeFinished(report);
         run.result.complete(report);
+    }
+
+    /**
+     * The last lines of a failed child's stderr log file (journaled: ChildOutputTail), or null. One bounded read of
+     * a regular file's last few KiB (ChildLog.tail), like the /proc reads of a diagnosis: it never waits on a writer.
+     */
+    private String stderrTail(Run run, ClosingChild c, CloseReport.ChildOutcome outcome, int exitCode, int signal) {
+        java.nio.file.Path file = c.stderrLog();
+        if (file == null || !CloseReport.Child.wantsStderrTail(outcome, exitCode, signal)) {
+            return null;
+        }
+        String tail = dev.vigil.spawn.ChildLog.tail(file);
+        if (tail != null) {
+            journal.append(new ChildOutputTail(clock.getAsLong(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
+                    c.pid(), "stderr", file.toString(), tail));
+        }
+        return tail;
     }
 
     private void finish(Run run) {

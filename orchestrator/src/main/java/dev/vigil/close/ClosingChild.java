@@ -51,4 +51,9 @@ public interface ClosingChild {
      * after {@link #exit()} completed; never for a survivor. True also when there is nothing to free.
      */
     boolean tryReleaseMailbox();
+
+    /** The child's own stderr log file (its output went to log files), or null when its output went elsewhere. */
+    default java.nio.file.Path stderrLog() {
+        return null;
+    }
 }

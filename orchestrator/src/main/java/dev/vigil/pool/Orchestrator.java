@@ -201,6 +201,14 @@ public final class Orchestrator implements AutoCloseable {
         return journal;
     }
 
+    /**
+     * Where the children's own log files go ({@link Pool.Builder#childLogs}): {@code <journal dir>-logs}, one
+     * directory per pool, {@code <group>-<index>.out} and {@code .err} in it.
+     */
+    public Path childLogDir() {
+        return sibling(journal.writer().dir(), "-logs");
+    }
+
     /** How pools are contained (a cgroup per pool, or process groups), chosen once at open and journaled. */
     public Containment containment() {
         return containment;

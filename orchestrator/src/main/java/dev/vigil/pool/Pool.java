@@ -81,6 +81,9 @@ public final class Pool implements AutoCloseable {
     private final CloseSettings settings;
     private final Duration startTimeout;
     private final Redirect childOutput;
+    /** Per-child log files (cap, rotations), or null: the output goes to {@link #childOutput}. */
+    private final long logMaxBytes;
+    private final int logKeep;
     /** Per group, the spec of its child {@code i} (the same for every child unless the builder varied it). */
     private final Map<String, IntFunction<ChildSpec>> groups;
     private final Map<String, Integer> counts;
@@ -116,6 +119,8 @@ public final class Pool implements AutoCloseable {
         this.settings = b.settings != null ? b.settings : orchestrator.closeSettings();
         this.startTimeout = b.startTimeout;
         this.childOutput = b.childOutput;
+        this.logMaxBytes = b.logMaxBytes;
+        this.logKeep = b.logKeep;
         this.groups = new LinkedHashMap<>(b.specs);
         this.counts = new LinkedHashMap<>(b.counts);
         this.nextIndex.putAll(b.counts);
@@ -294,6 +299,12 @@ public final class Pool implements AutoCloseable {
         }
         try {
             container = orchestrator.containment().openPool(poolId);
+            if (logMaxBytes > 0) {
+                java.nio.file.Files.createDirectories(orchestrator.childLogDir().resolve(fileName(poolId)));
+            }
+        } catch (java.io.IOException e) {
+            throw new PoolStartException("pool=" + poolId + " start failed: child log dir="
+                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + e, e, null);
         } catch (RuntimeException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
         }
@@ -348,8 +359,9 @@ public final class Pool implements AutoCloseable {
         if (doorbellPipe) {
             env.put(ChildRuntime.DOORBELL_FD_ENV, Integer.toString(SpawnRequest.DOORBELL_FD));
         }
+        dev.vigil.spawn.ChildLog log = childLog(group, index);
         SpawnRequest request = SpawnRequest.of(argv).withEnvironment(env).withStdout(childOutput).withStderr(childOutput)
-                .inCgroup(container.cgroup());
+                .withLog(log).inCgroup(container.cgroup());
         if (doorbellPipe) {
             request = request.withDoorbellPipe();
         }
@@ -374,6 +386,7 @@ public final class Pool implements AutoCloseable {
         }
         container.childStarted(process.pid());
         PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
+        child.log(log);
         if (mailbox != null) {
             orchestrator.drainer().register(mailbox);
         }
@@ -384,6 +397,22 @@ public final class Pool implements AutoCloseable {
         tracked.add(child);
         child.exit().thenAccept(exit -> exitedDuringRun(child, exit));
         return child;
+    }
+
+    /** The child's own log files under {@link Orchestrator#childLogDir()}/pool, or null without {@link Builder#childLogs}. */
+    private dev.vigil.spawn.ChildLog childLog(String group, int index) {
+        if (logMaxBytes == 0) {
+            return null;
+        }
+        java.nio.file.Path dir = orchestrator.childLogDir().resolve(fileName(poolId));
+        String base = fileName(group) + "-" + index;
+        return new dev.vigil.spawn.ChildLog(dir.resolve(base + ".out"), dir.resolve(base + ".err"), logMaxBytes, logKeep);
+    }
+
+    /** A pool or group name as a file name: '/' and control characters become '_'. */
+    private static String fileName(String name) {
+        String s = name.replaceAll("[/\\p{Cntrl}]", "_");
+        return s.equals(".") || s.equals("..") ? "_" + s : s;
     }
 
     /** Children whose exit during the run was handled (journaled, policy applied): each exactly once. */
@@ -781,6 +810,8 @@ public final class Pool implements AutoCloseable {
         private CloseSettings settings;
         private Duration startTimeout = Duration.ofSeconds(30);
         private Redirect childOutput = Redirect.INHERIT;
+        private long logMaxBytes;
+        private int logKeep;
         private ExitPolicy exitPolicy = ExitPolicy.keep();
 
         private Builder(Orchestrator orchestrator, String poolId) {
@@ -838,7 +869,20 @@ public final class Pool implements AutoCloseable {
             return this;
         }
 
-        /** Where the children's stdout and stderr go (default: inherited). */
+        /**
+         * Each child's stdout and stderr go to its own log files, {@code <journal dir>-logs/<pool>/<group>-<index>.out}
+         * and {@code .err}, written by a log writer the spawn shim starts (no orchestrator thread in the path), each
+         * rotated at {@code maxBytes} keeping {@code keep} old files (docs/SPAWNING.md, "Children's output"). The close
+         * report carries the last lines of a failed child's stderr. Overrides {@link #childOutput}.
+         */
+        public Builder childLogs(long maxBytes, int keep) {
+            new dev.vigil.spawn.ChildLog(java.nio.file.Path.of("check"), java.nio.file.Path.of("check"), maxBytes, keep);
+            this.logMaxBytes = maxBytes;
+            this.logKeep = keep;
+            return this;
+        }
+
+        /** Where the children's stdout and stderr go (default: inherited); see also {@link #childLogs}. */
         public Builder childOutput(Redirect r) {
             this.childOutput = Objects.requireNonNull(r, "childOutput");
             return this;

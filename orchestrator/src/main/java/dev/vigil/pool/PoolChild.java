@@ -27,6 +27,8 @@ public final class PoolChild implements ClosingChild {
     private final Orchestrator orchestrator;
     private final CompletableFuture<ChildExit> exit;
     private volatile boolean released;
+    /** Its own log files, or null when its output went elsewhere. */
+    private volatile dev.vigil.spawn.ChildLog log;
 
     PoolChild(String group, int index, ChildSpec spec, ChildProcess process, MailboxHandle mailbox, Orchestrator orchestrator) {
         this.group = group;
@@ -36,6 +38,21 @@ public final class PoolChild implements ClosingChild {
         this.mailbox = mailbox;
         this.orchestrator = orchestrator;
         this.exit = process.onExit().thenApply(s -> new ChildExit(s.exitCode(), s.signal(), s.reapedNanos()));
+    }
+
+    /** The child's own stdout and stderr log files, or null when its output went elsewhere (Pool.Builder#childOutput). */
+    public dev.vigil.spawn.ChildLog log() {
+        return log;
+    }
+
+    void log(dev.vigil.spawn.ChildLog childLog) {
+        this.log = childLog;
+    }
+
+    @Override
+    public java.nio.file.Path stderrLog() {
+        dev.vigil.spawn.ChildLog l = log;
+        return l == null ? null : l.stderr();
     }
 
     @Override

@@ -152,6 +152,9 @@ final class ShimLauncher {
             if (report[0] == ShimProtocol.STAGE_CHDIR) {
                 detail += " dir=" + request.workDir();
             }
+            if (report[0] == ShimProtocol.STAGE_LOG) {
+                detail += " log=" + request.log().stdout() + "," + request.log().stderr();
+            }
             if (report[0] == ShimProtocol.STAGE_CGROUP) {
                 detail += " cgroup=" + request.cgroup();
             }
@@ -223,8 +226,10 @@ final class ShimLauncher {
     private List<SpawnFileAction> fileActions(SpawnRequest request, int statusWriteFd, int doorbellReadFd) {
         List<SpawnFileAction> actions = new ArrayList<>(5);
         redirect(actions, 0, request.stdin());
-        redirect(actions, 1, request.stdout());
-        redirect(actions, 2, request.stderr());
+        if (request.log() == null) { // with a log the shim makes 1 and 2 its log writer's pipes
+            redirect(actions, 1, request.stdout());
+            redirect(actions, 2, request.stderr());
+        }
         actions.add(SpawnFileAction.dup(statusWriteFd, ShimProtocol.STATUS_FD));
         if (doorbellReadFd >= 0) {
             actions.add(SpawnFileAction.dup(doorbellReadFd, ShimProtocol.DOORBELL_FD));
@@ -272,6 +277,14 @@ final class ShimLauncher {
         if (request.doorbellPipe()) {
             argv.add("--keep-fd");
             argv.add(Integer.toString(ShimProtocol.DOORBELL_FD));
+        }
+        ChildLog log = request.log();
+        if (log != null) {
+            argv.add("--log");
+            argv.add(log.stdout().toString());
+            argv.add(log.stderr().toString());
+            argv.add(Long.toString(log.maxBytes()));
+            argv.add(Integer.toString(log.keep()));
         }
         argv.add("--");
         argv.addAll(request.argv());

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A survivor's own stacks are captured before the first escalation signal (real children stuck in a handler),
- * journaled in full and summed up in the report: a C child through eu-stack, a Java child through jcmd.
+ * journaled in full and summed up in the report: a C child through eu-stack, a Java child through jcmd, a Python
+ * child through faulthandler on SIGUSR2.
  */
 @Timeout(180)
 class StackCaptureTest {
@@ -104,5 +105,18 @@ class StackCaptureTest {
         SurvivorStacks s = journaled(c.pid());
         assertTrue(s.stacks().contains("DemoHandler.onControl"), "the handler's frame is in the dump: " + s.summary());
         System.out.println("Java survivor: " + c.stacks());
+    }
+
+    @Test
+    void aPythonChildStuckInAHandlerHasItsThreadsDumpedByFaulthandlerBeforeItIsKilled() throws Exception {
+        CloseReport.Child c = stuckAndKilled("py", ChildSpec.python("vigil_child.demo:DemoHandler")
+                .withEnv(DemoBehaviour.GATE, "1"));
+        assertEquals("STUCK_IN_HANDLER", c.diagnosis(), c.evidence());
+        assertNotNull(c.stacks(), "report carries the stacks line");
+        assertTrue(c.stacks().startsWith("faulthandler ") && c.stacks().contains("on_control@demo.py"), c.stacks());
+        SurvivorStacks s = journaled(c.pid());
+        assertEquals("faulthandler", s.tool());
+        assertTrue(s.stacks().contains("in on_control"), s.stacks());
+        System.out.println("Python survivor: " + c.stacks());
     }
 }

@@ -42,6 +42,7 @@ public final class ChildHistory {
     ChildReaped reaped;
     SurvivorDiagnosed diagnosed;
     SurvivorStacks stacks;
+    dev.vigil.journal.ChildOutputTail stderrTail;
     MailboxReleased released;
     MailboxTransition shutdownOverwrite;
 
@@ -189,6 +190,11 @@ public final class ChildHistory {
 
     public ChildReaped reaped() {
         return reaped;
+    }
+
+    /** The last lines of its stderr log file, journaled by the close because it failed, or null. */
+    public dev.vigil.journal.ChildOutputTail stderrTail() {
+        return stderrTail;
     }
 
     /** Its own stacks, captured before the first escalation signal, or null. */

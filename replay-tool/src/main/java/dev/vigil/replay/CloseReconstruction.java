@@ -13,6 +13,7 @@ import dev.vigil.close.decision.CloseDecisionAudit;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildExited;
+import dev.vigil.journal.ChildOutputTail;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.CloseCompleted;
@@ -59,7 +60,7 @@ public final class CloseReconstruction {
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
             EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
-            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED);
+            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED, EventType.CHILD_OUTPUT_TAIL);
 
     /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
     static final int RUN_EVENTS_KEPT = 64;
@@ -131,6 +132,13 @@ public final class CloseReconstruction {
                 ChildHistory ch = closeChild(st.closeId(), st.poolId(), st.group(), st.index(), st.pid());
                 if (ch != null) {
                     ch.stacks = st;
+                }
+            }
+            case CHILD_OUTPUT_TAIL -> {
+                ChildOutputTail ot = (ChildOutputTail) e;
+                ChildHistory ch = closeChild(ot.closeId(), ot.poolId(), ot.group(), ot.index(), ot.pid());
+                if (ch != null) {
+                    ch.stderrTail = ot;
                 }
             }
             case ESCALATION_SENT -> escalated((EscalationSent) e);

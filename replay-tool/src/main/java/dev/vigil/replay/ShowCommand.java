@@ -229,6 +229,12 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("  class: " + advice[0]);
             out.println("  next: " + advice[1]);
         }
+        if (ch.stderrTail() != null) {
+            out.println("  stderr (last lines, " + ch.stderrTail().file() + "):");
+            for (String line : ch.stderrTail().tail().split("\n")) {
+                out.println("    | " + line);
+            }
+        }
         if (ch.stacks() != null) {
             out.println("  stacks: " + ch.stacks().summary() + " (captured at "
                     + CloseVerdict.at(ch.stacks().timeNanos(), t0) + ")");
@@ -292,6 +298,7 @@ public final class ShowCommand implements Callable<Integer> {
             ch.escalations().forEach(e -> esc.add(event(e)));
             cn.set("diagnosed", event(ch.diagnosed()));
             cn.set("stacks", event(ch.stacks()));
+            cn.set("stderrTail", event(ch.stderrTail()));
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
             cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));

@@ -67,15 +67,51 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
      * @param evidence            the diagnosis line, else null
      * @param stacks              one line on its own stacks, captured before the first escalation signal (the full
      *                            text is journaled: SurvivorStacks), else null
+     * @param stderrTail          the last lines of its stderr log file when it failed ({@code wantsStderrTail}) and
+     *                            its output went to a log file (journaled: ChildOutputTail), else null
      */
     @JsonPropertyOrder({"group", "index", "pid", "kind", "outcome", "exitCode", "signal", "sinceBroadcastNanos",
-            "diagnosis", "evidence", "stacks"})
+            "diagnosis", "evidence", "stacks", "stderrTail"})
     public record Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
             long sinceBroadcastNanos, String diagnosis, String evidence,
-            @JsonInclude(JsonInclude.Include.NON_NULL) String stacks) {
+            @JsonInclude(JsonInclude.Include.NON_NULL) String stacks,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String stderrTail) {
         public Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
                 long sinceBroadcastNanos, String diagnosis, String evidence) {
-            this(group, index, pid, kind, outcome, exitCode, signal, sinceBroadcastNanos, diagnosis, evidence, null);
+            this(group, index, pid, kind, outcome, exitCode, signal, sinceBroadcastNanos, diagnosis, evidence, null, null);
+        }
+
+        public Child(String group, int index, int pid, String kind, ChildOutcome outcome, int exitCode, int signal,
+                long sinceBroadcastNanos, String diagnosis, String evidence, String stacks) {
+            this(group, index, pid, kind, outcome, exitCode, signal, sinceBroadcastNanos, diagnosis, evidence, stacks, null);
+        }
+
+        /**
+         * Whether a child's stderr tail belongs in the report: it failed the close (killed by escalation, survivor),
+         * exited non-zero, or ended by a signal other than a stop signal (SIGHUP, SIGINT, SIGTERM).
+         */
+        public static boolean wantsStderrTail(ChildOutcome outcome, int exitCode, int signal) {
+            return outcome.failsTheClose() || exitCode > 0 || signal > 0 && signal != 1 && signal != 2 && signal != 15;
+        }
+    }
+
+    /** The stderr tails of the children that failed without failing the close (exit non-zero, a crash); "" if none. */
+    public String describeStderrTails() {
+        StringBuilder sb = new StringBuilder();
+        for (Child c : children) {
+            if (c.stderrTail() != null && !c.outcome().failsTheClose()) {
+                sb.append("\n  pid=").append(c.pid()).append(" group=").append(c.group()).append(" child=")
+                        .append(c.index()).append(' ').append(c.signal() > 0 ? "signal=" + c.signal() : "exitCode=" + c.exitCode());
+                appendTail(sb, c.stderrTail());
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void appendTail(StringBuilder sb, String tail) {
+        sb.append("\n    stderr (last lines):");
+        for (String line : tail.strip().split("\n")) {
+            sb.append("\n      | ").append(line);
         }
     }
 
@@ -224,6 +260,9 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                 }
                 if (c.stacks() != null) {
                     sb.append("\n    stacks: ").append(c.stacks());
+                }
+                if (c.stderrTail() != null) {
+                    appendTail(sb, c.stderrTail());
                 }
             }
         }

@@ -22,6 +22,7 @@ public final class ShimProtocol {
     public static final int STAGE_SIGNALS = 7;
     public static final int STAGE_EXEC = 8;
     public static final int STAGE_CGROUP = 9;
+    public static final int STAGE_LOG = 10;
 
     public static final int EXIT_PARENT_GONE = 125;
     public static final int EXIT_SETUP_FAILED = 126;
@@ -42,6 +43,7 @@ public final class ShimProtocol {
             case STAGE_SIGNALS: return "signals";
             case STAGE_EXEC: return "exec";
             case STAGE_CGROUP: return "cgroup";
+            case STAGE_LOG: return "log";
             default: return "unknown-" + stage;
         }
     }
