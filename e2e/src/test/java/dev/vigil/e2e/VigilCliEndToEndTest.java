@@ -266,7 +266,10 @@ class VigilCliEndToEndTest {
         ProcessBuilder pb = new ProcessBuilder(Launchers.ROOT.resolve("bin/vigil").toString(), "run", spec.toString())
                 .directory(work.toFile()).redirectError(work.resolve("flood.err").toFile());
         Process p = pb.start(); // stdout: a pipe read by nobody until vigil has exited
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "vigil blocked (its stdout is a pipe nobody reads)");
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("vigil blocked (its stdout is a pipe nobody reads)");
+        }
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), out + Files.readString(work.resolve("flood.err")));
         assertTrue(out.contains("closes: 1 (0 failed)"), out);

@@ -175,8 +175,9 @@ final class CloseMachine {
                 any = true;
             }
         }
-        if (any && run.phase == Phase.SETTLING && run.unreaped() > 0) {
-            // It joined after the others were gone: it gets the same wait for its exit, from now.
+        if (any && (run.phase == Phase.SETTLING || run.phase == Phase.SWEEPING) && run.unreaped() > 0) {
+            // It joined after the others were gone (the close sweeping or settling): it gets the same wait for its
+            // exit, from now. Without this a joiner taken while SWEEPING was reported a SURVIVOR at once.
             run.phase = Phase.REAPING;
             run.budget.progress(now);
         }

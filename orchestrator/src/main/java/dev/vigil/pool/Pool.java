@@ -39,6 +39,7 @@ import dev.vigil.journal.SpawnFailed;
 import dev.vigil.mailbox.CommandResult;
 import dev.vigil.mailbox.InitOutcome;
 import dev.vigil.mailbox.MailboxHandle;
+import dev.vigil.mailbox.MailboxException;
 import dev.vigil.mailbox.MailboxId;
 import dev.vigil.mailbox.ProtocolMode;
 import dev.vigil.child.ChildRuntime;
@@ -221,6 +222,10 @@ public final class Pool implements AutoCloseable {
     /** Waits for the control command placed by {@link #sendControl}. */
     public CommandResult awaitControl(String group, int index, Duration timeout) {
         PoolChild c = mailboxChild(group, index);
+        String lost = lostToRestart.remove(group + "/" + index);
+        if (lost != null && !pending.containsKey(c)) {
+            throw new MailboxException("command failed: pool=" + poolId + " group=" + group + " child=" + index + " " + lost);
+        }
         try {
             return c.mailbox().awaitControl(timeout);
         } finally {
@@ -399,6 +404,9 @@ public final class Pool implements AutoCloseable {
         return child;
     }
 
+    /** Per group/index, why the command a sendControl left on a restarted child failed (for its awaitControl). */
+    private final Map<String, String> lostToRestart = new ConcurrentHashMap<>();
+
     /** The child's own log files under {@link Orchestrator#childLogDir()}/pool, or null without {@link Builder#childLogs}. */
     private dev.vigil.spawn.ChildLog childLog(String group, int index) {
         if (logMaxBytes == 0) {
@@ -491,6 +499,9 @@ public final class Pool implements AutoCloseable {
             AdmissionGate.Ticket unattended = pending.remove(old);
             if (unattended != null) {
                 unattended.leave(); // its command already failed (CommandFailed) when the child exited
+                // a later awaitControl on this slot names that exit, not the replacement's empty mailbox
+                lostToRestart.put(old.group() + "/" + old.index(), exitReason(old, old.exit().join())
+                        + "; the child was restarted");
             }
             if (old.hasMailbox()) {
                 long offset = old.mailboxOffset();

@@ -112,6 +112,24 @@ class ExitPolicyTest {
     }
 
     @Test
+    void aSentCommandWhoseChildWasRestartedFailsNamingTheExitWhenAwaited() throws Exception {
+        ExitPolicy policy = ExitPolicy.restart(5, Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofMillis(10));
+        try (Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("journal")).closeSettings(CloseSettings.defaults())
+                .open()) {
+            Pool pool = Pool.builder(o, "sent").childOutput(Redirect.DISCARD).exitPolicy(policy)
+                    .group("g", 1, ChildSpec.cDemo()).start();
+            PoolChild first = pool.child("g", 0);
+            pool.sendControl("g", 0, DemoHandler.OP_EXIT, 4);
+            PoolChild next = awaitReplacement(pool, first);
+            next.mailbox().awaitInit(Duration.ofSeconds(10));
+            MailboxException e = assertThrows(MailboxException.class, () -> pool.awaitControl("g", 0, Duration.ofSeconds(5)));
+            assertTrue(e.getMessage().contains("exitCode=4") && e.getMessage().contains("restarted"), e.getMessage());
+            assertEquals(9, pool.control("g", 0, DemoHandler.OP_ECHO, 9, Duration.ofSeconds(10)).value());
+            pool.closeWithReport();
+        }
+    }
+
+    @Test
     void failPoolClosesThePoolAtOnce() throws Exception {
         Path journalDir = tmp.resolve("journal");
         try (Orchestrator o = Orchestrator.builder().journalDir(journalDir).closeSettings(CloseSettings.defaults()).open()) {
