@@ -30,6 +30,7 @@ struct vigil_child {
     int32_t parent_pid;      /* 0: not checked */
     uint64_t parent_check_nanos;
     uint64_t idle_spin_nanos;
+    uint64_t sleep_nanos;    /* the bound of one doorbell sleep (VIGIL_CHILD_SLEEP_MILLIS, default 2000) */
     int honours_shutdown;    /* 0 only for tests: never look at the shutdown request */
     char error_text[VIGIL_ERROR_TEXT_LENGTH + 1]; /* a handler may fill it before returning an error code */
     uint32_t ring_capacity;  /* from the mailbox's identity line, checked at attach (layout version 2) */

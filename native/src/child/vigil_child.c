@@ -19,6 +19,7 @@
 #define IDLE_YIELD_NANOS          200000ULL
 #define IDLE_MAX_PARK_NANOS       1000000ULL
 #define DEFAULT_PARENT_CHECK_MILLIS 100ULL
+#define DEFAULT_SLEEP_MILLIS      2000ULL /* as ChildRuntime.DEFAULT_SLEEP_MILLIS */
 
 uint64_t vigil_now_nanos(void)
 {
@@ -111,6 +112,7 @@ int vigil_child_attach(struct vigil_child *child, const char *file, uint64_t off
     child->parent_pid = parent_pid;
     child->parent_check_nanos = env_number("VIGIL_CHILD_PARENT_CHECK_MILLIS", DEFAULT_PARENT_CHECK_MILLIS) * 1000000ULL;
     child->idle_spin_nanos = env_number("VIGIL_CHILD_SPIN_NANOS", DEFAULT_IDLE_SPIN_NANOS);
+    child->sleep_nanos = env_number("VIGIL_CHILD_SLEEP_MILLIS", DEFAULT_SLEEP_MILLIS) * 1000000ULL;
     child->honours_shutdown = 1;
     const char *doorbell = getenv("VIGIL_CHILD_DOORBELL");
     child->doorbell = doorbell == NULL || strcasecmp(doorbell, "off") != 0;
@@ -414,8 +416,9 @@ int vigil_child_serve(struct vigil_child *child, const struct vigil_child_handle
             next_parent_check = now + child->parent_check_nanos;
         }
         if (child->doorbell && idle_drowsy(&idle)) {
-            /* asleep until rung, or until the next parent check (the heartbeat then advances at the loop's top) */
-            doorbell_sleep(child, next_parent_check - now);
+            /* asleep until rung, at most sleep_nanos: then the loop beats and checks the parent (pool children also
+             * have the shim's PR_SET_PDEATHSIG) */
+            doorbell_sleep(child, child->sleep_nanos);
         } else {
             idle_step(&idle);
         }

@@ -25,6 +25,9 @@ import java.util.function.Supplier;
 public final class ChildRuntime {
     public static final String SPIN_NANOS_ENV = "VIGIL_CHILD_SPIN_NANOS";
     public static final String PARENT_CHECK_MILLIS_ENV = "VIGIL_CHILD_PARENT_CHECK_MILLIS";
+    /** The bound of one doorbell sleep in milliseconds (default {@value #DEFAULT_SLEEP_MILLIS}): the heartbeat period of a sleeping child. */
+    public static final String SLEEP_MILLIS_ENV = "VIGIL_CHILD_SLEEP_MILLIS";
+    public static final long DEFAULT_SLEEP_MILLIS = 2000;
     /** The descriptor of the child's doorbell pipe (read end), set by the orchestrator for Java children. */
     public static final String DOORBELL_FD_ENV = "VIGIL_DOORBELL_FD";
     /** {@code off}: no doorbell, the idle loop polls (spin, yield, park in steps of up to 1 ms): the pre-doorbell child. */
@@ -35,11 +38,13 @@ public final class ChildRuntime {
      * @param parentCheckNanos how often the idle loop asks {@code parentAlive}
      * @param idleSpinNanos    how long the idle loop busy-spins before yielding and parking
      * @param abort            true stops the loop with {@link ChildExitCodes#ABORTED} (in-process runs)
-     * @param doorbellFd       the doorbell pipe's read end (an idle loop sleeps on it, bounded by the parent check), or -1: poll
+     * @param doorbellFd       the doorbell pipe's read end (an idle loop sleeps on it), or -1: poll
+     * @param sleepNanos       the bound of one doorbell sleep (then the loop beats and checks the parent)
      */
-    public record Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort, int doorbellFd) {
+    public record Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort, int doorbellFd,
+            long sleepNanos) {
         public Options(BooleanSupplier parentAlive, long parentCheckNanos, long idleSpinNanos, BooleanSupplier abort) {
-            this(parentAlive, parentCheckNanos, idleSpinNanos, abort, -1);
+            this(parentAlive, parentCheckNanos, idleSpinNanos, abort, -1, DEFAULT_SLEEP_MILLIS * 1_000_000L);
         }
 
         public static Options inProcess(BooleanSupplier abort) {
@@ -53,8 +58,9 @@ public final class ChildRuntime {
             long spin = Long.parseLong(env.getOrDefault(SPIN_NANOS_ENV, Long.toString(IdleBackoff.DEFAULT_SPIN_NANOS)));
             String fd = env.get(DOORBELL_FD_ENV);
             int doorbellFd = fd == null || fd.isBlank() || "off".equalsIgnoreCase(env.get(DOORBELL_ENV)) ? -1 : Integer.parseInt(fd.trim());
+            long sleepMillis = Long.parseLong(env.getOrDefault(SLEEP_MILLIS_ENV, Long.toString(DEFAULT_SLEEP_MILLIS)));
             return new Options(parentPid > 0 ? () -> currentParent.getAsInt() == parentPid : null, checkMillis * 1_000_000L, spin, () -> false,
-                    doorbellFd);
+                    doorbellFd, sleepMillis * 1_000_000L);
         }
     }
 
@@ -112,7 +118,9 @@ public final class ChildRuntime {
                 nextParentCheck = System.nanoTime();
             }
             long now = System.nanoTime();
-            if (options.parentAlive() != null && now - nextParentCheck >= 0) {
+            // With a working doorbell pipe the parent's death is its end of file (only the parent holds the write
+            // end): no periodic look at /proc while asleep, which would cost an idle JVM more than the rest.
+            if (options.parentAlive() != null && doorbell == null && now - nextParentCheck >= 0) {
                 if (!options.parentAlive().getAsBoolean()) {
                     System.err.println("vigil child: parent gone, exiting: pid=" + pid + " status=" + ChildExitCodes.PARENT_GONE);
                     return ChildExitCodes.PARENT_GONE;
@@ -120,7 +128,7 @@ public final class ChildRuntime {
                 nextParentCheck = now + options.parentCheckNanos();
             }
             if (doorbell != null && backoff.drowsy()) {
-                sleep(doorbell, nextParentCheck - now);
+                sleep(doorbell, options.sleepNanos()); // then beat, and check the parent (its check period has passed)
             } else {
                 backoff.idle();
             }
@@ -130,7 +138,7 @@ public final class ChildRuntime {
     /**
      * The doorbell (docs/MAILBOX.md, "The doorbell"): announce the sleep (volatile store), re-check for a request or
      * a shutdown (volatile loads: the parent publishes, fences, then reads the flag), and only then park until rung,
-     * at most {@code nanos} (the next parent check; the heartbeat advances at the loop's top).
+     * at most {@code nanos} (the heartbeat advances at the loop's top, the parent check follows).
      */
     private void sleep(PipeDoorbell doorbell, long nanos) {
         mailbox.sleepingVolatile(1);

@@ -133,7 +133,8 @@ public final class PoolRunner {
         boolean failed = false;
         dev.vigil.journal.JournalWriter journalWriter;
         JournalShipping shipping = null;
-        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings()).open()) {
+        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings())
+                .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
             this.orchestrator = orchestrator;
             applyStop(); // a stop that came while it opened
             out.println(containmentLine(orchestrator.containment()));

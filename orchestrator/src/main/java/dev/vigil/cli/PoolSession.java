@@ -68,7 +68,7 @@ public final class PoolSession {
         ProtocolMode mode = spec.protocol().equals("legacy") ? ProtocolMode.LEGACY : ProtocolMode.STICKY;
         Path childLog = childLog(journal);
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(PoolRunner.closeSettings(spec.close()))
-                .open()) {
+                .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
             try {
                 for (RunSpec.PoolEntry entry : spec.pools()) {
                     Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)

@@ -29,6 +29,11 @@ public record RunSpec(String journalDir, String protocol, int cycles, Close clos
                 dev.vigil.spawn.ChildLog.DEFAULT_KEEP);
     }
 
+    /** Every child the spec starts at once (all pools, all groups): what the mailbox map must hold. */
+    public int totalChildren() {
+        return pools.stream().flatMap(p -> p.groups().stream()).mapToInt(Group::children).sum();
+    }
+
     /**
      * One pool: its id, its groups, the control workload driven between start and close, and what it does about a
      * child that exits during the run.

@@ -118,7 +118,15 @@ public final class MailboxStore implements AutoCloseable {
     /** Creates the mailbox of a new child: a fresh record (IDLE, seq 0, shutdown word 0) in {@code mode}. */
     public synchronized MailboxHandle allocate(MailboxId id, ProtocolMode mode) {
         String key = id.key();
-        if (map.putIfAbsent(key, new byte[valueLength]) != null) {
+        byte[] previous;
+        try {
+            previous = map.putIfAbsent(key, new byte[valueLength]);
+        } catch (IllegalStateException full) { // Chronicle: no extra segment tier left
+            throw new MailboxException("mailbox map full: " + id + " allocated=" + map.size() + " file=" + mapFile
+                    + " (size the map for every child at once: Orchestrator.Builder.maxMailboxes; it holds up to about 4x that)"
+                    + " error=" + full.getMessage(), full);
+        }
+        if (previous != null) {
             throw new MailboxException("mailbox already allocated: " + id);
         }
         long offset = mailboxOffset(id);

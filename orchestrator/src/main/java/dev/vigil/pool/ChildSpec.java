@@ -138,6 +138,13 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
                 argv.add("-XX:TieredStopAtLevel=1");
                 argv.add("-XX:+UseSerialGC");
                 argv.add("-Xshare:auto");
+                // An idle child costs what its JVM's own timers cost (docs/BENCHMARKS.md, "Idle children"): no 50 ms
+                // perf-data sampler (and no hsperfdata file per child), safepoint and monitor-deflation ticks every 10 s
+                // instead of every 1 s and 250 ms.
+                argv.add("-XX:-UsePerfData");
+                argv.add("-XX:+UnlockDiagnosticVMOptions");
+                argv.add("-XX:GuaranteedSafepointInterval=10000");
+                argv.add("-XX:AsyncDeflationInterval=10000");
                 argv.addAll(runtimeOptions); // after the defaults: a user's option wins
                 argv.add("-cp");
                 List<String> cp = new ArrayList<>();

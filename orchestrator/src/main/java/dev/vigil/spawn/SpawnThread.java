@@ -7,22 +7,29 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * The one thread of this JVM that calls posix_spawn. PR_SET_PDEATHSIG fires when the parent
- * THREAD exits, not the process, so the thread that spawns must outlive every child: this one is
- * started once, is a daemon, and never returns (it ends with the JVM, and so do the children).
+ * The threads of this JVM that call posix_spawn. PR_SET_PDEATHSIG fires when the parent THREAD exits, not the
+ * process, so a thread that spawns must outlive every child: these are started once, are daemons, and never return
+ * (they end with the JVM, and so do the children). Several ({@value #THREADS_PROPERTY}, default 4) because a spawn
+ * waits for its shim's exec (the status pipe's end of file): on a loaded machine that wait is scheduling latency,
+ * and spawns of different pools overlap it instead of queueing behind it.
  */
 final class SpawnThread {
+    static final String THREADS_PROPERTY = "vigil.spawner.threads";
     private static final BlockingQueue<FutureTask<?>> TASKS = new LinkedBlockingQueue<>();
-    private static final Thread THREAD = startThread();
+    private static final java.util.Set<Thread> THREADS = startThreads(Math.max(1, Integer.getInteger(THREADS_PROPERTY, 4)));
 
     private SpawnThread() {
     }
 
-    private static Thread startThread() {
-        Thread thread = new Thread(SpawnThread::serve, "vigil-spawner");
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
+    private static java.util.Set<Thread> startThreads(int count) {
+        java.util.Set<Thread> threads = new java.util.HashSet<>();
+        for (int i = 0; i < count; i++) {
+            Thread thread = new Thread(SpawnThread::serve, count == 1 ? "vigil-spawner" : "vigil-spawner-" + i);
+            thread.setDaemon(true);
+            thread.start();
+            threads.add(thread);
+        }
+        return java.util.Set.copyOf(threads);
     }
 
     private static void serve() {
@@ -38,7 +45,7 @@ final class SpawnThread {
 
     /** Runs {@code work} on the spawner thread and returns its result; its exceptions come back unchanged. */
     static <T> T call(Callable<T> work) {
-        if (Thread.currentThread() == THREAD) {
+        if (THREADS.contains(Thread.currentThread())) {
             return runHere(work);
         }
         FutureTask<T> task = new FutureTask<>(work);
@@ -81,6 +88,6 @@ final class SpawnThread {
     }
 
     static boolean isSpawnerThread(Thread thread) {
-        return thread == THREAD;
+        return THREADS.contains(thread);
     }
 }

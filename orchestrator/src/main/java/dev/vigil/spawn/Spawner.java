@@ -60,10 +60,29 @@ public final class Spawner implements AutoCloseable {
         } catch (RuntimeException | LinkageError e) {
             throw new NativePartUnavailableException("jnr-posix could not load libc: " + e, e);
         }
+        raiseOpenFileLimit(posix);
         boolean pidfds = pidfdsAvailable();
         Reaper reaper = pidfds && options.reapMode() == ReapMode.PIDFD_POLL ? new PidfdPollReaper() : new WaitpidBackoffReaper();
         reaper.start();
         return new Spawner(new ShimLauncher(shim, posix, pidfds), reaper);
+    }
+
+    private static final int RLIMIT_NOFILE = 7;
+
+    /**
+     * Every child holds descriptors in the orchestrator (its pidfd; a Java child's doorbell pipe; a spawn's status pipe
+     * for a moment): raise the soft RLIMIT_NOFILE to the hard one, as HotSpot's MaxFDLimit already does unless it was
+     * turned off. Past the hard limit a spawn fails naming pipe2 / pidfd_open and errno 24 (Too many open files).
+     */
+    private static void raiseOpenFileLimit(POSIX posix) {
+        try {
+            jnr.posix.RLimit limit = posix.getrlimit(RLIMIT_NOFILE);
+            if (limit != null && limit.rlimCur() < limit.rlimMax()) {
+                posix.setrlimit(RLIMIT_NOFILE, limit.rlimMax(), limit.rlimMax());
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // the JVM's own default raise stands; a spawn past the limit names EMFILE
+        }
     }
 
     /** Opens a pidfd of our own process to see whether the kernel has pidfd_open (Linux 5.3+). */

@@ -2,7 +2,7 @@
  * Spawning and reaping children (DESIGN section 5; contract in docs/SPAWNING.md).
  *
  * <pre>
- *  any thread --spawn()--> vigil-spawner thread (one per JVM, never exits: PDEATHSIG follows it)
+ *  any thread --spawn()--> vigil-spawner threads (four per JVM, never exit: PDEATHSIG follows them)
  *                            | pipe2(O_CLOEXEC), posix_spawnp(vigil-spawn-shim ...), pidfd_open
  *                            v
  *                          shim: PDEATHSIG, getppid check, setpgid, chdir, close fds, signals, execvp

@@ -233,7 +233,10 @@ class ChildContractTest {
         handle.publishShutdown(9);
         assertNull(child.awaitExit(Duration.ofMillis(500)), "ignores shutdown");
         long beat = handle.heartbeat();
-        sleep(300); // an idle child asleep on its doorbell beats once per parent check (100 ms)
+        long beatDeadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (handle.heartbeat() == beat && System.nanoTime() < beatDeadline) {
+            sleep(20); // an idle child asleep on its doorbell beats once per sleep bound (VIGIL_CHILD_SLEEP_MILLIS, 1 s)
+        }
         assertTrue(handle.heartbeat() > beat, "still serving, still beating");
         assertEquals(0, handle.ackNanos());
         if (mode == ProtocolMode.STICKY) { // legacy: SHUTDOWN occupies the state word, no command can be placed

@@ -34,9 +34,9 @@ class DoorbellTest {
 
     @Test
     void idleChildrenSleepOnTheDoorbellAndARingWakesThemAtOnce() throws Exception {
-        ChildSpec c = ChildSpec.cDemo().withEnv("VIGIL_CHILD_PARENT_CHECK_MILLIS", SLEEP_BOUND_MILLIS);
+        ChildSpec c = ChildSpec.cDemo().withEnv("VIGIL_CHILD_SLEEP_MILLIS", SLEEP_BOUND_MILLIS);
         ChildSpec java = ChildSpec.java(DemoHandler.class.getName()).withJvmOptions("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx64m")
-                .withEnv("VIGIL_CHILD_PARENT_CHECK_MILLIS", SLEEP_BOUND_MILLIS);
+                .withEnv("VIGIL_CHILD_SLEEP_MILLIS", SLEEP_BOUND_MILLIS);
         try (Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("journal")).closeSettings(CloseSettings.defaults()).open();
                 Pool pool = Pool.builder(o, "doorbell").group("c", 2, c).group("java", 2, java)
                         .group("cpoll", 1, c.withEnv("VIGIL_CHILD_DOORBELL", "off"))

@@ -51,15 +51,27 @@ public final class IdleBench {
         int perKind = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int windowSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         int baseline = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        String parts = args.length > 3 ? args[3] : "idle,busy";
         Path tmp = Files.createTempDirectory("vigil-idle-bench");
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%d cpus; load before: %s%n%n", Runtime.getRuntime().availableProcessors(), load()));
-        ChildSpec c = ChildSpec.cDemo();
+        if (parts.contains("idle")) {
+            idle(tmp, out, perKind, windowSeconds, baseline);
+        }
+        if (parts.contains("busy")) {
+            out.append('\n').append(busy(tmp, 16));
+        }
+        out.append(String.format(Locale.ROOT, "%nload after: %s%n", load()));
+        System.out.print(out);
+    }
+
+    private static void idle(Path tmp, StringBuilder out, int perKind, int windowSeconds, int baseline) throws Exception {
         List<String> jvm = new ArrayList<>(List.of("-Xmx32m", "-Xss256k"));
         String extra = System.getProperty("vigil.bench.jvm", "");
         if (!extra.isBlank()) {
             jvm.addAll(List.of(extra.trim().split("\\s+")));
         }
+        ChildSpec c = ChildSpec.cDemo();
         ChildSpec java = ChildSpec.java(DemoHandler.class.getName()).withJvmOptions(jvm.toArray(String[]::new));
         out.append("Java children: default flags of ChildSpec.java plus ").append(String.join(" ", jvm)).append("\n\n");
         try (Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("journal")).maxMailboxes(2 * perKind + 2 * baseline + 16)
@@ -87,9 +99,6 @@ public final class IdleBench {
                 out.insert(at + 1, rows);
             }
         }
-        out.append('\n').append(busy(tmp, 16));
-        out.append(String.format(Locale.ROOT, "%nload after: %s%n", load()));
-        System.out.print(out);
     }
 
     private static void touchAll(Pool pool) {
@@ -104,8 +113,13 @@ public final class IdleBench {
         for (PoolChild ch : children) {
             before += ticks(ch.pid());
         }
+        java.util.Map<String, Long> threadsBefore = Boolean.getBoolean("vigil.bench.threads") ? threadNanos(children.get(0).pid()) : null;
         long start = System.nanoTime();
         LockSupport.parkNanos(Duration.ofSeconds(windowSeconds).toNanos());
+        if (threadsBefore != null) {
+            java.util.Map<String, Long> threadsAfter = threadNanos(children.get(0).pid());
+            threadsAfter.forEach((name, ns) -> System.out.printf(Locale.ROOT, "  thread %s: %d us%n", name, (ns - threadsBefore.getOrDefault(name, 0L)) / 1000));
+        }
         long after = 0;
         for (PoolChild ch : children) {
             after += ticks(ch.pid());
@@ -125,6 +139,22 @@ public final class IdleBench {
                 2 * perKind, used / 1_000_000, 100.0 * used / (System.nanoTime() - start), load());
     }
 
+    /** Per-thread CPU (schedstat nanoseconds) keyed by tid:comm. */
+    static java.util.Map<String, Long> threadNanos(int pid) throws IOException {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    m.put(task.getFileName() + ":" + Files.readString(task.resolve("comm")).trim(),
+                            Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split("\\s+")[0]));
+                } catch (IOException gone) {
+                    // ended meanwhile
+                }
+            }
+        }
+        return m;
+    }
+
     /** utime + stime of every thread of {@code pid}, in clock ticks (/proc/PID/stat fields 14 and 15). */
     static long ticks(int pid) throws IOException {
         String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
@@ -138,7 +168,8 @@ public final class IdleBench {
         for (String group : List.of("c", "java")) {
             Histogram asleep = new Histogram(3_600_000_000L, 3);
             Histogram busy = new Histogram(3_600_000_000L, 3);
-            for (int i = 0; i < 5; i++) {
+            int sample = (int) pool.children().stream().filter(ch -> ch.group().equals(group)).count();
+            for (int i = 0; i < Math.min(5, sample); i++) {
                 PoolChild child = pool.child(group, i);
                 MailboxHandle h = child.mailbox();
                 for (int k = 0; k < 40; k++) {

@@ -85,6 +85,16 @@ public final class AuditCommand implements Callable<Integer> {
             }
 
             @Override
+            public void mapNote(String poolId, ChildKey child, String note) {
+                if (json) {
+                    out.println(JsonEvents.mapper().createObjectNode().put("mapFile", note).put("poolId", poolId)
+                            .put("group", child.group()).put("index", child.index()));
+                } else {
+                    out.println("map file: mailbox " + poolId + " " + child + ": " + note);
+                }
+            }
+
+            @Override
             public void violation(Violation v) {
                 counts[0]++;
                 found.add(v);

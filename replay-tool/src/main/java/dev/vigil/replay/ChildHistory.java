@@ -25,6 +25,9 @@ public final class ChildHistory {
     private final String kind;
     private final long mailboxOffset;
     MailboxMapFile.Mailbox finalWords;
+    /** Why the map file shows no words for it (no mailbox there, or another child's now), or null. */
+    String mapNote;
+    private final long spawnEpoch;
     /** When the close started: transitions stamped before it are its starting state, the rest happened during it. */
     private final long closeStartNanos;
     private MailboxTransition stateAtStart;
@@ -48,8 +51,9 @@ public final class ChildHistory {
      *               their own times they are its starting state or (stamped at or after the start, journaled
      *               before the CloseStarted) already part of the close
      */
-    ChildHistory(ChildKey key, int pid, String kind, long mailboxOffset, long closeStartNanos,
+    ChildHistory(ChildKey key, int pid, String kind, long mailboxOffset, long spawnEpoch, long closeStartNanos,
             Iterable<MailboxTransition> recent, boolean keepTransitions) {
+        this.spawnEpoch = spawnEpoch;
         this.key = key;
         this.pid = pid;
         this.kind = kind;
@@ -111,6 +115,26 @@ public final class ChildHistory {
     /** The mailbox as the map file holds it (post-mortem, {@code --map}), or null when not read. */
     public MailboxMapFile.Mailbox finalWords() {
         return finalWords;
+    }
+
+    /** With {@code --map}: why the map file shows no words for this child, in one line; else null. */
+    public String mapNote() {
+        return mapNote;
+    }
+
+    /** Its mailbox's spawn epoch as ChildSpawned journaled it (0: not known). */
+    public long spawnEpoch() {
+        return spawnEpoch;
+    }
+
+    /** Reads this child's words out of the map file (once), or the one line saying why there are none. */
+    void readFrom(MailboxMapFile map) {
+        if (finalWords != null || mapNote != null || mailboxOffset < 0) {
+            return;
+        }
+        MailboxMapFile.Finding f = map.readFor(mailboxOffset, pid, spawnEpoch);
+        finalWords = f.mailbox();
+        mapNote = f.note();
     }
 
     /**

@@ -124,9 +124,7 @@ public final class CloseLookup {
             }
             if (map != null && found[0] != null) {
                 for (ChildHistory c : found[0].children()) {
-                    if (c.finalWords == null && c.mailboxOffset() >= 0) {
-                        c.finalWords = map.read(c.mailboxOffset());
-                    }
+                    c.readFrom(map);
                 }
             }
         }

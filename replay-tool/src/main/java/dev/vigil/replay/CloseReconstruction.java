@@ -76,6 +76,10 @@ public final class CloseReconstruction {
 
         default void violation(Violation violation) {
         }
+
+        /** With a map file: a tracked mailbox the map file shows no words for, and why (one line). */
+        default void mapNote(String poolId, ChildKey child, String note) {
+        }
     }
 
     private final Listener listener;
@@ -204,13 +208,19 @@ public final class CloseReconstruction {
         for (PoolState p : new ArrayList<>(pools.values())) {
             for (Map.Entry<ChildKey, MailboxState> e : new ArrayList<>(p.mailboxes.entrySet())) {
                 MailboxState m = e.getValue();
-                MailboxMapFile.Mailbox mailbox = m.offset < 0 ? null : map.read(m.offset);
-                if (mailbox == null) {
+                if (m.offset < 0) {
                     continue;
                 }
+                MailboxMapFile.Finding found = map.readFor(m.offset, m.pid, m.spawnEpoch);
                 ChildHistory ch = p.openClose == null ? null : p.openClose.children.get(e.getKey());
                 if (ch != null) {
-                    ch.finalWords = mailbox;
+                    ch.finalWords = found.mailbox();
+                    ch.mapNote = found.note();
+                }
+                MailboxMapFile.Mailbox mailbox = found.mailbox();
+                if (mailbox == null) {
+                    listener.mapNote(p.poolId, e.getKey(), found.note());
+                    continue;
                 }
                 for (MailboxMapFile.RingRecord r : mailbox.ring()) {
                     MailboxTransition last = m.last;
@@ -242,10 +252,12 @@ public final class CloseReconstruction {
     private void spawned(ChildSpawned e) {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
-        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), false));
+        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), e.spawnEpoch(), false));
         if (e.mailboxOffset() >= 0) {
             MailboxState fresh = new MailboxState();
             fresh.offset = e.mailboxOffset();
+            fresh.pid = e.pid();
+            fresh.spawnEpoch = e.spawnEpoch();
             MailboxState old = p.mailboxes.put(k, fresh);
             if (old != null) {
                 reportGaps(p.poolId, k, old);
@@ -260,7 +272,7 @@ public final class CloseReconstruction {
     private void exitedDuringRun(ChildExited e) {
         PoolState p = pool(e.poolId());
         p.children.computeIfPresent(new ChildKey(e.group(), e.index()),
-                (k, t) -> t.pid() == e.pid() ? new TrackedChild(t.pid(), t.kind(), t.mailboxOffset(), true) : t);
+                (k, t) -> t.pid() == e.pid() ? new TrackedChild(t.pid(), t.kind(), t.mailboxOffset(), t.spawnEpoch(), true) : t);
         runEvent(p, e);
     }
 
@@ -278,18 +290,19 @@ public final class CloseReconstruction {
         ChildKey k = new ChildKey(t.group(), t.index());
         MailboxState m = p.mailboxes.computeIfAbsent(k, x -> new MailboxState());
         MailboxTransition prev = m.last;
-        String where = "mailbox " + t.poolId() + " " + k;
+        // Built only when a violation needs it: one string per transition was a large part of a long audit's CPU.
+        java.util.function.Supplier<String> where = () -> "mailbox " + t.poolId() + " " + k;
         if (prev != null) {
             // Across a seq gap the transitions in between are unknown (a RingOverrun names them, or the gap is
             // reported as unexplained): what this one read is no evidence of a lost update.
             boolean adjacent = t.seq() <= prev.seq() + 1;
             if (adjacent && t.fromState() != prev.toState()) {
-                violation(Violation.Rule.LOST_UPDATE, index, t, where, "seq " + t.seq() + " " + describe(t)
+                violation(Violation.Rule.LOST_UPDATE, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                         + " read " + MailboxStates.name(t.fromState()) + ", but the previous transition (seq "
                         + prev.seq() + " " + describe(prev) + ") had left " + MailboxStates.name(prev.toState())
                         + (t.seq() == prev.seq() ? "; both writers computed seq " + t.seq() + " from the same read" : ""));
             } else if (t.seq() <= prev.seq()) {
-                violation(Violation.Rule.SEQ_NOT_INCREASING, index, t, where, "seq " + t.seq() + " " + describe(t)
+                violation(Violation.Rule.SEQ_NOT_INCREASING, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                         + " follows seq " + prev.seq());
             }
             if (t.seq() > prev.seq() + 1) {
@@ -299,18 +312,18 @@ public final class CloseReconstruction {
         }
         boolean closer = WRITER_CLOSER.equals(t.writer());
         if (closer && "sticky".equalsIgnoreCase(p.mode)) {
-            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where, "seq " + t.seq() + " " + describe(t)
+            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                     + " in a sticky-mode pool, where the closer never writes the state word");
         }
         // Transitions are drained from rings, so one made before the publication may be journaled after it: judge by time.
         if (m.shutdownWordAt != 0 && t.timeNanos() > m.shutdownWordAt && !WRITER_CHILD.equals(t.writer()) && !closer) {
-            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "seq " + t.seq() + " " + describe(t)
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
                     + " after the shutdown word was published");
         }
         CloseState cs = p.openClose;
         ChildHistory ch = cs == null ? null : cs.children.get(k);
         if (m.legacyShutdownInWord && t.toState() != MailboxStates.SHUTDOWN) {
-            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where, "SHUTDOWN overwritten by "
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where.get(), "SHUTDOWN overwritten by "
                     + t.writer().toLowerCase() + " pid " + t.writerPid() + " " + MailboxStates.name(t.toState())
                     + " at seq " + t.seq());
             m.legacyShutdownInWord = false;
@@ -320,7 +333,7 @@ public final class CloseReconstruction {
         }
         if (closer && t.toState() == MailboxStates.SHUTDOWN) {
             m.legacyShutdownWrites++;
-            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where, m.legacyShutdownWrites,
+            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where.get(), m.legacyShutdownWrites,
                     "legacy SHUTDOWN at seq " + t.seq());
             m.legacyShutdownInWord = true;
         }
@@ -372,7 +385,7 @@ public final class CloseReconstruction {
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             MailboxState m = p.mailboxes.get(c.getKey());
             cs.children.put(c.getKey(), new ChildHistory(c.getKey(), c.getValue().pid, c.getValue().kind,
-                    c.getValue().mailboxOffset, e.timeNanos(), MailboxState.recent(m), detail));
+                    c.getValue().mailboxOffset, c.getValue().spawnEpoch, e.timeNanos(), MailboxState.recent(m), detail));
         }
         p.openClose = cs;
         openCloses.put(e.closeId(), cs);
@@ -392,7 +405,8 @@ public final class CloseReconstruction {
             TrackedChild t = p.children.get(k);
             MailboxState m = p.mailboxes.get(k);
             ch = new ChildHistory(k, t == null ? pid : t.pid, t == null ? "UNKNOWN" : t.kind,
-                    t == null ? -1 : t.mailboxOffset, cs.started.timeNanos(), MailboxState.recent(m),
+                    t == null ? -1 : t.mailboxOffset, t == null ? 0 : t.spawnEpoch, cs.started.timeNanos(),
+                    MailboxState.recent(m),
                     cs.started.closeId() == detailCloseId);
             cs.children.put(k, ch);
         }
@@ -595,7 +609,7 @@ public final class CloseReconstruction {
     }
 
     /** A spawned child not yet reaped by a close; exitedDuringRun once a ChildExited said it ended during the run. */
-    private record TrackedChild(int pid, String kind, long mailboxOffset, boolean exitedDuringRun) {
+    private record TrackedChild(int pid, String kind, long mailboxOffset, long spawnEpoch, boolean exitedDuringRun) {
     }
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */
@@ -603,6 +617,9 @@ public final class CloseReconstruction {
         /** How many of a mailbox's latest transitions a close that starts is built from (see {@link ChildHistory}). */
         private static final int RECENT = 8;
         long offset = -1;
+        /** The child the journal shows in this mailbox: its pid and its mailbox's spawn epoch (0: not known). */
+        int pid;
+        long spawnEpoch;
         MailboxTransition last;
         /** The latest transitions, oldest first, at most {@link #RECENT}. */
         private final java.util.ArrayDeque<MailboxTransition> recent = new java.util.ArrayDeque<>(RECENT);

@@ -29,6 +29,7 @@ public final class MailboxMapFile implements AutoCloseable {
     static final int PROTOCOL_MODE_OFFSET = 12;
     static final int MAILBOX_LENGTH_OFFSET = 16;
     static final int RING_CAPACITY_OFFSET = 20;
+    static final int SPAWN_EPOCH_OFFSET = 24;
     static final int CHILD_PID_OFFSET = 36;
     static final int STATE_WORD_OFFSET = 64;
     static final int SHUTDOWN_WORD_OFFSET = 128;
@@ -47,17 +48,70 @@ public final class MailboxMapFile implements AutoCloseable {
         this.channel = channel;
     }
 
-    /** Opens the map file read-only; {@link ReplayInputException} when it is missing or unreadable. */
+    /**
+     * How every mailbox map file starts: the orchestrator's store is a persisted Chronicle Map, whose file opens
+     * with its self-describing header (12 bytes, then this class name).
+     */
+    static final String CHRONICLE_MAP_HEADER = "!net.openhft.chronicle.map.";
+    /** How far into the file the header's class name must start. */
+    static final int HEADER_SEARCH_BYTES = 64;
+
+    /**
+     * Opens the map file read-only; {@link ReplayInputException} when it is missing, unreadable, or not a mailbox
+     * map file at all (JSON, text, random bytes: anything that does not start with a Chronicle Map header).
+     */
     public static MailboxMapFile open(Path file) {
         if (!Files.isRegularFile(file)) {
             throw new ReplayInputException("mailbox map file=" + file + (Files.exists(file) ? " is not a regular file"
                     : " does not exist"));
         }
+        FileChannel channel;
         try {
-            return new MailboxMapFile(file, FileChannel.open(file, StandardOpenOption.READ));
+            channel = FileChannel.open(file, StandardOpenOption.READ);
         } catch (IOException e) {
-            throw new ReplayInputException("mailbox map file=" + file + " cannot be read: " + e);
+            throw new ReplayInputException("mailbox map file=" + file + " cannot be read: " + dev.vigil.journal.JournalException.plain(e));
         }
+        MailboxMapFile map = new MailboxMapFile(file, channel);
+        try {
+            map.checkHeader();
+        } catch (RuntimeException notAMap) {
+            map.close();
+            throw notAMap;
+        }
+        return map;
+    }
+
+    private void checkHeader() {
+        long size;
+        try {
+            size = channel.size();
+        } catch (IOException e) {
+            throw new ReplayInputException("mailbox map file=" + file + " cannot be read: " + dev.vigil.journal.JournalException.plain(e));
+        }
+        ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, HEADER_SEARCH_BYTES));
+        try {
+            while (head.hasRemaining() && channel.read(head, head.position()) > 0) {
+                // the first bytes
+            }
+        } catch (IOException e) {
+            throw new ReplayInputException("mailbox map file=" + file + " cannot be read: " + dev.vigil.journal.JournalException.plain(e));
+        }
+        String text = new String(head.array(), 0, head.position(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        if (!text.contains(CHRONICLE_MAP_HEADER)) {
+            throw new ReplayInputException("mailbox map file=" + file + " is not a mailbox map file: it does not start with"
+                    + " the Chronicle Map header the orchestrator's mailbox store writes (" + size + " bytes, starting \""
+                    + printable(text, 24) + "\")");
+        }
+    }
+
+    /** At most {@code max} characters of {@code text}, every byte outside printable ASCII shown as '.'. */
+    static String printable(String text, int max) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(max, text.length()); i++) {
+            char c = text.charAt(i);
+            sb.append(c >= 0x20 && c < 0x7F && c != '"' ? c : '.');
+        }
+        return sb.toString();
     }
 
     /** The decoded state word: state, writer role, seq. */
@@ -78,13 +132,39 @@ public final class MailboxMapFile implements AutoCloseable {
     }
 
     /** A mailbox's last words: what the journal could not say if the orchestrator died. */
-    public record Mailbox(long offset, int protocolMode, int childPid, StateWord state, long shutdownWord, long ackNanos,
-            long heartbeat, List<RingRecord> ring) {
+    public record Mailbox(long offset, int protocolMode, int childPid, long spawnEpoch, StateWord state, long shutdownWord,
+            long ackNanos, long heartbeat, List<RingRecord> ring) {
         public String describe() {
             return "state word " + state + ", shutdown word " + (shutdownWord == 0 ? "unset" : "epoch " + shutdownWord)
                     + ", ack " + (ackNanos == 0 ? "none" : "at " + ackNanos) + ", heartbeat " + heartbeat + ", child pid "
                     + childPid + ", mode " + (protocolMode == 1 ? "legacy" : "sticky");
         }
+    }
+
+    /** What the map file holds for one child of the journal: its mailbox, or why it shows none (one line). */
+    public record Finding(Mailbox mailbox, String note) {
+    }
+
+    /**
+     * The mailbox at {@code offset} if it still belongs to the child the journal shows there: the same child pid
+     * (written by the child when it attached; 0 if it never did) and the same spawn epoch (the allocation's
+     * CLOCK_MONOTONIC stamp, journaled in ChildSpawned; 0 in journals that did not record it). A mailbox released and
+     * allocated again to another child differs in both; its words are not this child's and are not used.
+     */
+    public Finding readFor(long offset, int pid, long spawnEpoch) {
+        Mailbox m = read(offset);
+        if (m == null) {
+            return new Finding(null, "no mailbox at offset " + offset + " (released, or the map file of another"
+                    + " orchestrator)");
+        }
+        boolean otherPid = m.childPid() != 0 && pid > 0 && m.childPid() != pid;
+        boolean otherEpoch = spawnEpoch != 0 && m.spawnEpoch() != spawnEpoch;
+        if (otherPid || otherEpoch) {
+            return new Finding(null, "the mailbox at offset " + offset + " belongs to another child now (pid "
+                    + m.childPid() + ", spawn epoch " + m.spawnEpoch() + "), not to pid " + pid + " (spawn epoch "
+                    + spawnEpoch + "): its words are not shown");
+        }
+        return new Finding(m, null);
     }
 
     /**
@@ -97,6 +177,11 @@ public final class MailboxMapFile implements AutoCloseable {
             return null;
         }
         int version = b.getInt(LAYOUT_VERSION_OFFSET);
+        if (version == 1) {
+            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " has layout version=1 (the"
+                    + " ring before flow control, written by a build before issue 10); this build reads layout version="
+                    + LAYOUT_VERSION + " only: read it with the vigil-replay of the build that wrote it");
+        }
         if (version != LAYOUT_VERSION) {
             throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " has layout version="
                     + version + "; this reader knows version=" + LAYOUT_VERSION);
@@ -127,7 +212,7 @@ public final class MailboxMapFile implements AutoCloseable {
                     (int) (origin >>> 32)));
         }
         ring.sort(Comparator.comparingLong(RingRecord::ticket));
-        return new Mailbox(offset, b.getInt(PROTOCOL_MODE_OFFSET), b.getInt(CHILD_PID_OFFSET),
+        return new Mailbox(offset, b.getInt(PROTOCOL_MODE_OFFSET), b.getInt(CHILD_PID_OFFSET), b.getLong(SPAWN_EPOCH_OFFSET),
                 StateWord.of(b.getLong(STATE_WORD_OFFSET)), b.getLong(SHUTDOWN_WORD_OFFSET), b.getLong(SHUTDOWN_ACK_OFFSET),
                 b.getLong(HEARTBEAT_OFFSET), List.copyOf(ring));
     }
@@ -142,7 +227,8 @@ public final class MailboxMapFile implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " unreadable: " + e);
+            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " unreadable: "
+                    + dev.vigil.journal.JournalException.plain(e));
         }
         return b;
     }
@@ -152,7 +238,7 @@ public final class MailboxMapFile implements AutoCloseable {
         try {
             channel.close();
         } catch (IOException e) {
-            throw new ReplayInputException("mailbox map file=" + file + " close failed: " + e);
+            throw new ReplayInputException("mailbox map file=" + file + " close failed: " + dev.vigil.journal.JournalException.plain(e));
         }
     }
 }

@@ -216,6 +216,8 @@ public final class ShowCommand implements Callable<Integer> {
         out.println("  mailbox released: " + (ch.released() == null ? "no" : CloseVerdict.at(ch.released().timeNanos(), t0)));
         if (ch.finalWords() != null) {
             out.println("  map file: " + ch.finalWords().describe());
+        } else if (ch.mapNote() != null) {
+            out.println("  map file: " + ch.mapNote());
         }
         out.println("  diagnosis: " + (ch.diagnosed() == null ? "none" : ch.diagnosed().diagnosis() + " at "
                 + CloseVerdict.at(ch.diagnosed().timeNanos(), t0) + ": " + ch.diagnosed().evidence()));
@@ -300,6 +302,9 @@ public final class ShowCommand implements Callable<Integer> {
             cn.set("released", event(ch.released()));
             cn.set("shutdownOverwrite", event(ch.shutdownOverwrite()));
             cn.set("finalWords", JsonEvents.mapper().valueToTree(ch.finalWords()));
+            if (ch.mapNote() != null) {
+                cn.put("mapNote", ch.mapNote());
+            }
             ArrayNode ts = cn.putArray("transitions");
             ch.transitions().forEach(t -> ts.add(event(t)));
         }

@@ -86,7 +86,7 @@ class DamagedJournalFuzzTest {
     }
 
     /** Damages one journal copy in place with damage of the given kind; returns what was done. */
-    private static String damage(Path dir, int kind, Random random) throws IOException {
+    static String damage(Path dir, int kind, Random random) throws IOException {
         Path cycle = JournalFiles.cycleFiles(dir).get(0);
         switch (kind) {
             case 7 -> {

@@ -57,14 +57,26 @@ class MapPostMortemTest {
 
     /** A map file holding one live mailbox (the racer's); the released ones are gone (zeros). */
     static void writeMap(Path file, long offset, int layoutVersion, long seq) throws IOException {
+        writeMap(file, offset, layoutVersion, seq, 4711, 1);
+    }
+
+    /**
+     * The same with the child pid and spawn epoch the mailbox holds (the journal's racer: pid 4711, epoch 1). The
+     * file starts the way the orchestrator's Chronicle Map store does (12 bytes, then the header's class name).
+     */
+    static void writeMap(Path file, long offset, int layoutVersion, long seq, int childPid, long spawnEpoch)
+            throws IOException {
         ByteBuffer b = ByteBuffer.allocate((int) offset + MailboxDescriptor.DEFAULT_MAILBOX_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        b.position(12);
+        b.put("!net.openhft.chronicle.map.VanillaChronicleMap {\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         int at = (int) offset;
         b.putLong(at + MailboxDescriptor.MAGIC_OFFSET, MailboxDescriptor.MAGIC);
+        b.putLong(at + MailboxDescriptor.SPAWN_EPOCH_OFFSET, spawnEpoch);
         b.putInt(at + MailboxDescriptor.LAYOUT_VERSION_OFFSET, layoutVersion);
         b.putInt(at + MailboxDescriptor.PROTOCOL_MODE_OFFSET, 1);
         b.putInt(at + MailboxDescriptor.MAILBOX_LENGTH_OFFSET, MailboxDescriptor.DEFAULT_MAILBOX_LENGTH);
         b.putInt(at + MailboxDescriptor.RING_CAPACITY_OFFSET, MailboxDescriptor.DEFAULT_RING_CAPACITY);
-        b.putInt(at + MailboxDescriptor.CHILD_PID_OFFSET, 4711);
+        b.putInt(at + MailboxDescriptor.CHILD_PID_OFFSET, childPid);
         b.putLong(at + MailboxDescriptor.STATE_WORD_OFFSET, MailboxStates.CONTROL_DONE | 2L << 8 | seq << 16);
         b.putLong(at + MailboxDescriptor.HEARTBEAT_OFFSET, 98_765);
         long t = 5_000_010_000_000L;
@@ -113,6 +125,7 @@ class MapPostMortemTest {
         assertEquals(MailboxDescriptor.MAILBOX_LENGTH_OFFSET, MailboxMapFile.MAILBOX_LENGTH_OFFSET);
         assertEquals(MailboxDescriptor.RING_CAPACITY_OFFSET, MailboxMapFile.RING_CAPACITY_OFFSET);
         assertEquals(MailboxDescriptor.CHILD_PID_OFFSET, MailboxMapFile.CHILD_PID_OFFSET);
+        assertEquals(MailboxDescriptor.SPAWN_EPOCH_OFFSET, MailboxMapFile.SPAWN_EPOCH_OFFSET);
         assertEquals(MailboxDescriptor.STATE_WORD_OFFSET, MailboxMapFile.STATE_WORD_OFFSET);
         assertEquals(MailboxDescriptor.SHUTDOWN_WORD_OFFSET, MailboxMapFile.SHUTDOWN_WORD_OFFSET);
         assertEquals(MailboxDescriptor.SHUTDOWN_ACK_OFFSET, MailboxMapFile.SHUTDOWN_ACK_OFFSET);
@@ -166,5 +179,83 @@ class MapPostMortemTest {
                     : CliRun.of(cmd, journal.toString(), "--map", nope);
             assertTrue(missing.isOneErrLine() && missing.err().contains("does not exist"), missing::toString);
         }
+    }
+
+    private CliRun run(String cmd, Path mapFile) {
+        return cmd.equals("show") ? CliRun.of(cmd, journal.toString(), "1", "--map", mapFile.toString())
+                : CliRun.of(cmd, journal.toString(), "--map", mapFile.toString());
+    }
+
+    @Test
+    void aFileThatIsNoMailboxMapFileIsOneErrLineNamingIt() throws IOException {
+        Path json = Files.writeString(tmp.resolve("spec.json"), "{\"pools\":[{\"id\":\"p\",\"groups\":[]}]}\n");
+        Path text = Files.writeString(tmp.resolve("notes.txt"), "mailboxes live in /var/lib/vigil\n".repeat(400));
+        byte[] noise = new byte[64 << 10];
+        new java.util.Random(10).nextBytes(noise);
+        noise[0] = 0; // a NUL byte right at the start: never printed raw
+        Path random = Files.write(tmp.resolve("random.dat"), noise);
+        Path empty = Files.write(tmp.resolve("empty.dat"), new byte[0]);
+        for (Path bad : new Path[] {json, text, random, empty}) {
+            for (String cmd : new String[] {"show", "audit"}) {
+                CliRun r = run(cmd, bad);
+                assertTrue(r.isOneErrLine(), r::toString);
+                assertTrue(r.err().contains("mailbox map file=" + bad + " is not a mailbox map file"), r::toString);
+                assertFalse(r.err().contains("\0"), "no raw NUL bytes: " + r);
+            }
+        }
+        assertTrue(run("show", json).err().contains("starting \"{.pools.:[{.id.:.p.,.gro\""), run("show", json)::toString);
+    }
+
+    @Test
+    void aLayoutOneMapFileIsOneErrLineSayingThisBuildCannotReadIt() throws IOException {
+        Path old = tmp.resolve("layout1.dat");
+        writeMap(old, racerOffset, 1, racerSeq);
+        for (String cmd : new String[] {"show", "audit"}) {
+            CliRun r = run(cmd, old);
+            assertTrue(r.isOneErrLine(), r::toString);
+            assertTrue(r.err().contains("offset=" + racerOffset + " has layout version=1")
+                    && r.err().contains("this build reads layout version=" + MailboxDescriptor.LAYOUT_VERSION + " only"), r::toString);
+        }
+    }
+
+    @Test
+    void aMapFileCutInsideTheMailboxOrWithABadLengthIsOneErrLine() throws IOException {
+        Path cut = tmp.resolve("cut.dat");
+        writeMap(cut, racerOffset, MailboxDescriptor.LAYOUT_VERSION, racerSeq);
+        byte[] whole = Files.readAllBytes(cut);
+        Files.write(cut, java.util.Arrays.copyOf(whole, (int) racerOffset + MailboxDescriptor.RING_OFFSET + 100));
+        Path badLength = tmp.resolve("bad-length.dat");
+        ByteBuffer b = ByteBuffer.wrap(whole.clone()).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt((int) racerOffset + MailboxDescriptor.MAILBOX_LENGTH_OFFSET, 123);
+        Files.write(badLength, b.array());
+        for (String cmd : new String[] {"show", "audit"}) {
+            CliRun r = run(cmd, cut);
+            assertTrue(r.isOneErrLine() && r.err().contains("ends inside the mailbox"), r::toString);
+            CliRun l = run(cmd, badLength);
+            assertTrue(l.isOneErrLine() && l.err().contains("has a bad header: length=123"), l::toString);
+        }
+    }
+
+    @Test
+    void aMailboxNowOwnedByAnotherChildIsNamedInOneLineAndItsWordsAreNotUsed() throws IOException {
+        // The racer's mailbox was released and allocated again to pid 5123 (a later spawn): its ring holds that
+        // child's records, which must not be read as pid 4711's.
+        Path reused = tmp.resolve("reused.dat");
+        writeMap(reused, racerOffset, MailboxDescriptor.LAYOUT_VERSION, racerSeq, 5123, 77);
+        CliRun show = run("show", reused);
+        assertEquals(0, show.exit(), show::toString);
+        String line = "map file: the mailbox at offset " + racerOffset + " belongs to another child now (pid 5123, spawn"
+                + " epoch 77), not to pid 4711 (spawn epoch 1): its words are not shown";
+        assertTrue(show.out().contains(line), show::toString);
+        assertFalse(show.out().contains("(from the map file's ring)"), show::toString);
+        assertFalse(show.out().contains("SHUTDOWN overwritten"), show::toString);
+        CliRun audit = run("audit", reused);
+        assertTrue(audit.out().contains("map file: mailbox p-died chips/2: the mailbox at offset " + racerOffset
+                + " belongs to another child now"), audit::toString);
+        assertFalse(audit.out().contains("LOST_UPDATE"), audit::toString);
+        // Same pid, other spawn epoch (a pid reused by the system): still another child's mailbox.
+        writeMap(reused, racerOffset, MailboxDescriptor.LAYOUT_VERSION, racerSeq, 4711, 78);
+        CliRun samePid = run("show", reused);
+        assertTrue(samePid.out().contains("belongs to another child now (pid 4711, spawn epoch 78)"), samePid::toString);
     }
 }

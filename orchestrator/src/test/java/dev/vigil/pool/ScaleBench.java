@@ -1,0 +1,167 @@
+package dev.vigil.pool;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.CloseSettings;
+
+/**
+ * {@code bin/vigil-bench scale}: one orchestrator, 10 pools, N children started, driven and closed all at once
+ * (docs/BENCHMARKS.md, "A thousand children"). For each N: the wall time from the first launch until every pool is
+ * ready (all pools started on 10 threads at once), one control round trip to every mailbox child, the close wall
+ * (every pool closed at once), and the orchestrator's RSS, threads, open descriptors and mappings with all children
+ * up. Mixes: "mixed" = per 10 pools 6 of C children, 3 of plain executables ({@code sleep}), 1 of C children with
+ * {@code java} Java children in it; "c" = 10 pools of C children only.
+ * Arguments: mix (mixed|c), sizes (10,100,1000), Java children at most (20), journal root (a temp dir).
+ */
+public final class ScaleBench {
+    static final int POOLS = 10;
+
+    public static void main(String[] args) throws Exception {
+        String mix = args.length > 0 ? args[0] : "mixed";
+        String sizes = args.length > 1 ? args[1] : "10,100,1000";
+        int javaMax = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+        Path root = args.length > 3 ? Path.of(args[3]) : Files.createTempDirectory("vigil-scale-bench");
+        System.out.printf(Locale.ROOT, "mix=%s, %d pools, %d cpus, %s, load before %s%n%n", mix, POOLS, Runtime.getRuntime().availableProcessors(),
+                openFileLimit(), load());
+        System.out.println("| children | kinds | start wall (launch to all ready) | control to all | close wall | orchestrator RSS | threads | fds | mappings | load |");
+        System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        for (String size : sizes.split(",")) {
+            int n = Integer.parseInt(size.trim());
+            System.out.println(run(mix, n, javaMax, root.resolve(mix + "-" + n)).row());
+        }
+    }
+
+    /** What one size measured. */
+    record Figures(int children, String kinds, long startNanos, long driveNanos, long closeNanos, String rss, int threads, int fds,
+            long mappings, int answered, int cleanPools, String load) {
+        String row() {
+            return String.format(Locale.ROOT, "| %d | %s | %.2f s | %.2f s | %.2f s | %s | %d | %d | %d | %s |", children, kinds, startNanos / 1e9,
+                    driveNanos / 1e9, closeNanos / 1e9, rss, threads, fds, mappings, load);
+        }
+    }
+
+    static Figures run(String mix, int n, int javaMax, Path dir) throws Exception {
+        int perPool = Math.max(1, n / POOLS);
+        int java = mix.equals("mixed") ? Math.min(javaMax, perPool) : 0;
+        int[] counts = new int[3]; // C, exec, Java
+        ExecutorService threads = Executors.newFixedThreadPool(POOLS);
+        try (Orchestrator o = Orchestrator.builder().journalDir(dir.resolve("journal")).maxMailboxes(n + 64)
+                .closeSettings(CloseSettings.defaults()).open()) {
+            List<Pool.Builder> builders = new ArrayList<>();
+            for (int p = 0; p < POOLS; p++) {
+                Pool.Builder b = Pool.builder(o, "scale-" + p).startTimeout(Duration.ofSeconds(300));
+                if (mix.equals("mixed") && p >= 6 && p < 9) {
+                    b.group("exec", perPool, ChildSpec.exec("sleep", "3600"));
+                    counts[1] += perPool;
+                } else if (mix.equals("mixed") && p == 9) {
+                    if (perPool - java > 0) {
+                        b.group("c", perPool - java, ChildSpec.cDemo());
+                    }
+                    b.group("java", java, ChildSpec.java(DemoHandler.class.getName()).withJvmOptions("-Xmx32m", "-Xss256k"));
+                    counts[0] += perPool - java;
+                    counts[2] += java;
+                } else {
+                    b.group("c", perPool, ChildSpec.cDemo());
+                    counts[0] += perPool;
+                }
+                builders.add(b);
+            }
+            long t0 = System.nanoTime();
+            List<Future<Pool>> started = new ArrayList<>();
+            for (Pool.Builder b : builders) {
+                started.add(threads.submit(b::start));
+            }
+            List<Pool> pools = new ArrayList<>();
+            for (Future<Pool> f : started) {
+                pools.add(f.get());
+            }
+            long startWall = System.nanoTime() - t0;
+            String rss = status("VmRSS");
+            int threadCount = count("/proc/self/task");
+            int fds = count("/proc/self/fd");
+            long mappings = Files.lines(Path.of("/proc/self/maps")).count();
+            long t1 = System.nanoTime();
+            List<Future<Integer>> driven = new ArrayList<>();
+            for (Pool pool : pools) {
+                driven.add(threads.submit(() -> {
+                    int k = 0;
+                    for (PoolChild c : pool.children()) {
+                        if (c.mailbox() != null) {
+                            pool.control(c.group(), c.index(), DemoHandler.OP_ECHO, 5, Duration.ofSeconds(60));
+                            k++;
+                        }
+                    }
+                    return k;
+                }));
+            }
+            int answered = 0;
+            for (Future<Integer> f : driven) {
+                answered += f.get();
+            }
+            long driveWall = System.nanoTime() - t1;
+            String loadNow = load();
+            long t2 = System.nanoTime();
+            List<Future<Boolean>> closed = new ArrayList<>();
+            for (Pool pool : pools) {
+                closed.add(threads.submit(() -> {
+                    try {
+                        return pool.closeWithReport().isClean();
+                    } catch (dev.vigil.close.CloseFailedException e) {
+                        System.err.println("close not clean: pool=" + pool.poolId() + " " + e.getMessage().lines().findFirst().orElse(""));
+                        return false;
+                    }
+                }));
+            }
+            int clean = 0;
+            for (Future<Boolean> f : closed) {
+                clean += f.get() ? 1 : 0;
+            }
+            long closeWall = System.nanoTime() - t2;
+            String kinds = counts[0] + " C, " + counts[1] + " exec, " + counts[2] + " Java" + (clean == POOLS ? "" : " (" + (POOLS - clean) + " pools NOT clean)");
+            return new Figures(n, kinds, startWall, driveWall, closeWall, rss, threadCount, fds, mappings, answered, clean, loadNow);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static String status(String field) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith(field + ":")) {
+                long kb = Long.parseLong(line.substring(field.length() + 1).trim().split("\\s+")[0]);
+                return (kb / 1024) + " MB";
+            }
+        }
+        return "?";
+    }
+
+    private static int count(String dir) throws IOException {
+        try (var s = Files.list(Path.of(dir))) {
+            return (int) s.count();
+        }
+    }
+
+    private static String openFileLimit() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+            if (line.startsWith("Max open files")) {
+                String[] f = line.trim().split("\\s+");
+                return "RLIMIT_NOFILE " + f[3] + "/" + f[4];
+            }
+        }
+        return "RLIMIT_NOFILE ?";
+    }
+
+    private static String load() throws IOException {
+        String[] l = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return l[0] + " " + l[1] + " " + l[2];
+    }
+}
