@@ -383,19 +383,7 @@ public final class Orchestrator implements AutoCloseable {
                 drainer.drainAll(0);
             } finally {
                 // The spawner is not closed: its close would SIGKILL the kept processes.
-                try {
-                    mailboxes.close();
-                } finally {
-                    try {
-                        if (ownsJournal) {
-                            journal.writer().close();
-                        } else {
-                            journal.writer().flush();
-                        }
-                    } finally {
-                        ownership.release(!kept.isEmpty());
-                    }
-                }
+                closeStores(!kept.isEmpty());
             }
         }
         if (failure != null) {
@@ -430,6 +418,27 @@ public final class Orchestrator implements AutoCloseable {
         return new KeptPool(pool.poolId(), lastCloseId, where, container == null ? null : container.cgroup(), alive);
     }
 
+    /**
+     * The last steps of {@link #close()} and {@link #leave()}: the mailbox map, then the journal (closed if this
+     * orchestrator opened it, else flushed), then the journal dir's ownership ({@code keepOwnerRecord}: kept
+     * processes remain for {@code vigil reap}).
+     */
+    private void closeStores(boolean keepOwnerRecord) {
+        try {
+            mailboxes.close();
+        } finally {
+            try {
+                if (ownsJournal) {
+                    journal.writer().close();
+                } else {
+                    journal.writer().flush();
+                }
+            } finally {
+                ownership.release(keepOwnerRecord);
+            }
+        }
+    }
+
     private void closeParts() {
         try {
             engine.close();
@@ -442,19 +451,7 @@ public final class Orchestrator implements AutoCloseable {
                 try {
                     spawner.close();
                 } finally {
-                    try {
-                        mailboxes.close();
-                    } finally {
-                        try {
-                            if (ownsJournal) {
-                                journal.writer().close();
-                            } else {
-                                journal.writer().flush();
-                            }
-                        } finally {
-                            ownership.release(false);
-                        }
-                    }
+                    closeStores(false);
                 }
             }
         }
