@@ -8,7 +8,7 @@ PROGRAMS     += $(BUILD)/vigil-spawn-shim $(BUILD)/vigil-exit-stamp $(BUILD)/vig
 NATIVE_TEST_SCRIPTS += ./src/spawn/shim-test.sh
 
 $(BUILD)/vigil-spawn-shim: src/spawn/vigil-spawn-shim.c src/spawn/shim_protocol.h | $(BUILD)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(STATIC) -o $@ $<
 
 $(BUILD)/vigil-exit-stamp: src/bench/vigil-exit-stamp.c | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
