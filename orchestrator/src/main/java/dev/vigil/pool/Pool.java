@@ -887,7 +887,9 @@ public final class Pool implements AutoCloseable {
                     journal.forget(poolId, c.group(), c.index());
                 }
             }
-            if (tracked.isEmpty() && container.isEmpty()) {
+            if (tracked.isEmpty()) {
+                // release() removes only an empty container (rmdir fails on a populated cgroup; the process-group
+                // fallback scans): no separate look first
                 orchestrator.containment().release(container);
             }
         }
