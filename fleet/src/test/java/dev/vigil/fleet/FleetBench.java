@@ -1,5 +1,6 @@
 package dev.vigil.fleet;
 
+import dev.vigil.journal.bench.BenchSummary;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -131,6 +132,13 @@ public final class FleetBench {
                 + " max %.1f ms (linger.ms=5, the shipper's 1 ms poll).%n",
                 lag.getTotalCount(), rate, seconds, lag.getValueAtPercentile(50) / 1e6,
                 lag.getValueAtPercentile(99) / 1e6, lag.getMaxValue() / 1e6);
+        BenchSummary.reported("journal shipped to a local broker (acks=all, checkpointed), events/s",
+                String.format(Locale.ROOT, "%,.0f", n / shipSeconds),
+                String.format(Locale.ROOT, "local journal append of the same events %,.0f", n / appendSeconds),
+                BenchSummary.ratio(appendSeconds / shipSeconds) + " of append").print(out);
+        BenchSummary.reported(String.format(Locale.ROOT, "append to consumable lag at %,d events/s, p50 / p99", rate),
+                String.format(Locale.ROOT, "%.1f / %.1f ms", lag.getValueAtPercentile(50) / 1e6, lag.getValueAtPercentile(99) / 1e6),
+                "", "").print(out);
     }
 
     private Histogram lag(int rate, int seconds) throws Exception {

@@ -96,7 +96,18 @@ public final class ChildRuntime {
             mailbox.transition(mode, initial, INIT_READY, WriterRole.CHILD, pid);
         }
         IdleBackoff backoff = new IdleBackoff(options.idleSpinNanos(), IdleBackoff.DEFAULT_YIELD_NANOS, IdleBackoff.DEFAULT_MAX_PARK_NANOS);
-        PipeDoorbell doorbell = options.doorbellFd() >= 0 ? PipeDoorbell.open(options.doorbellFd(), System.err) : null;
+        PipeDoorbell opened = options.doorbellFd() >= 0 ? PipeDoorbell.open(options.doorbellFd(), System.err) : null;
+        try {
+            return serveUntilExit(handler, backoff, opened);
+        } finally {
+            if (opened != null) {
+                opened.close(); // before the exit: a reader left in its read costs the JVM's exit 0.3 s
+            }
+        }
+    }
+
+    private int serveUntilExit(ChildHandler handler, IdleBackoff backoff, PipeDoorbell opened) {
+        PipeDoorbell doorbell = opened;
         long nextParentCheck = System.nanoTime() + options.parentCheckNanos();
         for (;;) {
             mailbox.beat();

@@ -1,6 +1,7 @@
 package dev.vigil.child;
 
 import java.io.FileInputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -11,13 +12,28 @@ import java.util.concurrent.locks.LockSupport;
  * loop parks (bounded) after announcing its sleep. A ring that arrives before the park leaves the thread's permit,
  * so the park returns at once: no lost wake-up. End of file means every write end is closed: the parent is gone
  * (or the doorbell was never set up right); the loop then checks the parent at once and polls from then on.
+ *
+ * <p>The reader must be gone before the JVM exits: HotSpot's exit ({@code System.exit}, {@code Runtime.halt}) waits,
+ * in 10 ms steps for at least 300 ms, for every thread blocked in a system call ({@code _thread_in_native}) before it
+ * gives up on it ({@code VM_Exit::wait_for_threads_in_native_to_block}), so a reader left in its {@code read} adds
+ * 0.3 s to every exit. {@link #close()} rings the pipe itself (a write end reopened through {@code /proc}) and waits
+ * for the reader to leave; the serve loop calls it on its way out, a shutdown hook on a handler's own
+ * {@code System.exit}.
  */
 final class PipeDoorbell {
+    /** How long {@link #close()} waits for the reader to leave its read; past it the exit pays HotSpot's wait. */
+    static final long CLOSE_WAIT_MILLIS = 200;
+
+    private final int fd;
     private final FileInputStream in;
     private final Thread sleeper;
+    private volatile Thread reader;
+    private volatile Thread exitHook;
     private volatile boolean broken;
+    private volatile boolean closing;
 
-    private PipeDoorbell(FileInputStream in, Thread sleeper) {
+    private PipeDoorbell(int fd, FileInputStream in, Thread sleeper) {
+        this.fd = fd;
         this.in = in;
         this.sleeper = sleeper;
     }
@@ -31,17 +47,21 @@ final class PipeDoorbell {
             err.println("vigil child: no doorbell, polling instead: fd=" + fd + " error=" + e.getMessage());
             return null;
         }
-        PipeDoorbell doorbell = new PipeDoorbell(in, Thread.currentThread());
+        PipeDoorbell doorbell = new PipeDoorbell(fd, in, Thread.currentThread());
         Thread reader = new Thread(doorbell::readLoop, "vigil-doorbell");
         reader.setDaemon(true);
+        doorbell.reader = reader;
         reader.start();
+        Thread hook = new Thread(doorbell::close, "vigil-doorbell-close");
+        doorbell.exitHook = hook;
+        Runtime.getRuntime().addShutdownHook(hook);
         return doorbell;
     }
 
     private void readLoop() {
         byte[] buffer = new byte[64];
         try {
-            while (in.read(buffer) > 0) {
+            while (!closing && in.read(buffer) > 0) {
                 LockSupport.unpark(sleeper);
             }
         } catch (IOException e) {
@@ -49,6 +69,42 @@ final class PipeDoorbell {
         }
         broken = true;
         LockSupport.unpark(sleeper);
+    }
+
+    /**
+     * Ends the reader thread, bounded by {@value #CLOSE_WAIT_MILLIS} ms: marks the doorbell closing, writes one byte
+     * into the pipe through a write end of our own ({@code /proc/self/fd/N} opened for writing reaches the same
+     * pipe; the read end we hold keeps the write from blocking or failing), and waits for the reader to leave.
+     * Idempotent; the doorbell is unusable afterwards.
+     */
+    void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        Thread hook = exitHook;
+        if (hook != null && Thread.currentThread() != hook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException exiting) {
+                // the JVM is already exiting: the hook runs this again, as a no-op
+            }
+        }
+        Thread r = reader;
+        if (r == null || !r.isAlive()) {
+            return;
+        }
+        try (FileOutputStream self = new FileOutputStream("/proc/self/fd/" + fd)) {
+            self.write(0);
+        } catch (IOException e) {
+            System.err.println("vigil child: cannot end the doorbell reader, the exit waits for it: fd=" + fd + " error=" + e.getMessage());
+            return;
+        }
+        try {
+            r.join(CLOSE_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** False once the pipe reached end of file: the loop must not sleep on it any more. */

@@ -1,5 +1,6 @@
 package dev.vigil.child;
 
+import dev.vigil.journal.bench.BenchSummary;
 import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.mailbox.InitOutcome;
@@ -58,6 +59,14 @@ public final class PythonChildBenchmark {
         md.append(String.format(Locale.ROOT, "| Python child's spawn-to-ready beyond the bare interpreter, median ms | | %.1f | |%n",
                 percentile(pyReady, 50) - percentile(pyPass, 50)));
         System.out.print(md);
+        BenchSummary.reported("Python child spawn to INIT_READY, median (interpreter alone: "
+                + String.format(Locale.ROOT, "%.1f ms)", percentile(pyPass, 50)),
+                String.format(Locale.ROOT, "%.1f ms", percentile(pyReady, 50)),
+                String.format(Locale.ROOT, "C child %.1f ms", percentile(cReady, 50)),
+                BenchSummary.ratio(percentile(pyReady, 50) / percentile(cReady, 50))).print(System.out);
+        BenchSummary.reported("Python child control round trip, median", String.format(Locale.ROOT, "%.2f us", percentile(pyTrip, 50)),
+                String.format(Locale.ROOT, "C child %.2f us", percentile(cTrip, 50)),
+                BenchSummary.ratio(percentile(pyTrip, 50) / percentile(cTrip, 50))).print(System.out);
     }
 
     private static void row(StringBuilder md, String what, double[] c, double[] py, int p) {

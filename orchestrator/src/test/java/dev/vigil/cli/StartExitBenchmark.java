@@ -1,5 +1,6 @@
 package dev.vigil.cli;
 
+import dev.vigil.journal.bench.BenchSummary;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -88,6 +89,16 @@ public final class StartExitBenchmark {
         row(md, m, "bin/vigil run: whole run, cpu", "", Double.NaN, "");
         row(md, m, "bin/vigil run: whole run, cpu (no class-data archive)", "", Double.NaN, "");
         System.out.print(md);
+        summary(m, "bin/vigil --help, wall", "`java -version` " + fmt(javaVersion) + " ms", javaVersion, 400);
+        summary(m, "bin/vigil run: launch to first child spawned", "C `posix_spawnp` " + fmt(cSpawn) + " ms", cSpawn, 800);
+        summary(m, "bin/vigil run: last close completed to exit", "", Double.NaN, 200);
+    }
+
+    private static void summary(Map<String, List<Double>> m, String name, String baseline, double base, double targetMs) {
+        double med = median(m.get(name));
+        new BenchSummary(name + " (median; one exec child)", fmt(med) + " ms", baseline,
+                Double.isNaN(base) ? "" : BenchSummary.ratio(med / base), "<= " + fmt(targetMs) + " ms on an idle machine",
+                med <= targetMs).print(System.out);
     }
 
     private static void row(StringBuilder md, Map<String, List<Double>> m, String name, String baseline, double base, String target) {

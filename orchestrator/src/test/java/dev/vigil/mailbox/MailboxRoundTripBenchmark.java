@@ -1,5 +1,6 @@
 package dev.vigil.mailbox;
 
+import dev.vigil.journal.bench.BenchSummary;
 import dev.vigil.child.ChildKind;
 import dev.vigil.child.SpawnedChild;
 import dev.vigil.child.demo.DemoBehaviour;
@@ -91,10 +92,16 @@ class MailboxRoundTripBenchmark {
             POSIX.close(toChild[1]);
             POSIX.close(fromChild[0]);
         }
+        double faster = (double) pipe.getValueAtPercentile(50) / mailbox.getValueAtPercentile(50);
+        BenchSummary summary = new BenchSummary("mailbox control round trip, " + kind + " child, p50 (child busy-polling)",
+                String.format(Locale.ROOT, "%.2f us", mailbox.getValueAtPercentile(50) / 1e3),
+                String.format(Locale.ROOT, "pipe ping-pong with the same child %.2f us", pipe.getValueAtPercentile(50) / 1e3),
+                BenchSummary.ratio(faster) + " faster", "p50 <= 5 us and >= 3x faster than the pipe",
+                mailbox.getValueAtPercentile(50) <= 5_000 && faster >= 3);
         return line(kind, "mailbox", mailbox) + line(kind, "pipe", pipe)
-                + String.format(Locale.ROOT, "%-6s %-8s %9.1fx %8.1fx%n", kind, "pipe/mbx",
-                        (double) pipe.getValueAtPercentile(50) / mailbox.getValueAtPercentile(50),
-                        (double) pipe.getValueAtPercentile(99) / mailbox.getValueAtPercentile(99));
+                + String.format(Locale.ROOT, "%-6s %-8s %9.1fx %8.1fx%n", kind, "pipe/mbx", faster,
+                        (double) pipe.getValueAtPercentile(99) / mailbox.getValueAtPercentile(99))
+                + summary.line() + System.lineSeparator();
     }
 
     private static void mailboxRoundTrips(MailboxHandle handle, int count, Histogram into) {

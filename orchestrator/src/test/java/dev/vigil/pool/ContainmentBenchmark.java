@@ -1,5 +1,6 @@
 package dev.vigil.pool;
 
+import dev.vigil.journal.bench.BenchSummary;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,6 +88,18 @@ public final class ContainmentBenchmark {
                 + " `populated 0` and sweeps for strays. Fallback: the 64 sleeps stayed in their groups here, so both modes"
                 + " end all 128 processes.%n", (percentile(readyCgroup, 50) / percentile(readyPgroup, 50) - 1) * 100));
         System.out.print(md);
+        for (int p : new int[] {50, 99}) {
+            double cost = percentile(readyCgroup, p) / percentile(readyPgroup, p);
+            new BenchSummary("C child spawn-to-ready with cgroup placement, p" + p,
+                    String.format(Locale.ROOT, "%.2f ms", percentile(readyCgroup, p)),
+                    String.format(Locale.ROOT, "without placement (process groups) %.2f ms", percentile(readyPgroup, p)),
+                    BenchSummary.ratio(cost), "placement costs at most 10 % (<= 1.10x)", cost <= 1.10).print(System.out);
+        }
+        double close = percentile(closeCgroup, 50) / percentile(closePgroup, 50);
+        BenchSummary.reported("close of 64 forking TERM-ignoring children, median",
+                String.format(Locale.ROOT, "cgroup.kill %.1f ms", percentile(closeCgroup, 50)),
+                String.format(Locale.ROOT, "per-child signals (process groups) %.1f ms", percentile(closePgroup, 50)),
+                BenchSummary.ratio(close)).print(System.out);
     }
 
     private static Orchestrator open(Path journal, ContainmentSettings containment) {

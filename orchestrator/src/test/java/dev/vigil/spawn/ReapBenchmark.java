@@ -1,6 +1,7 @@
 package dev.vigil.spawn;
 
 import dev.vigil.journal.MonotonicClock;
+import dev.vigil.journal.bench.BenchSummary;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -209,6 +210,16 @@ public final class ReapBenchmark {
         out.printf(Locale.ROOT, "vigil/(b): median %.2fx p99 %.2fx wall %.2fx (target <= 1.25x)   (a)/vigil at p99: %.2fx (target >= 2x)%n",
                 ratio(vigil.latencies, limit.latencies, 50), ratio(vigil.latencies, limit.latencies, 99),
                 ratio(vigil.walls, limit.walls, 50), ratio(loop.latencies, vigil.latencies, 99));
+        double median = ratio(vigil.latencies, limit.latencies, 50);
+        double p99 = ratio(vigil.latencies, limit.latencies, 99);
+        double beatsLoop = ratio(loop.latencies, vigil.latencies, 99);
+        new BenchSummary("reaping, " + scenario.name() + ": exit to delivery, median / p99",
+                String.format(Locale.ROOT, "%.3f / %.3f ms", millis(percentile(vigil.latencies, 50)), millis(percentile(vigil.latencies, 99))),
+                String.format(Locale.ROOT, "(b) C pidfd+poll %.3f / %.3f ms; (a) C waitpid loop p99 %.3f ms",
+                        millis(percentile(limit.latencies, 50)), millis(percentile(limit.latencies, 99)), millis(percentile(loop.latencies, 99))),
+                String.format(Locale.ROOT, "%s / %s of (b); (a)/Vigil p99 %s", BenchSummary.ratio(median), BenchSummary.ratio(p99),
+                        BenchSummary.ratio(beatsLoop)),
+                "<= 1.25x of (b); >= 2x better than (a) at p99", median <= 1.25 && p99 <= 1.25 && beatsLoop >= 2).print(out);
     }
 
     private static double ratio(List<Long> numerator, List<Long> denominator, int percentile) {

@@ -140,23 +140,42 @@ public final class JournalBench {
             out.printf(Locale.ROOT, "  %-15s %,12.0f events/s  p50 %d ns  p99 %d ns  writer cpu %.0f ns/event (%,.0f events/s on a core of its own)%n",
                     variant, median, p50[p50.length / 2], p99[p99.length / 2], cpu[cpu.length / 2], 1e9 / cpu[cpu.length / 2]);
         });
-        printRatio(all, "raw-bytes", "journal", Result::eventsPerSecond, "events/s", " (target <= 2)");
+        double rate = printRatio(all, "raw-bytes", "journal", Result::eventsPerSecond, "events/s", " (target <= 1.25)");
         printRatio(all, "raw-scratch", "journal", Result::eventsPerSecond, "events/s", "");
         printRatio(all, "raw-bytes", "raw-scratch", Result::eventsPerSecond, "events/s", "");
-        printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 2)");
+        double cpu = printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 1.5)");
         printRatio(all, "journal", "raw-scratch", Result::writerCpu, "writer cpu/event", "");
+        if (!Double.isNaN(rate)) {
+            new BenchSummary("journal write path: events/s (" + String.format(Locale.ROOT, "%,d", events) + " events, median of "
+                    + rounds + " rounds)", millions(median(all, "journal", Result::eventsPerSecond)) + " M/s",
+                    "raw Chronicle appender writing the same bytes " + millions(median(all, "raw-bytes", Result::eventsPerSecond))
+                    + " M/s", BenchSummary.ratio(rate) + " raw/journal", "<= 1.25x", rate <= 1.25).print(out);
+            new BenchSummary("journal writer CPU per event", Math.round(median(all, "journal", Result::writerCpu)) + " ns",
+                    "raw appender thread " + Math.round(median(all, "raw-bytes", Result::writerCpu)) + " ns",
+                    BenchSummary.ratio(cpu), "<= 1.5x", cpu <= 1.5).print(out);
+        }
+    }
+
+    private static double median(java.util.Map<String, java.util.List<Result>> all, String variant,
+            java.util.function.ToDoubleFunction<Result> metric) {
+        double[] v = all.get(variant).stream().mapToDouble(metric).sorted().toArray();
+        return v[v.length / 2];
+    }
+
+    private static String millions(double perSecond) {
+        return String.format(Locale.ROOT, "%.2f", perSecond / 1e6);
     }
 
     /**
      * {@code metric(a) / metric(b)} per round (the two ran back to back, so they shared the
      * machine's load of the moment), then the median.
      */
-    private void printRatio(java.util.Map<String, java.util.List<Result>> all, String a, String b,
+    private double printRatio(java.util.Map<String, java.util.List<Result>> all, String a, String b,
             java.util.function.ToDoubleFunction<Result> metric, String what, String note) {
         java.util.List<Result> as = all.get(a);
         java.util.List<Result> bs = all.get(b);
         if (as == null || bs == null) {
-            return;
+            return Double.NaN;
         }
         double[] ratios = new double[as.size()];
         StringBuilder rounds = new StringBuilder();
@@ -167,6 +186,7 @@ public final class JournalBench {
         java.util.Arrays.sort(ratios);
         out.printf(Locale.ROOT, "%s %s / %s per round:%s; median %.2f%s%n", what, a, b, rounds,
                 ratios[ratios.length / 2], note);
+        return ratios[ratios.length / 2];
     }
 
     private static String loadAverage() {
