@@ -17,7 +17,7 @@ $(BUILD)/libvigil-child.so: $(BUILD)/vigil_child.o $(BUILD)/vigil_child_ffi.o
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libvigil-child.so -o $@ $^
 
 $(BUILD)/vigil-demo-child: src/child/demo_child.c $(BUILD)/libvigil-child.a $(CHILD_HEADERS)
-	$(CC) $(CFLAGS) -o $@ src/child/demo_child.c $(BUILD)/libvigil-child.a
+	$(CC) $(CFLAGS) $(STATIC) -o $@ src/child/demo_child.c $(BUILD)/libvigil-child.a
 
 $(BUILD)/vigil-child-selftest: src/child/child_selftest.c $(BUILD)/libvigil-child.a $(CHILD_HEADERS)
 	$(CC) $(CFLAGS) -o $@ src/child/child_selftest.c $(BUILD)/libvigil-child.a

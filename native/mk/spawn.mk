@@ -8,15 +8,15 @@ PROGRAMS     += $(BUILD)/vigil-spawn-shim $(BUILD)/vigil-exit-stamp $(BUILD)/vig
 NATIVE_TEST_SCRIPTS += ./src/spawn/shim-test.sh
 
 $(BUILD)/vigil-spawn-shim: src/spawn/vigil-spawn-shim.c src/spawn/shim_protocol.h | $(BUILD)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(STATIC) -o $@ $<
 
 $(BUILD)/vigil-exit-stamp: src/bench/vigil-exit-stamp.c | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/vigil-reap-reference: src/bench/vigil-reap-reference.c | $(BUILD)
+$(BUILD)/vigil-reap-reference: src/bench/vigil-reap-reference.c src/bench/bench-common.h | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/vigil-close-reference: src/bench/vigil-close-reference.c include/vigil/mailbox.h | $(BUILD)
+$(BUILD)/vigil-close-reference: src/bench/vigil-close-reference.c src/bench/bench-common.h include/vigil/mailbox.h | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/vigil-spawn-stamp: src/bench/vigil-spawn-stamp.c | $(BUILD)

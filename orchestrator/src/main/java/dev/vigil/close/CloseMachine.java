@@ -727,6 +727,7 @@ final class CloseMachine {
                 end - run.startNanos, children, strays, run.kills);
         journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
                 children.size() - reaped, report.durationNanos(), report.toJson()));
+        journal.hurry(); // the caller flushes the journal before it returns: the appender starts now
         finish(run);
         run.target.closeFinished(report);
         run.result.complete(report);

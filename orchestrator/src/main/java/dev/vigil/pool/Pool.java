@@ -81,6 +81,12 @@ public final class Pool implements AutoCloseable {
     private final ProtocolMode mode;
     private final CloseSettings settings;
     private final Duration startTimeout;
+    /**
+     * Children a start spawns at once ({@code vigil.spawn.batch}, default 64; docs/SPAWNING.md): their shims' execs,
+     * cgroup joins and start-ups overlap ({@link dev.vigil.spawn.Spawner#spawnAll}); bounds the status pipes and pidfds
+     * a start holds open before the verdicts. 1 spawns one child after another.
+     */
+    static final int SPAWN_BATCH = Math.max(1, Integer.getInteger("vigil.spawn.batch", 64));
     private final Redirect childOutput;
     /** Per-child log files (cap, rotations), or null: the output goes to {@link #childOutput}. */
     private final long logMaxBytes;
@@ -314,19 +320,21 @@ public final class Pool implements AutoCloseable {
             throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
         }
         List<PoolChild> started = new ArrayList<>();
+        List<Planned> batch = new ArrayList<>(SPAWN_BATCH);
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
-                    if ((stopped = orchestrator.startsStopped()) != null) {
-                        throw rollback("stopped after " + started.size() + " of " + childCount() + " children were"
-                                + " spawned (" + stopped + ")", null);
+                    batch.add(plan(g.getKey(), i, groups.get(g.getKey()).apply(i)));
+                    if (batch.size() == SPAWN_BATCH) {
+                        spawnBatch(batch, started);
                     }
-                    started.add(spawn(g.getKey(), i, groups.get(g.getKey()).apply(i)));
                 }
             }
+            spawnBatch(batch, started);
         } catch (PoolStartException e) {
             throw e;
         } catch (RuntimeException e) {
+            discard(batch); // planned, never spawned: their mailboxes were never any process's
             // A SpawnException's message already starts with "spawn failed:".
             throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
         }
@@ -345,7 +353,36 @@ public final class Pool implements AutoCloseable {
         }
     }
 
+    /**
+     * Spawns {@code batch} (emptied) at once unless starts were stopped; the children that started are tracked and
+     * added to {@code started}. Throws the first failure once every child of the batch is handled.
+     */
+    private void spawnBatch(List<Planned> batch, List<PoolChild> started) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        String stopped = orchestrator.startsStopped();
+        if (stopped != null) {
+            discard(batch);
+            throw rollback("stopped after " + started.size() + " of " + childCount() + " children were spawned ("
+                    + stopped + ")", null);
+        }
+        List<Planned> now = List.copyOf(batch);
+        batch.clear();
+        started.addAll(spawn(now));
+    }
+
     private PoolChild spawn(String group, int index, ChildSpec spec) {
+        return spawn(List.of(plan(group, index, spec))).get(0);
+    }
+
+    /** A child about to be spawned: its mailbox (allocated, or null for a plain executable) and its request. */
+    private record Planned(String group, int index, ChildSpec spec, MailboxId id, MailboxHandle mailbox,
+            SpawnRequest request, dev.vigil.spawn.ChildLog log) {
+    }
+
+    /** Allocates the child's mailbox and builds its request; nothing runs yet. */
+    private Planned plan(String group, int index, ChildSpec spec) {
         MailboxHandle mailbox = null;
         MailboxId id = new MailboxId(poolId, group, index);
         if (spec.kind().hasMailbox()) {
@@ -374,30 +411,75 @@ public final class Pool implements AutoCloseable {
             // leak means kept: a survivor must be able to outlive the orchestrator's exit (Orchestrator.leave)
             request = request.outlivingParent();
         }
-        ChildProcess process;
+        return new Planned(group, index, spec, id, mailbox, request, log);
+    }
+
+    /** Releases the mailboxes of planned children that were never spawned (no process ever had their offsets). */
+    private void discard(List<Planned> planned) {
+        for (Planned p : planned) {
+            if (p.mailbox() != null) {
+                orchestrator.mailboxes().release(p.id());
+            }
+        }
+        planned.clear();
+    }
+
+    /**
+     * Spawns {@code planned} at once ({@link dev.vigil.spawn.Spawner#spawnAll}: the shims' execs overlap) and tracks
+     * each child that started, in order; a failed one is journaled (SpawnFailed) and its mailbox released. Throws the
+     * first failure once every one is handled, so the started ones are tracked for the rollback to close.
+     */
+    private List<PoolChild> spawn(List<Planned> planned) {
+        List<dev.vigil.spawn.Spawner.Spawned> results;
         try {
-            process = orchestrator.spawner().spawn(request);
-        } catch (RuntimeException e) {
-            int errno = e instanceof SpawnException se ? se.errno() : SpawnException.UNKNOWN_ERRNO;
-            journal.append(new SpawnFailed(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, currentCloseId, group,
-                    index, request.commandLine(), errno, String.valueOf(e.getMessage())));
-            if (mailbox != null) {
-                orchestrator.mailboxes().release(id); // no process ever had its offset
+            results = orchestrator.spawner().spawnAll(planned.stream().map(Planned::request).toList());
+        } catch (RuntimeException e) { // the spawner is closed: nothing started
+            for (Planned p : planned) {
+                spawnFailed(p, e);
             }
             throw e;
         }
+        List<PoolChild> out = new ArrayList<>(planned.size());
+        RuntimeException first = null;
+        for (int i = 0; i < planned.size(); i++) {
+            Planned p = planned.get(i);
+            dev.vigil.spawn.Spawner.Spawned r = results.get(i);
+            if (r.failure() != null) {
+                spawnFailed(p, r.failure());
+                first = first == null ? r.failure() : first;
+            } else {
+                out.add(track(p, r.child()));
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+        return out;
+    }
+
+    private void spawnFailed(Planned p, RuntimeException e) {
+        int errno = e instanceof SpawnException se ? se.errno() : SpawnException.UNKNOWN_ERRNO;
+        journal.append(new SpawnFailed(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, currentCloseId, p.group(),
+                p.index(), p.request().commandLine(), errno, String.valueOf(e.getMessage())));
+        if (p.mailbox() != null) {
+            orchestrator.mailboxes().release(p.id()); // no process ever had its offset
+        }
+    }
+
+    private PoolChild track(Planned p, ChildProcess process) {
+        MailboxHandle mailbox = p.mailbox();
         if (mailbox != null && process.hasDoorbellPipe()) {
             mailbox.alsoRing(process::ringDoorbell);
         }
         container.childStarted(process.pid());
-        PoolChild child = new PoolChild(group, index, spec, process, mailbox, orchestrator);
-        child.log(log);
+        PoolChild child = new PoolChild(p.group(), p.index(), p.spec(), process, mailbox, orchestrator);
+        child.log(p.log());
         if (mailbox != null) {
             orchestrator.drainer().register(mailbox);
         }
-        journal.append(new ChildSpawned(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, group, index,
-                process.pid(), spec.kind().name(), child.mailboxOffset(),
-                mailbox == null ? 0 : mailbox.mailbox().spawnEpoch(), request.commandLine()));
+        journal.append(new ChildSpawned(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, p.group(), p.index(),
+                process.pid(), p.spec().kind().name(), child.mailboxOffset(),
+                mailbox == null ? 0 : mailbox.mailbox().spawnEpoch(), p.request().commandLine()));
         all.add(child);
         tracked.add(child);
         child.exit().thenAccept(exit -> exitedDuringRun(child, exit));
@@ -805,7 +887,9 @@ public final class Pool implements AutoCloseable {
                     journal.forget(poolId, c.group(), c.index());
                 }
             }
-            if (tracked.isEmpty() && container.isEmpty()) {
+            if (tracked.isEmpty()) {
+                // release() removes only an empty container (rmdir fails on a populated cgroup; the process-group
+                // fallback scans): no separate look first
                 orchestrator.containment().release(container);
             }
         }

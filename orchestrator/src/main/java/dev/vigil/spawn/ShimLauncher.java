@@ -16,9 +16,10 @@ import jnr.posix.POSIX;
 import jnr.posix.SpawnFileAction;
 
 /**
- * One spawn, on the spawner thread: status pipe, posix_spawnp of the shim with the redirections,
- * pidfd, then the shim's verdict from the pipe (end of file = exec succeeded). A child that fails
- * on the way is reaped here and comes back as a {@link SpawnException}; nothing is left behind.
+ * One spawn in two steps: {@link #fork} on a spawner thread (status pipe, posix_spawnp of the shim with the
+ * redirections, pidfd), then {@link #verdict} on the waiting thread (the shim's report from the pipe: end of file =
+ * exec succeeded). A child that fails on the way is reaped here and comes back as a {@link SpawnException}; nothing
+ * is left behind.
  */
 final class ShimLauncher {
     private static final int SIGKILL = 9;
@@ -45,8 +46,19 @@ final class ShimLauncher {
         return pidfds;
     }
 
-    /** Spawner thread only: starts the child; the caller hands it to the reaper. */
-    ChildProcess launch(SpawnRequest request) {
+    /**
+     * A shim that runs (posix_spawnp returned, its pidfd is open) and whose verdict (exec or failure report) is still
+     * in its status pipe: {@link #verdict} must follow, on any thread, or the child is watched by nobody.
+     */
+    record Forked(SpawnRequest request, int pid, int pidfd, long spawnedNanos, int statusReadFd, FileOutputStream ring) {
+    }
+
+    /**
+     * Spawner thread only (PDEATHSIG names this thread): the status pipe, posix_spawnp of the shim (it returns once the
+     * shim runs), the pidfd. Does not wait for the shim's exec: {@link #verdict} reads that, so the spawner thread
+     * starts the next child meanwhile.
+     */
+    Forked fork(SpawnRequest request) {
         String command = request.commandLine();
         int[] pipe = new int[2];
         if (calls.pipe2(pipe, Linux.O_CLOEXEC) != 0) {
@@ -55,6 +67,7 @@ final class ShimLauncher {
         int readFd = pipe[0];
         int writeFd = pipe[1];
         int[] doorbell = {-1, -1};
+        boolean handedOver = false;
         try {
             if (request.doorbellPipe()) {
                 doorbell = doorbellPipe(command);
@@ -76,11 +89,25 @@ final class ShimLauncher {
                         + " stdin=" + request.stdin() + " stdout=" + request.stdout() + " stderr=" + request.stderr()
                         + " (jnr-posix drops posix_spawnp's error code; a redirect file that cannot be opened fails here)");
             }
+            long spawnedNanos = MonotonicClock.nanos();
             // Reopened while our read end still counts as a reader (an open for writing would wait for one).
             FileOutputStream ring = doorbell[1] < 0 ? null : openDoorbell(doorbell[1]);
-            return started((int) pid, MonotonicClock.nanos(), readFd, request, ring);
+            int pidfd = -1;
+            if (pidfds) {
+                pidfd = (int) calls.syscall(Linux.SYS_PIDFD_OPEN, pid, 0);
+                if (pidfd < 0) {
+                    int errno = Linux.errno();
+                    closeQuietly(ring);
+                    killAndReap((int) pid, -1);
+                    throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid);
+                }
+            }
+            handedOver = true;
+            return new Forked(request, (int) pid, pidfd, spawnedNanos, readFd, ring);
         } finally {
-            calls.close(readFd);
+            if (!handedOver) {
+                calls.close(readFd);
+            }
             if (writeFd >= 0) {
                 calls.close(writeFd);
             }
@@ -90,6 +117,49 @@ final class ShimLauncher {
                 }
             }
         }
+    }
+
+    /**
+     * Any thread, once per {@link Forked}: learns from the status pipe whether the exec worked (end of file) and
+     * returns the child; on a failure report (or an unreadable pipe) the shim is reaped here and nothing is left.
+     * The caller hands the child to the reaper.
+     */
+    ChildProcess verdict(Forked forked) {
+        SpawnRequest request = forked.request();
+        String command = request.commandLine();
+        int pid = forked.pid();
+        int pidfd = forked.pidfd();
+        FileOutputStream ring = forked.ring();
+        int[] report;
+        try {
+            report = readReport(forked.statusReadFd(), command);
+        } catch (SpawnException unreadable) {
+            // We cannot tell whether the exec happened: do not leave a child nobody knows of.
+            closeQuietly(ring);
+            killAndReap(pid, pidfd);
+            throw unreadable;
+        } finally {
+            calls.close(forked.statusReadFd());
+        }
+        if (report != null) {
+            int shimStatus = waitForShim(pid);
+            if (pidfd >= 0) {
+                calls.close(pidfd);
+            }
+            String detail = "pid=" + pid + " shim_exit=" + (shimStatus >> 8 & 0xff);
+            if (report[0] == ShimProtocol.STAGE_CHDIR) {
+                detail += " dir=" + request.workDir();
+            }
+            if (report[0] == ShimProtocol.STAGE_LOG) {
+                detail += " log=" + request.log().stdout() + "," + request.log().stderr();
+            }
+            if (report[0] == ShimProtocol.STAGE_CGROUP) {
+                detail += " cgroup=" + request.cgroup();
+            }
+            closeQuietly(ring);
+            throw new SpawnException(command, report[1], ShimProtocol.stageName(report[0]), detail);
+        }
+        return new ChildProcess(pid, pidfd, request.argv(), forked.spawnedNanos(), ring);
     }
 
     /** {read, write}, both close-on-exec, the read end moved above the descriptors the file actions write (3, 4). */
@@ -119,49 +189,6 @@ final class ShimLauncher {
         } catch (IOException e) {
             throw new SpawnException("doorbell", SpawnException.UNKNOWN_ERRNO, "doorbell-open", "reopening the doorbell pipe failed: " + e.getMessage());
         }
-    }
-
-    /** The shim runs: open its pidfd, learn from the status pipe whether the exec worked. */
-    private ChildProcess started(int pid, long spawnedNanos, int readFd, SpawnRequest request, FileOutputStream ring) {
-        String command = request.commandLine();
-        int pidfd = -1;
-        if (pidfds) {
-            pidfd = (int) calls.syscall(Linux.SYS_PIDFD_OPEN, pid, 0);
-            if (pidfd < 0) {
-                int errno = Linux.errno();
-                closeQuietly(ring);
-                killAndReap(pid, -1);
-                throw new SpawnException(command, errno, "pidfd_open", "pid=" + pid);
-            }
-        }
-        int[] report;
-        try {
-            report = readReport(readFd, command);
-        } catch (SpawnException unreadable) {
-            // We cannot tell whether the exec happened: do not leave a child nobody knows of.
-            closeQuietly(ring);
-            killAndReap(pid, pidfd);
-            throw unreadable;
-        }
-        if (report != null) {
-            int shimStatus = waitForShim(pid);
-            if (pidfd >= 0) {
-                calls.close(pidfd);
-            }
-            String detail = "pid=" + pid + " shim_exit=" + (shimStatus >> 8 & 0xff);
-            if (report[0] == ShimProtocol.STAGE_CHDIR) {
-                detail += " dir=" + request.workDir();
-            }
-            if (report[0] == ShimProtocol.STAGE_LOG) {
-                detail += " log=" + request.log().stdout() + "," + request.log().stderr();
-            }
-            if (report[0] == ShimProtocol.STAGE_CGROUP) {
-                detail += " cgroup=" + request.cgroup();
-            }
-            closeQuietly(ring);
-            throw new SpawnException(command, report[1], ShimProtocol.stageName(report[0]), detail);
-        }
-        return new ChildProcess(pid, pidfd, request.argv(), spawnedNanos, ring);
     }
 
     private static void closeQuietly(FileOutputStream ring) {

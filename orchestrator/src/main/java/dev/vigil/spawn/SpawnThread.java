@@ -9,9 +9,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 /**
  * The threads of this JVM that call posix_spawn. PR_SET_PDEATHSIG fires when the parent THREAD exits, not the
  * process, so a thread that spawns must outlive every child: these are started once, are daemons, and never return
- * (they end with the JVM, and so do the children). Several ({@value #THREADS_PROPERTY}, default 4) because a spawn
- * waits for its shim's exec (the status pipe's end of file): on a loaded machine that wait is scheduling latency,
- * and spawns of different pools overlap it instead of queueing behind it.
+ * (they end with the JVM, and so do the children). Several ({@value #THREADS_PROPERTY}, default 4): posix_spawnp
+ * itself returns only once the shim runs, and on a loaded machine that is scheduling latency the others overlap.
+ * They only fork: the shim's verdict is read by the thread that asked ({@link Spawner#spawnAll}).
  */
 final class SpawnThread {
     static final String THREADS_PROPERTY = "vigil.spawner.threads";
@@ -43,13 +43,27 @@ final class SpawnThread {
         }
     }
 
-    /** Runs {@code work} on the spawner thread and returns its result; its exceptions come back unchanged. */
+    /** Runs {@code work} on a spawner thread and returns its result; its exceptions come back unchanged. */
     static <T> T call(Callable<T> work) {
-        if (THREADS.contains(Thread.currentThread())) {
-            return runHere(work);
-        }
+        return join(submit(work));
+    }
+
+    /**
+     * Queues {@code work} for a spawner thread without waiting (on a spawner thread itself: runs it here, at once);
+     * {@link #join} gives its result. Work queued together runs on the threads in order of queueing.
+     */
+    static <T> FutureTask<T> submit(Callable<T> work) {
         FutureTask<T> task = new FutureTask<>(work);
-        TASKS.add(task);
+        if (THREADS.contains(Thread.currentThread())) {
+            task.run();
+        } else {
+            TASKS.add(task);
+        }
+        return task;
+    }
+
+    /** The result of submitted work, its exceptions unchanged; waits through interrupts (the thread's flag is kept). */
+    static <T> T join(FutureTask<T> task) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -66,14 +80,6 @@ final class SpawnThread {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    private static <T> T runHere(Callable<T> work) {
-        try {
-            return work.call();
-        } catch (Exception e) {
-            throw rethrow(e);
         }
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,8 +16,8 @@ import jnr.posix.POSIX;
 import jnr.posix.POSIXFactory;
 
 /**
- * Starts children and reaps them. Every child is started with jnr-posix posix_spawnp from the
- * JVM's one spawner thread, through vigil-spawn-shim (PDEATHSIG, parent re-check, own process
+ * Starts children and reaps them. Every child is started with jnr-posix posix_spawnp from one of the
+ * JVM's spawner threads, through vigil-spawn-shim (PDEATHSIG, parent re-check, own process
  * group, inherited descriptors closed; docs/SPAWNING.md), gets a pidfd at once, and is watched by
  * this spawner's {@link Reaper}. A failed exec comes back as a {@link SpawnException} with errno
  * and command, and nothing is left behind.
@@ -121,14 +122,49 @@ public final class Spawner implements AutoCloseable {
      * @throws IllegalStateException when this spawner is closed
      */
     public ChildProcess spawn(SpawnRequest request) {
+        return spawnAll(List.of(request)).get(0).childOrThrow();
+    }
+
+    /**
+     * Starts every child of {@code requests} at once and returns, in their order, once each one runs its command or
+     * failed. The spawner threads start the shims one after another without waiting for any shim's exec; this thread
+     * then reads each one's verdict, so the execs, cgroup joins and child start-ups of the batch overlap. A failed one
+     * leaves nothing behind and does not stop the others: the caller decides (a pool's start rolls the started ones
+     * back). Each child is with the reaper before this returns.
+     *
+     * @throws IllegalStateException when this spawner is closed (nothing started)
+     */
+    public List<Spawned> spawnAll(List<SpawnRequest> requests) {
         if (closed.get()) {
-            throw new IllegalStateException("spawner closed: command=" + request.commandLine());
+            throw new IllegalStateException("spawner closed: command=" + requests.get(0).commandLine());
         }
-        return SpawnThread.call(() -> {
-            ChildProcess child = launcher.launch(request);
-            reaper.register(child);
+        List<FutureTask<ShimLauncher.Forked>> forks = new ArrayList<>(requests.size());
+        for (SpawnRequest request : requests) {
+            forks.add(SpawnThread.submit(() -> launcher.fork(request)));
+        }
+        // Every fork is joined and every verdict read, whatever fails: a shim nobody reads would go unwatched.
+        List<Spawned> out = new ArrayList<>(requests.size());
+        for (int i = 0; i < forks.size(); i++) {
+            try {
+                ChildProcess child = launcher.verdict(SpawnThread.join(forks.get(i)));
+                reaper.register(child);
+                out.add(new Spawned(requests.get(i), child, null));
+            } catch (RuntimeException e) {
+                out.add(new Spawned(requests.get(i), null, e));
+            }
+        }
+        return out;
+    }
+
+    /** One request of {@link #spawnAll}: its child, or why it did not start (then nothing of it is left). */
+    public record Spawned(SpawnRequest request, ChildProcess child, RuntimeException failure) {
+        /** The child, or the failure thrown. */
+        public ChildProcess childOrThrow() {
+            if (failure != null) {
+                throw failure;
+            }
             return child;
-        });
+        }
     }
 
     /**

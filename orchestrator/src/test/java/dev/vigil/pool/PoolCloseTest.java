@@ -245,6 +245,26 @@ class PoolCloseTest {
     }
 
     @Test
+    void aSpawnFailingInTheMiddleOfABatchRollsBackTheChildrenSpawnedAfterItToo() {
+        // one batch (Pool.SPAWN_BATCH): the shims after the failing one run too, and the rollback must take them
+        PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "midbatch")
+                .childOutput(Redirect.DISCARD)
+                .group("before", 2, ChildSpec.cDemo())
+                .group("bad", 1, ChildSpec.exec("/nonexistent/vigil-no-such-binary"))
+                .group("after", 3, ChildSpec.cDemo()).start());
+        assertTrue(e.getMessage().contains("command=/nonexistent/vigil-no-such-binary") && e.getMessage().contains("errno=2"),
+                e.getMessage());
+        assertEquals(CloseReport.Outcome.CLEAN, e.rollback().outcome(), e.rollback().toJson());
+        assertEquals(List.of("after", "after", "after", "before", "before"), e.rollback().children().stream()
+                .map(CloseReport.Child::group).sorted().toList(), e.rollback().toJson());
+        for (CloseReport.Child c : e.rollback().children()) {
+            assertTrue(ProcessHandle.of(c.pid()).map(h -> !h.isAlive()).orElse(true), "pid " + c.pid() + " left alive");
+        }
+        assertTrue(orchestrator.mailboxes().ids().stream().noneMatch(id -> id.poolId().equals("midbatch")),
+                orchestrator.mailboxes().ids().toString());
+    }
+
+    @Test
     void spawnOfANonExecutableFileFailsClearlyAndLeavesNothing() throws Exception {
         Path file = Files.createFile(tmp.resolve("not-executable"), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rw-r--r--")));

@@ -17,11 +17,13 @@ import dev.vigil.close.CloseSettings;
 /**
  * {@code bin/vigil-bench scale}: one orchestrator, 10 pools, N children started, driven and closed all at once
  * (docs/BENCHMARKS.md, "A thousand children"). For each N: the wall time from the first launch until every pool is
- * ready (all pools started on 10 threads at once), one control round trip to every mailbox child, the close wall
+ * ready (all pools started on 10 threads at once) and until the last child's shim was started (spawnedNanos, the clock
+ * of System.nanoTime), one control round trip to every mailbox child, the close wall
  * (every pool closed at once), and the orchestrator's RSS, threads, open descriptors and mappings with all children
  * up. Mixes: "mixed" = per 10 pools 6 of C children, 3 of plain executables ({@code sleep}), 1 of C children with
  * {@code java} Java children in it; "c" = 10 pools of C children only.
- * Arguments: mix (mixed|c), sizes (10,100,1000), Java children at most (20), journal root (a temp dir).
+ * Arguments: mix (mixed|c), sizes (10,100,1000), Java children at most (20), and a variant's label: its rows are
+ * printed without a header, the label after the kinds (bin/vigil-bench runs the baselines so, each in its own JVM).
  */
 public final class ScaleBench {
     static final int POOLS = 10;
@@ -30,22 +32,32 @@ public final class ScaleBench {
         String mix = args.length > 0 ? args[0] : "mixed";
         String sizes = args.length > 1 ? args[1] : "10,100,1000";
         int javaMax = args.length > 2 ? Integer.parseInt(args[2]) : 20;
-        Path root = args.length > 3 ? Path.of(args[3]) : Files.createTempDirectory("vigil-scale-bench");
-        System.out.printf(Locale.ROOT, "mix=%s, %d pools, %d cpus, %s, load before %s%n%n", mix, POOLS, Runtime.getRuntime().availableProcessors(),
-                openFileLimit(), load());
-        System.out.println("| children | kinds | start wall (launch to all ready) | control to all | close wall | orchestrator RSS | threads | fds | mappings | load |");
-        System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        String variant = args.length > 3 ? args[3] : ""; // a variant's rows go under the table of the run before
+        Path root = Files.createTempDirectory("vigil-scale-bench");
+        if (variant.isEmpty()) {
+            System.out.printf(Locale.ROOT, "mix=%s, %d pools, %d cpus, %s, load before %s%n%n", mix, POOLS, Runtime.getRuntime().availableProcessors(),
+                    openFileLimit(), load());
+            System.out.println("| children | kinds | last shim started | start wall (launch to all ready) | orchestrator CPU in start | children CPU (lifetime, each) | control to all | close wall | orchestrator RSS | threads | fds | mappings | load |");
+            System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        }
         for (String size : sizes.split(",")) {
             int n = Integer.parseInt(size.trim());
-            System.out.println(run(mix, n, javaMax, root.resolve(mix + "-" + n)).row());
+            Figures f = run(mix, n, javaMax, root.resolve(mix + "-" + n));
+            System.out.println((variant.isEmpty() ? f : f.withKinds(f.kinds() + "; " + variant)).row());
         }
     }
 
     /** What one size measured. */
-    record Figures(int children, String kinds, long startNanos, long driveNanos, long closeNanos, String rss, int threads, int fds,
+    record Figures(int children, String kinds, long lastForkNanos, long startNanos, long startCpuNanos, long childCpuNanos, long driveNanos, long closeNanos, String rss, int threads, int fds,
             long mappings, int answered, int cleanPools, String load) {
+        Figures withKinds(String k) {
+            return new Figures(children, k, lastForkNanos, startNanos, startCpuNanos, childCpuNanos, driveNanos, closeNanos, rss, threads, fds,
+                    mappings, answered, cleanPools, load);
+        }
+
         String row() {
-            return String.format(Locale.ROOT, "| %d | %s | %.2f s | %.2f s | %.2f s | %s | %d | %d | %d | %s |", children, kinds, startNanos / 1e9,
+            return String.format(Locale.ROOT, "| %d | %s | %.2f s | %.2f s | %.2f s | %.2f ms | %.2f s | %.2f s | %s | %d | %d | %d | %s |", children,
+                    kinds, lastForkNanos / 1e9, startNanos / 1e9, startCpuNanos / 1e9, childCpuNanos / 1e6 / children,
                     driveNanos / 1e9, closeNanos / 1e9, rss, threads, fds, mappings, load);
         }
     }
@@ -76,6 +88,7 @@ public final class ScaleBench {
                 }
                 builders.add(b);
             }
+            long[] cpu0 = cpu();
             long t0 = System.nanoTime();
             List<Future<Pool>> started = new ArrayList<>();
             for (Pool.Builder b : builders) {
@@ -86,6 +99,8 @@ public final class ScaleBench {
                 pools.add(f.get());
             }
             long startWall = System.nanoTime() - t0;
+            long startCpu = cpu()[0] - cpu0[0];
+            long lastFork = pools.stream().flatMap(p -> p.children().stream()).mapToLong(c -> c.process().spawnedNanos()).max().orElse(t0) - t0;
             String rss = status("VmRSS");
             int threadCount = count("/proc/self/task");
             int fds = count("/proc/self/fd");
@@ -127,11 +142,20 @@ public final class ScaleBench {
                 clean += f.get() ? 1 : 0;
             }
             long closeWall = System.nanoTime() - t2;
+            long childCpu = cpu()[1] - cpu0[1]; // every child is reaped: its whole life, shim and exec included
             String kinds = counts[0] + " C, " + counts[1] + " exec, " + counts[2] + " Java" + (clean == POOLS ? "" : " (" + (POOLS - clean) + " pools NOT clean)");
-            return new Figures(n, kinds, startWall, driveWall, closeWall, rss, threadCount, fds, mappings, answered, clean, loadNow);
+            return new Figures(n, kinds, lastFork, startWall, startCpu, childCpu, driveWall, closeWall, rss, threadCount, fds, mappings, answered, clean, loadNow);
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /** {this process's utime + stime, its reaped children's cutime + cstime} in nanoseconds (/proc/self/stat, 100 Hz ticks). */
+    static long[] cpu() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long tick = 10_000_000L;
+        return new long[] {(Long.parseLong(f[11]) + Long.parseLong(f[12])) * tick, (Long.parseLong(f[13]) + Long.parseLong(f[14])) * tick};
     }
 
     private static String status(String field) throws IOException {

@@ -176,6 +176,25 @@ class SpawnerTest {
     }
 
     @Test
+    void aBatchWithAFailureInTheMiddleStartsTheOthersAndHandsEachToTheReaper() throws Exception {
+        List<SpawnRequest> requests = List.of(SpawnRequest.of("/bin/sh", "-c", "exit 1"), SpawnRequest.of("/nope"),
+                SpawnRequest.of("/bin/sh", "-c", "exit 3"), SpawnRequest.of("sleep", "30"));
+        List<Spawner.Spawned> out = spawner.spawnAll(requests);
+        assertEquals(requests.size(), out.size());
+        SpawnException failure = (SpawnException) out.get(1).failure();
+        assertEquals(2, failure.errno(), failure.getMessage());
+        assertEquals("/nope", failure.command());
+        assertEquals(1, out.get(0).childOrThrow().onExit().get(10, TimeUnit.SECONDS).exitCode());
+        assertEquals(3, out.get(2).childOrThrow().onExit().get(10, TimeUnit.SECONDS).exitCode());
+        ChildProcess sleeper = out.get(3).childOrThrow();
+        // every child that started is the reaper's: the failed shim was reaped at once, the sleeper is watched
+        assertEquals(List.of(sleeper), spawner.reaper().liveChildren());
+        assertEquals(List.of(sleeper.pid()), ProcFs.ourChildren().stream().map(ProcFs.Stat::pid).toList());
+        sleeper.signal(SIGTERM);
+        assertEquals(SIGTERM, sleeper.onExit().get(10, TimeUnit.SECONDS).signal());
+    }
+
+    @Test
     void aMissingShimIsAClearNativeError() {
         NativePartUnavailableException failure = assertThrows(NativePartUnavailableException.class,
                 () -> Spawner.start(new SpawnerOptions(tmp, ReapMode.PIDFD_POLL)));
