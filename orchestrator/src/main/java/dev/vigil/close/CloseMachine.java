@@ -281,23 +281,47 @@ final class CloseMachine {
                 s.hardCap().toNanos(), s.fixedBudget().toNanos(), s.escalation().label(), runs.size()));
         journal.append(new AdmissionFenced(now, pid(), run.poolId(), run.closeId, inFlight));
         run.budget = s.newBudget(now);
+        // Every child is told first (CAS and doorbell, nothing else), then the deliveries are journaled: the last
+        // child of a large pool hears of the close as soon as the first does.
+        List<Track> told = new ArrayList<>(children.size());
         for (ClosingChild c : children) {
-            broadcast(run, c, now);
+            Track t = tell(run, c, now);
+            if (t != null) {
+                told.add(t);
+            }
+        }
+        for (Track t : told) {
+            published(run, t);
         }
         advance(run, now);
     }
 
     private void broadcast(Run run, ClosingChild c, long now) {
+        Track t = tell(run, c, now);
+        if (t != null) {
+            published(run, t);
+        }
+    }
+
+    /** Tracks {@code c} and publishes the shutdown to it; null when it was gone already (then reaped at once). */
+    private Track tell(Run run, ClosingChild c, long now) {
         Track t = new Track(c);
         run.members.put(c, t);
         run.tracks.add(t);
         t.watch = new ChildWatch(c.mailboxWords(), now);
         if (c.exit().isDone()) {
             reaped(run, t, c.exit().getNow(null), now); // gone before the broadcast: nothing to tell it
-            return;
+            return null;
         }
         // The epoch is the close id: non-zero, unique, and it tells the replay which close won the word.
-        ShutdownDelivery d = c.deliverShutdown(run.closeId);
+        t.delivery = c.deliverShutdown(run.closeId);
+        return t;
+    }
+
+    /** Journals the shutdown {@link #tell} published to {@code t}'s child and waits for its exit. */
+    private void published(Run run, Track t) {
+        ClosingChild c = t.child;
+        ShutdownDelivery d = t.delivery;
         journal.append(new ShutdownPublished(d.timeNanos(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
                 c.pid(), d.channel(), run.closeId, d.casWon(), d.observedWord()));
         c.exit().whenComplete((exit, error) -> {
@@ -835,6 +859,8 @@ final class CloseMachine {
     static final class Track {
         final ClosingChild child;
         ChildWatch watch;
+        /** The shutdown published to it, until journaled. */
+        ShutdownDelivery delivery;
         ChildExit exit;
         long sinceBroadcastNanos = -1;
         long escalatedNanos;
