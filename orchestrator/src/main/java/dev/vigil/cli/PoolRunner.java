@@ -239,7 +239,10 @@ public final class PoolRunner {
         }
         failed |= reportChildrenGone();
         out.printf(Locale.ROOT, "  closing %d pool(s) at once%n", openCount());
+        int before = reports().size();
         failed |= closeOpenPools();
+        List<CloseReport> all = reports();
+        hooks.cycleClosed(cycle, all.subList(before, all.size()), out);
         return failed;
     }
 
