@@ -13,10 +13,10 @@ $(BUILD)/vigil-spawn-shim: src/spawn/vigil-spawn-shim.c src/spawn/shim_protocol.
 $(BUILD)/vigil-exit-stamp: src/bench/vigil-exit-stamp.c | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/vigil-reap-reference: src/bench/vigil-reap-reference.c | $(BUILD)
+$(BUILD)/vigil-reap-reference: src/bench/vigil-reap-reference.c src/bench/bench-common.h | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/vigil-close-reference: src/bench/vigil-close-reference.c include/vigil/mailbox.h | $(BUILD)
+$(BUILD)/vigil-close-reference: src/bench/vigil-close-reference.c src/bench/bench-common.h include/vigil/mailbox.h | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/vigil-spawn-stamp: src/bench/vigil-spawn-stamp.c | $(BUILD)

@@ -35,30 +35,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-common.h"
 #include "vigil/mailbox.h"
 
-#define MAX_CHILDREN 1024
+#define MAX_CHILDREN BENCH_MAX_CHILDREN
 #define RING_CAPACITY VIGIL_DEFAULT_RING_CAPACITY
 #define COMMAND_ID 1
 #define READY_BOUND_NANOS 120000000000LL
 #define CLOSE_BOUND_MILLIS 60000
 
 extern char **environ;
-
-static int64_t monotonic_nanos(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t cpu_nanos(void)
-{
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return ((int64_t)usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000LL
-            + ((int64_t)usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000LL;
-}
 
 static struct vigil_mailbox *mailbox_at(char *base, size_t stride, int i)
 {
@@ -292,20 +278,10 @@ int main(int argc, char **argv)
     int failed = 0;
     int records = 0;
     int64_t last_reap = 0;
-    static struct pollfd fds[MAX_CHILDREN];
-    static int slot_child[MAX_CHILDREN];
+    static int reaped[MAX_CHILDREN];
     while (live > 0) {
-        int count = 0;
-        for (int i = 0; i < n; i++) {
-            if (reaped_at[i] == 0) {
-                fds[count].fd = pidfds[i];
-                fds[count].events = POLLIN;
-                fds[count].revents = 0;
-                slot_child[count++] = i;
-            }
-        }
-        int ready = poll(fds, (nfds_t)count, CLOSE_BOUND_MILLIS);
-        if (ready == 0) {
+        int done = reap_ready_pidfds(n, pids, pidfds, reaped_at, CLOSE_BOUND_MILLIS, reaped);
+        if (done == BENCH_POLL_TIMEOUT) {
             fprintf(stderr, "ERR: %d children still alive %d ms after the shutdown words\n", live, CLOSE_BOUND_MILLIS);
             for (int i = 0; i < n; i++) {
                 if (reaped_at[i] == 0) {
@@ -315,22 +291,12 @@ int main(int argc, char **argv)
             }
             return 1;
         }
-        if (ready < 0 && errno != EINTR) {
-            fprintf(stderr, "ERR: poll errno=%d (%s)\n", errno, strerror(errno));
+        if (done < 0) {
             return 1;
         }
-        for (int s = 0; s < count && ready > 0; s++) {
-            if (fds[s].revents == 0) {
-                continue;
-            }
-            int i = slot_child[s];
-            int status;
-            if (waitpid(pids[i], &status, WNOHANG) != pids[i]) {
-                continue;
-            }
-            reaped_at[i] = monotonic_nanos();
+        for (int r = 0; r < done; r++) {
+            int i = reaped[r];
             last_reap = reaped_at[i];
-            close(pidfds[i]);
             if (bell_write[i] >= 0) {
                 close(bell_write[i]);
             }

@@ -25,24 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CHILDREN 1024
+#include "bench-common.h"
+
+#define MAX_CHILDREN BENCH_MAX_CHILDREN
 
 extern char **environ;
-
-static int64_t monotonic_nanos(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t cpu_nanos(void)
-{
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return ((int64_t)usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000LL
-            + ((int64_t)usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000LL;
-}
 
 static int64_t read_stamp(const char *path)
 {
@@ -106,36 +93,14 @@ int main(int argc, char **argv)
     int64_t cpu_start = cpu_nanos();
     int64_t wait_start = monotonic_nanos();
     int live = n;
-    static struct pollfd fds[MAX_CHILDREN];
-    static int slot_child[MAX_CHILDREN];
+    static int reaped[MAX_CHILDREN];
     while (live > 0) {
         if (use_pidfd) {
-            int count = 0;
-            for (int i = 0; i < n; i++) {
-                if (reaped_at[i] == 0) {
-                    fds[count].fd = pidfds[i];
-                    fds[count].events = POLLIN;
-                    fds[count].revents = 0;
-                    slot_child[count++] = i;
-                }
-            }
-            int ready = poll(fds, (nfds_t)count, -1);
-            if (ready < 0 && errno != EINTR) {
-                fprintf(stderr, "ERR: poll errno=%d (%s)\n", errno, strerror(errno));
+            int done = reap_ready_pidfds(n, pids, pidfds, reaped_at, -1, reaped);
+            if (done < 0) {
                 return 1;
             }
-            for (int s = 0; s < count && ready > 0; s++) {
-                if (fds[s].revents == 0) {
-                    continue;
-                }
-                int i = slot_child[s];
-                int status;
-                if (waitpid(pids[i], &status, WNOHANG) == pids[i]) {
-                    reaped_at[i] = monotonic_nanos();
-                    close(pidfds[i]);
-                    live--;
-                }
-            }
+            live -= done;
         } else {
             for (int i = 0; i < n; i++) {
                 int status;

@@ -44,25 +44,36 @@ class VigilCliEndToEndTest {
     }
 
     /**
-     * At --time-scale 1 the demo's reap latencies are the field's: min 0.198, median 1.411, p90 1.603, max 1.778 s.
-     * Slow suite: on a machine at load 35 the overhead alone (up to 0.25 s) breaks a 10 % bound; the draws
-     * themselves are checked in the default suite (FieldTeardownDistributionTest).
+     * At --time-scale 1 the demo's reap latencies are the field's: min 0.198, median 1.411, p90 1.603, max 1.778 s,
+     * each child's draw taken from the broadcast to its reap (the demo shortens a child's teardown by the exit cost
+     * its runtime showed on the earlier closes). Default suite: 2 cycles, median and p90 within 10 %, min and max (one
+     * child each, so one slow exit on a loaded machine moves them) within 25 %. A JVM child that paid 0.3 s for its
+     * exit (a thread left in a system call) put the min at 0.28 s, out of both.
      */
+    @Test
+    void theDemoReapsNearTheFieldQuantiles() throws Exception {
+        assertDemoReapsAtTheFieldQuantiles(2, new double[] {0.25, 0.10, 0.10, 0.25});
+    }
+
+    /** The same, 3 cycles as `bin/vigil demo --time-scale 1` runs them, every quantile within 10 % (a quiet machine). */
     @Tag("slow")
     @Test
     void theDemoReapsAtTheFieldQuantilesWithinTenPercent() throws Exception {
-        Launchers.Result demo = Launchers.vigil(work, 170, "demo", "--time-scale", "1", "--cycles", "2", "--journal", "j");
+        assertDemoReapsAtTheFieldQuantiles(3, new double[] {0.10, 0.10, 0.10, 0.10});
+    }
+
+    private void assertDemoReapsAtTheFieldQuantiles(int cycles, double[] tolerance) throws Exception {
+        Launchers.Result demo = Launchers.vigil(work, 170, "demo", "--time-scale", "1", "--cycles", Integer.toString(cycles),
+                "--seed", "1", "--journal", "j");
         assertEquals(0, demo.exitCode(), demo.toString());
         Matcher row = Pattern.compile("reap latency\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)").matcher(demo.out());
         assertTrue(row.find(), demo.out());
+        System.out.println("demo --time-scale 1 --cycles " + cycles + " --seed 1: " + row.group());
         double[] field = {0.198, 1.411, 1.603, 1.778};
         String[] names = {"min", "median", "p90", "max"};
         for (int i = 0; i < 4; i++) {
             double got = Double.parseDouble(row.group(i + 1));
-            // the min (0.198 s) also carries the machine's overhead (the child noticing shutdown, exit, reap):
-            // 60 ms more allowed for it on a loaded two-core machine; median, p90 and max within 10 % as they are
-            double slack = i == 0 ? 0.060 : 0;
-            assertEquals(field[i], got, field[i] * 0.10 + slack, names[i] + " reap latency vs the field's, in:\n" + demo.out());
+            assertEquals(field[i], got, field[i] * tolerance[i], names[i] + " reap latency vs the field's, in:\n" + demo.out());
         }
     }
 

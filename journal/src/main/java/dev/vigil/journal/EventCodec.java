@@ -105,7 +105,7 @@ public final class EventCodec {
         }
     }
 
-    /** Field accessors, the version each field was added in, and the canonical constructor of one record type. */
+    /** Field accessors, the version each field was added in, and the generated readers of one record type. */
     static final class RecordLayout {
         /** Longer strings (report JSON, command lines) are rarely repeated: written directly. */
         private static final int MAX_CACHED_CHARS = 128;
@@ -117,11 +117,12 @@ public final class EventCodec {
         private final int[] addedIn;
         private final Object[] absent;
         private final MethodHandle[] getters;
-        private final MethodHandle constructor;
+        private final Class<?> recordClass;
+        /** The generated reader of each layout version, [0] for version 1, made on first use. */
+        private final RecordReaders.Reader[] readers;
         private final EncodedString[] lastStrings;
 
-        private RecordLayout(Class<?> recordClass, RecordComponent[] components, MethodHandle[] getters,
-                MethodHandle constructor) {
+        private RecordLayout(Class<?> recordClass, RecordComponent[] components, MethodHandle[] getters) {
             this.kind = recordClass.getSimpleName();
             this.version = layoutVersionOf(recordClass);
             int n = components.length;
@@ -141,7 +142,8 @@ public final class EventCodec {
                 absent[i] = absentValue(fieldTypes[i], added == null ? "" : added.absent(), kind + "." + fieldNames[i]);
             }
             this.getters = getters;
-            this.constructor = constructor;
+            this.recordClass = recordClass;
+            this.readers = new RecordReaders.Reader[version];
             this.lastStrings = new EncodedString[n];
         }
 
@@ -176,9 +178,7 @@ public final class EventCodec {
                     getters[i] = lookup.unreflect(components[i].getAccessor())
                             .asType(MethodType.methodType(types[i], Object.class));
                 }
-                MethodHandle ctor = lookup.findConstructor(recordClass, MethodType.methodType(void.class, types));
-                return new RecordLayout(recordClass, components, getters,
-                        ctor.asSpreader(Object[].class, types.length).asType(MethodType.methodType(Object.class, Object[].class)));
+                return new RecordLayout(recordClass, components, getters);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -231,57 +231,39 @@ public final class EventCodec {
             }
         }
 
-        /** Reads the fields that layout {@code bodyVersion} has; the others get their absent value. */
-        Object read(BytesIn<?> in, int bodyVersion) {
-            Object[] args = new Object[fieldTypes.length];
-            for (int i = 0; i < fieldTypes.length; i++) {
-                if (addedIn[i] > bodyVersion) {
-                    args[i] = absent[i];
-                    continue;
-                }
-                Class<?> t = fieldTypes[i];
-                if (t == long.class) {
-                    requireRemaining(in, 8, i);
-                    args[i] = in.readLong();
-                } else if (t == int.class) {
-                    requireRemaining(in, 4, i);
-                    args[i] = in.readInt();
-                } else if (t == boolean.class) {
-                    requireRemaining(in, 1, i);
-                    args[i] = in.readBoolean();
-                } else {
-                    requireRemaining(in, 1, i);
-                    String s;
-                    try {
-                        s = in.readUtf8();
-                    } catch (RuntimeException e) {
-                        throw new UnreadableEventException(kind + " field " + fieldNames[i]
-                                + " is not a readable string (" + e.getMessage() + ")");
-                    }
-                    if (s == null) {
-                        throw new UnreadableEventException(kind + " field " + fieldNames[i] + " is a missing string");
-                    }
-                    args[i] = s;
-                }
-            }
-            if (in.readRemaining() != 0) {
+        /**
+         * Reads the fields that layout {@code bodyVersion} has from {@code cursor} (the others get their absent
+         * value) and builds the record; bytes left after the last field are an error.
+         */
+        Object read(FieldCursor cursor, int bodyVersion) {
+            Object event = reader(bodyVersion).read(cursor);
+            if (cursor.remaining() != 0) {
                 throw new UnreadableEventException(kind + " layout version=" + bodyVersion + " has "
-                        + in.readRemaining() + " bytes after its last field");
+                        + cursor.remaining() + " bytes after its last field");
             }
-            try {
-                return constructor.invokeExact(args);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            return event;
         }
 
-        private void requireRemaining(BytesIn<?> in, int n, int field) {
-            if (in.readRemaining() < n) {
-                throw new UnreadableEventException(kind + " body ends inside field " + fieldNames[field] + ": "
-                        + in.readRemaining() + " bytes left, need " + n);
+        /** Like {@link #read(FieldCursor, int)} over the bytes from {@code in}'s read position to its limit. */
+        Object read(BytesIn<?> in, int bodyVersion) {
+            Bytes<byte[]> copy = Bytes.wrapForRead(in.toByteArray());
+            FieldCursor cursor = new FieldCursor();
+            cursor.reset(copy, 0, (int) copy.readLimit(), kind);
+            return read(cursor, bodyVersion);
+        }
+
+        private RecordReaders.Reader reader(int bodyVersion) {
+            RecordReaders.Reader r = readers[bodyVersion - 1];
+            if (r == null) {
+                synchronized (this) {
+                    r = readers[bodyVersion - 1];
+                    if (r == null) {
+                        r = RecordReaders.generate(recordClass, fieldTypes, fieldNames, addedIn, absent, bodyVersion);
+                        readers[bodyVersion - 1] = r; // racy reads see null (and lock) or a whole reader: it is immutable
+                    }
+                }
             }
+            return r;
         }
     }
 

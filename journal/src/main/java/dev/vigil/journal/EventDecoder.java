@@ -14,6 +14,7 @@ import net.openhft.chronicle.bytes.BytesIn;
 public final class EventDecoder {
     private Bytes<byte[]> body = EventCodec.heapBuffer(512);
     private final CRC32C crc = new CRC32C();
+    private final FieldCursor cursor = new FieldCursor();
     private boolean schema1Allowed;
     private int length;
     private int version;
@@ -44,8 +45,9 @@ public final class EventDecoder {
             throw new EventCodec.UnreadableEventException("the excerpt is " + remaining + " bytes long");
         }
         length = (int) remaining;
-        body.clear();
-        body.ensureCapacity(length);
+        if (body.realCapacity() < length) {
+            body.ensureCapacity(length);
+        }
         byte[] array = body.underlyingObject();
         int copied = 0;
         while (copied < length) {
@@ -55,9 +57,8 @@ public final class EventDecoder {
             }
             copied += n;
         }
-        body.readPositionRemaining(0, length);
-        int typeId = body.readUnsignedShort(EventCodec.TYPE_ID_OFFSET);
-        int word = body.readUnsignedShort(EventCodec.LAYOUT_WORD_OFFSET);
+        int typeId = unsignedShortAt(array, EventCodec.TYPE_ID_OFFSET);
+        int word = unsignedShortAt(array, EventCodec.LAYOUT_WORD_OFFSET);
         EventType type = EventType.byId(typeId);
         if ((word & EventCodec.CHECKSUMMED_BIT) == 0) {
             if (word != 1) {
@@ -85,7 +86,7 @@ public final class EventDecoder {
         crc.update(array, 0, EventCodec.CHECKSUM_OFFSET);
         crc.update(array, EventCodec.FIELDS_OFFSET, length - EventCodec.FIELDS_OFFSET);
         int computed = (int) crc.getValue();
-        int stored = body.readInt(EventCodec.CHECKSUM_OFFSET);
+        int stored = FieldCursor.intAt(array, EventCodec.CHECKSUM_OFFSET);
         if (computed != stored) {
             throw new EventCodec.UnreadableEventException("the event's bytes do not match its checksum (CRC32C stored=0x"
                     + Integer.toHexString(stored) + ", computed=0x" + Integer.toHexString(computed) + ", "
@@ -106,6 +107,10 @@ public final class EventDecoder {
         return type;
     }
 
+    private static int unsignedShortAt(byte[] a, int p) {
+        return (a[p] & 0xFF) | (a[p + 1] & 0xFF) << 8;
+    }
+
     private static EventCodec.UnsupportedSchemaException unknownType(int typeId, int version) {
         return new EventCodec.UnsupportedSchemaException("unknown event type id=" + typeId + " (layout version="
                 + version + "; written by a newer Vigil, or not an event)");
@@ -113,9 +118,10 @@ public final class EventDecoder {
 
     /** Decodes the fields of the body whose header {@link #readHeader} just checked. */
     public JournalEvent readBody(EventType type) {
-        body.readPositionRemaining(fieldsOffset, length - fieldsOffset);
+        EventCodec.RecordLayout layout = EventCodec.layout(type);
+        cursor.reset(body, fieldsOffset, length, layout.kind);
         try {
-            return (JournalEvent) EventCodec.layout(type).read(body, version);
+            return (JournalEvent) layout.read(cursor, version);
         } catch (EventCodec.UnreadableEventException e) {
             throw e;
         } catch (RuntimeException e) {

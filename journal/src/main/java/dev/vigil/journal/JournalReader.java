@@ -55,6 +55,8 @@ public final class JournalReader implements AutoCloseable {
     /** The cycle of the last excerpt read, and its sequence in that cycle; MIN_VALUE / -1 before any. */
     private int currentCycle = Integer.MIN_VALUE;
     private long currentSequence = -1;
+    /** The last sequence the current cycle's store header records (-1: none, or not known). */
+    private long currentLastSequence = -1;
     /** Damage found before reading could start there (the first cycle unreadable): thrown by the next read. */
     private JournalCorruptException pendingDamage;
 
@@ -125,6 +127,7 @@ public final class JournalReader implements AutoCloseable {
         if (found) {
             currentCycle = cycle;
             currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) - 1;
+            currentLastSequence = f == null ? -1 : f.lastSequence();
         }
         return found;
     }
@@ -162,6 +165,8 @@ public final class JournalReader implements AutoCloseable {
         }
         currentCycle = cycle;
         currentSequence = -1;
+        CycleFiles.CycleFile here = cycles.get(cycle);
+        currentLastSequence = here == null ? -1 : here.lastSequence();
     }
 
     /** The cycle was read to its end: its store's last sequence must have been reached. */
@@ -217,11 +222,7 @@ public final class JournalReader implements AutoCloseable {
      * next cycle is unreadable, stop here, before Chronicle opens that file (it would wait on it).
      */
     private void checkNextCycle() {
-        if (currentCycle == Integer.MIN_VALUE) {
-            return;
-        }
-        CycleFiles.CycleFile here = cycles.get(currentCycle);
-        if (here != null && here.lastSequence() >= 0 && currentSequence < here.lastSequence()) {
+        if (currentCycle == Integer.MIN_VALUE || currentSequence < currentLastSequence) {
             return;
         }
         java.util.Map.Entry<Integer, CycleFiles.CycleFile> next = cycles.higherEntry(currentCycle);

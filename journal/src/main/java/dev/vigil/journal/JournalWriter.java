@@ -38,6 +38,10 @@ public final class JournalWriter implements AutoCloseable {
     public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(5);
 
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+    /** An idle appender naps this long between looks at the ring (after spinning, then yielding, a while). */
+    private static final long SLEEP_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** A flush yields this many times before it naps between looks at the appender's progress. */
+    private static final int FLUSH_YIELDS = 50;
 
     private final Path dir;
     /** Null when the journal could not even be opened (a full disk): every event is then not written. */
@@ -86,7 +90,7 @@ public final class JournalWriter implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 },
-                ProducerType.MULTI, new SleepingWaitStrategy(200, TimeUnit.MICROSECONDS.toNanos(500)));
+                ProducerType.MULTI, new SleepingWaitStrategy(200, SLEEP_NANOS));
         disruptor.handleEventsWith(handler);
         this.ring = disruptor.start();
     }
@@ -167,13 +171,32 @@ public final class JournalWriter implements AutoCloseable {
      */
     public void flush(Duration timeout) {
         long target = ring.getCursor();
+        if (handler.writtenSequence >= target) {
+            return;
+        }
+        wakeAppender();
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (handler.writtenSequence < target) {
+        for (int polls = 0; handler.writtenSequence < target; polls++) {
             if (System.nanoTime() - deadline > 0) {
                 throw new JournalException("journal dir=" + dir + " flush timed out after " + timeout.toMillis()
                         + " ms with " + (target - handler.writtenSequence) + " events pending");
             }
-            LockSupport.parkNanos(20_000);
+            if (polls < FLUSH_YIELDS) {
+                Thread.yield(); // the appender writes an event in microseconds: give it the core first
+            } else {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+
+    /**
+     * An idle appender naps in its wait strategy ({@code SLEEP_NANOS} at a time): this wakes it, so that what was just
+     * appended is written now. For a caller about to wait on it (a flush). Never blocks.
+     */
+    public void wakeAppender() {
+        Thread appender = handler.thread;
+        if (appender != null) {
+            LockSupport.unpark(appender);
         }
     }
 
@@ -247,6 +270,9 @@ public final class JournalWriter implements AutoCloseable {
         private volatile String firstNotWritten;
         private volatile String reason;
         private volatile long gapFromIndex = -1;
+
+        /** The appender thread, once started (flush wakes it from its wait strategy's nap). */
+        volatile Thread thread;
 
         AppendHandler(Path dir, SingleChronicleQueue queue, SingleChronicleQueue closeIndex) {
             this.dir = dir;
@@ -353,6 +379,11 @@ public final class JournalWriter implements AutoCloseable {
             if (chronicleResource instanceof SingleThreadedChecked checked) {
                 checked.singleThreadedCheckDisabled(true);
             }
+        }
+
+        @Override
+        public void onStart() {
+            thread = Thread.currentThread();
         }
 
         @Override

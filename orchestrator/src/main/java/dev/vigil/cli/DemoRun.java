@@ -1,11 +1,17 @@
 package dev.vigil.cli;
 
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 
 import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.pool.ChildSpec;
 
 /**
@@ -13,6 +19,15 @@ import dev.vigil.pool.ChildSpec;
  * closing at once, over a few cycles. Every child's teardown time is drawn on its own from the field
  * distribution ({@link FieldTeardownDistribution}) and scaled; a few chips have a control still
  * running when their pool closes ({@link #hooks}).
+ *
+ * <p>A draw is the time from the close's broadcast to the child's reap, as the field measured it, not the
+ * length of the child's finalization alone: what a runtime spends around it (the close reaching the child,
+ * the process's own exit and the reap: about 1 ms for C, tens of ms for a JVM or a Python interpreter, more
+ * under load) is part of the draw. The demo measures that cost per runtime on its own closes (broadcast to
+ * reap minus the finalization the child was given) and gives each later child its draw minus the least
+ * cost its runtime has shown so far: a floor, so one slow exit on a loaded machine (a few hundred ms) never
+ * makes the later children reap before their draws; the first cycle, with nothing measured yet, gets the
+ * draws whole.
  */
 public final class DemoRun {
     /** Every control takes this long inside the child. */
@@ -70,10 +85,39 @@ public final class DemoRun {
                 k--;
             }
         }
+        long[] given = new long[n];
+        Map<String, List<Long>> exitCosts = new TreeMap<>();
         return new RunHooks() {
             @Override
             public ChildSpec childSpec(int cycle, String pool, String group, int index, ChildSpec spec) {
-                return spec.withEnv(DemoBehaviour.TEARDOWN_MILLIS, Long.toString(draws[slot(cycle, pool, group, index)]));
+                int slot = slot(cycle, pool, group, index);
+                long teardown;
+                synchronized (exitCosts) {
+                    teardown = Math.max(0, draws[slot] - leastMillis(exitCosts.get(spec.kind().name())));
+                    given[slot] = teardown;
+                }
+                return spec.withEnv(DemoBehaviour.TEARDOWN_MILLIS, Long.toString(teardown));
+            }
+
+            @Override
+            public void cycleClosed(int cycle, List<CloseReport> reports, PrintStream out) {
+                synchronized (exitCosts) {
+                    for (CloseReport r : reports) {
+                        for (CloseReport.Child c : r.children()) {
+                            if (c.outcome() == CloseReport.ChildOutcome.EXITED && c.sinceBroadcastNanos() > 0) {
+                                long cost = c.sinceBroadcastNanos() / 1_000_000 - given[slot(cycle, r.poolId(), c.group(), c.index())];
+                                exitCosts.computeIfAbsent(c.kind(), k -> new ArrayList<>()).add(cost);
+                            }
+                        }
+                    }
+                    if (cycle < cycles && !exitCosts.isEmpty()) {
+                        StringBuilder line = new StringBuilder("  exit cost per runtime so far, broadcast to reap beyond the teardown"
+                                + " (least / median; the next cycle's teardowns are shortened by the least):");
+                        exitCosts.forEach((kind, costs) -> line.append(' ').append(kind.toLowerCase(Locale.ROOT)).append(' ')
+                                .append(leastMillis(costs)).append(" / ").append(medianMillis(costs)).append(" ms"));
+                        out.println(line);
+                    }
+                }
             }
 
             @Override
@@ -82,6 +126,21 @@ public final class DemoRun {
                         ? new InFlight(DemoHandler.OP_BLOCKING_SLEEP, IN_FLIGHT_MILLIS) : null;
             }
         };
+    }
+
+    /** The least of {@code millis}, 0 for none (or below 0: a child reaped early by the clock's grain). */
+    static long leastMillis(List<Long> millis) {
+        return millis == null ? 0 : Math.max(0, millis.stream().mapToLong(Long::longValue).min().orElse(0));
+    }
+
+    /** The median of {@code millis}, 0 for none. */
+    static long medianMillis(List<Long> millis) {
+        if (millis == null || millis.isEmpty()) {
+            return 0;
+        }
+        List<Long> sorted = new ArrayList<>(millis);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
     }
 
     /** Each child of the run its own slot: cycle, rack, then c-chips, java-chips, py-chips. */

@@ -3,6 +3,7 @@ package dev.vigil.cli;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 
 import dev.vigil.close.decision.CloseReport;
 
@@ -18,7 +19,7 @@ final class LatencyTable {
     }
 
     static void print(List<CloseReport> reports, PrintStream out) {
-        Histogram reaped = new Histogram(3);
+        Histogram reaped = reapLatencies(reports, c -> true);
         Histogram killed = new Histogram(3);
         int closes = 0;
         int failed = 0;
@@ -29,9 +30,8 @@ final class LatencyTable {
             for (CloseReport.Child c : r.children()) {
                 if (c.outcome() == CloseReport.ChildOutcome.SURVIVOR) {
                     kept++;
-                } else if (c.sinceBroadcastNanos() >= 0) {
-                    (c.outcome() == CloseReport.ChildOutcome.KILLED_BY_ESCALATION ? killed : reaped)
-                            .recordValue(c.sinceBroadcastNanos() / 1000);
+                } else if (c.outcome() == CloseReport.ChildOutcome.KILLED_BY_ESCALATION && c.sinceBroadcastNanos() >= 0) {
+                    killed.recordValue(c.sinceBroadcastNanos() / 1000);
                 }
             }
         }
@@ -45,6 +45,23 @@ final class LatencyTable {
         out.println("                  min      median   p90      max      mean");
         row(out, "reap latency", reaped);
         row(out, "killed", killed);
+    }
+
+    /**
+     * Broadcast-to-reap latencies in microseconds of the children of {@code reports} that exited on their own (not
+     * killed, not kept) and that {@code which} selects.
+     */
+    static Histogram reapLatencies(List<CloseReport> reports, Predicate<CloseReport.Child> which) {
+        Histogram h = new Histogram(3);
+        for (CloseReport r : reports) {
+            for (CloseReport.Child c : r.children()) {
+                if (c.outcome() != CloseReport.ChildOutcome.SURVIVOR && c.outcome() != CloseReport.ChildOutcome.KILLED_BY_ESCALATION
+                        && c.sinceBroadcastNanos() >= 0 && which.test(c)) {
+                    h.recordValue(c.sinceBroadcastNanos() / 1000);
+                }
+            }
+        }
+        return h;
     }
 
     private static void row(PrintStream out, String name, Histogram h) {

@@ -1,6 +1,10 @@
 package dev.vigil.cli;
 
+import java.io.PrintStream;
+import java.util.List;
+
 import dev.vigil.child.demo.DemoHandler;
+import dev.vigil.close.decision.CloseReport;
 import dev.vigil.pool.ChildSpec;
 
 /** What a run may vary per cycle and per child beyond its spec (the demo draws each child's teardown time). */
@@ -17,6 +21,10 @@ public interface RunHooks {
      */
     default InFlight inFlight(int cycle, String pool, String group, int index, RunSpec.Workload workload) {
         return workload.inFlightAtClose() ? new InFlight(DemoHandler.OP_ECHO, -1) : null;
+    }
+
+    /** Called once the closes of {@code cycle} completed, with their reports; may print lines on {@code out}. */
+    default void cycleClosed(int cycle, List<CloseReport> reports, PrintStream out) {
     }
 
     /** A control command: opcode and argument. */

@@ -33,6 +33,9 @@ public final class VigilCli implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && java.util.Set.of("run", "demo", "session", "reap").contains(args[0])) {
+            dev.vigil.pool.StartUpPreload.start();
+        }
         VigilCli cli = new VigilCli(System.out, System.err);
         cli.stopOnSignals();
         System.exit(cli.execute(args));

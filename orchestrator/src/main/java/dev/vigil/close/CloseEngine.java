@@ -15,6 +15,7 @@ import com.lmax.disruptor.dsl.ProducerType;
 
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.MonotonicClock;
+import dev.vigil.mailbox.internal.Futex;
 
 /**
  * Runs every close of an orchestrator: LMAX's business-logic processor. Inputs (close requested, child exited,
@@ -75,7 +76,15 @@ public final class CloseEngine implements AutoCloseable {
     public CloseEngine(CloseJournal journal) {
         // Jackson's set-up for the close report (hundreds of ms on a cold JVM) on a thread of its own: warm
         // before the first close, and not on the way to the first child spawned.
-        Thread warmUp = new Thread(CloseReport::warmUp, "vigil-report-warm-up");
+        // The doorbell's futex binding likewise: the first close's first ring would otherwise hold its broadcast back.
+        Thread warmUp = new Thread(() -> {
+            CloseReport.warmUp();
+            try {
+                Futex.warmUp();
+            } catch (RuntimeException | LinkageError e) {
+                // no futex here (another architecture, no libc binding): the first ring says so where it happens
+            }
+        }, "vigil-report-warm-up");
         warmUp.setDaemon(true);
         warmUp.start();
         this.machine = new CloseMachine(journal, new RingInputs(), MonotonicClock::nanos);

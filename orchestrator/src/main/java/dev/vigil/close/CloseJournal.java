@@ -14,6 +14,10 @@ public interface CloseJournal {
 
     int orchestratorPid();
 
+    /** Someone is about to wait for what was appended so far (a close's caller, for its CloseCompleted): write it now. */
+    default void hurry() {
+    }
+
     /** The command issued to the child and not yet completed or failed (the handler it may be inside), or null. */
     default CommandIssued openCommand(String poolId, String group, int index) {
         return null;

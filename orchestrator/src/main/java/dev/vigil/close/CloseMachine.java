@@ -87,9 +87,9 @@ final class CloseMachine {
     }
 
     /**
-     * Captures evidence about survivors before the first escalation signal (e.g. their stacks). Called on the
-     * engine's thread: start the work elsewhere and complete the returned stage when done; the escalation waits
-     * for it (at most the grace period).
+     * Captures evidence about survivors before the first escalation signal (e.g. their stacks), or under LEAK before
+     * the close ends with them kept. Called on the engine's thread: start the work elsewhere and complete the returned
+     * stage when done; the escalation (or the close) waits for it (at most the grace period, or the hook's bound).
      */
     public interface BeforeEscalation {
         /** Completes with a one-line summary per survivor for the report (missing entries: none). */
@@ -281,23 +281,47 @@ final class CloseMachine {
                 s.hardCap().toNanos(), s.fixedBudget().toNanos(), s.escalation().label(), runs.size()));
         journal.append(new AdmissionFenced(now, pid(), run.poolId(), run.closeId, inFlight));
         run.budget = s.newBudget(now);
+        // Every child is told first (CAS and doorbell, nothing else), then the deliveries are journaled: the last
+        // child of a large pool hears of the close as soon as the first does.
+        List<Track> told = new ArrayList<>(children.size());
         for (ClosingChild c : children) {
-            broadcast(run, c, now);
+            Track t = tell(run, c, now);
+            if (t != null) {
+                told.add(t);
+            }
+        }
+        for (Track t : told) {
+            published(run, t);
         }
         advance(run, now);
     }
 
     private void broadcast(Run run, ClosingChild c, long now) {
+        Track t = tell(run, c, now);
+        if (t != null) {
+            published(run, t);
+        }
+    }
+
+    /** Tracks {@code c} and publishes the shutdown to it; null when it was gone already (then reaped at once). */
+    private Track tell(Run run, ClosingChild c, long now) {
         Track t = new Track(c);
         run.members.put(c, t);
         run.tracks.add(t);
         t.watch = new ChildWatch(c.mailboxWords(), now);
         if (c.exit().isDone()) {
             reaped(run, t, c.exit().getNow(null), now); // gone before the broadcast: nothing to tell it
-            return;
+            return null;
         }
         // The epoch is the close id: non-zero, unique, and it tells the replay which close won the word.
-        ShutdownDelivery d = c.deliverShutdown(run.closeId);
+        t.delivery = c.deliverShutdown(run.closeId);
+        return t;
+    }
+
+    /** Journals the shutdown {@link #tell} published to {@code t}'s child and waits for its exit. */
+    private void published(Run run, Track t) {
+        ClosingChild c = t.child;
+        ShutdownDelivery d = t.delivery;
         journal.append(new ShutdownPublished(d.timeNanos(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
                 c.pid(), d.channel(), run.closeId, d.casWon(), d.observedWord()));
         c.exit().whenComplete((exit, error) -> {
@@ -384,7 +408,9 @@ final class CloseMachine {
         run.step = -1;
         run.phase = Phase.ESCALATING;
         run.escalatingSince = now;
-        if (!run.plan.isEmpty() && beforeEscalation != null && !run.escalateNow) { // escalate-now: kill, no capture
+        // Under LEAK (an empty plan) too: the survivors are kept, and their stacks say what they sat in when the close
+        // gave up on them. Escalate-now: kill at once, no capture.
+        if (beforeEscalation != null && !run.escalateNow) {
             List<ClosingChild> survivors = new ArrayList<>();
             for (Track t : run.tracks) {
                 if (t.exit == null) {
@@ -727,6 +753,7 @@ final class CloseMachine {
                 end - run.startNanos, children, strays, run.kills);
         journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
                 children.size() - reaped, report.durationNanos(), report.toJson()));
+        journal.hurry(); // the caller flushes the journal before it returns: the appender starts now
         finish(run);
         run.target.closeFinished(report);
         run.result.complete(report);
@@ -832,6 +859,8 @@ final class CloseMachine {
     static final class Track {
         final ClosingChild child;
         ChildWatch watch;
+        /** The shutdown published to it, until journaled. */
+        ShutdownDelivery delivery;
         ChildExit exit;
         long sinceBroadcastNanos = -1;
         long escalatedNanos;

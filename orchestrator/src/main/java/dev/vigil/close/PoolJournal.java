@@ -38,7 +38,8 @@ public final class PoolJournal implements CloseJournal {
 
     private final JournalWriter writer;
     private final int orchestratorPid;
-    private final Map<String, Deque<String>> tails = new ConcurrentHashMap<>();
+    /** The events themselves: described only when a diagnosis asks (most closes never do). */
+    private final Map<String, Deque<JournalEvent>> tails = new ConcurrentHashMap<>();
     private final Map<String, CommandIssued> open = new ConcurrentHashMap<>();
 
     public PoolJournal(JournalWriter writer) {
@@ -78,9 +79,9 @@ public final class PoolJournal implements CloseJournal {
             open.remove(key);
         }
         if (key != null) {
-            Deque<String> tail = tails.computeIfAbsent(key, k -> new ArrayDeque<>());
+            Deque<JournalEvent> tail = tails.computeIfAbsent(key, k -> new ArrayDeque<>());
             synchronized (tail) {
-                tail.addLast(describe(event));
+                tail.addLast(event);
                 if (tail.size() > TAIL) {
                     tail.removeFirst();
                 }
@@ -101,6 +102,11 @@ public final class PoolJournal implements CloseJournal {
         return writer.gap();
     }
 
+    @Override
+    public void hurry() {
+        writer.wakeAppender();
+    }
+
     /** Where the journal stops being complete, or empty. */
     public Optional<JournalGap> gap() {
         return writer.gap();
@@ -109,13 +115,19 @@ public final class PoolJournal implements CloseJournal {
     /** The child's last events, oldest first. */
     @Override
     public List<String> lastEvents(String poolId, String group, int index) {
-        Deque<String> tail = tails.get(poolId + '/' + group + '/' + index);
+        Deque<JournalEvent> tail = tails.get(poolId + '/' + group + '/' + index);
         if (tail == null) {
             return List.of();
         }
+        List<JournalEvent> events;
         synchronized (tail) {
-            return new ArrayList<>(tail);
+            events = new ArrayList<>(tail);
         }
+        List<String> out = new ArrayList<>(events.size());
+        for (JournalEvent e : events) {
+            out.add(describe(e));
+        }
+        return out;
     }
 
     @Override

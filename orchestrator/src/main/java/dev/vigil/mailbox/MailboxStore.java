@@ -172,7 +172,16 @@ public final class MailboxStore implements AutoCloseable {
      */
     public synchronized boolean release(MailboxId id) {
         handles.remove(id);
-        return map.remove(id.key()) != null;
+        // Removed in place: map.remove(key) would first copy the whole record (mailbox and ring) out as its result.
+        try (ExternalMapQueryContext<CharSequence, byte[], ?> context = map.queryContext(id.key())) {
+            context.updateLock().lock();
+            MapEntry<CharSequence, byte[]> entry = context.entry();
+            if (entry == null) {
+                return false;
+            }
+            context.remove(entry);
+            return true;
+        }
     }
 
     @Override

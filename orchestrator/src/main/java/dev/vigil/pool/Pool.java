@@ -27,6 +27,7 @@ import dev.vigil.close.ClosingChild;
 import dev.vigil.close.PoolJournal;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.close.decision.RestartIntensity;
 import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.ChildRestarted;
 import dev.vigil.journal.MailboxReleased;
@@ -133,7 +134,8 @@ public final class Pool implements AutoCloseable {
         this.nextIndex.putAll(b.counts);
         this.gate = new AdmissionGate(poolId, journal);
         this.exitPolicy = b.exitPolicy;
-        this.intensity = new RestartIntensity(b.exitPolicy);
+        this.intensity = new RestartIntensity(b.exitPolicy.maxRestarts(), b.exitPolicy.period().toNanos(),
+                b.exitPolicy.backoff().toNanos(), b.exitPolicy.maxBackoff().toNanos());
     }
 
     public static Builder builder(Orchestrator orchestrator, String poolId) {
@@ -533,18 +535,16 @@ public final class Pool implements AutoCloseable {
     }
 
     private void applyExitPolicy(PoolChild child, ChildExit exit) {
-        journal.append(new ChildExited(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, 0, child.group(),
-                child.index(), child.pid(), exit.exitCode(), exit.signal(), exitPolicy.label()));
+        RestartIntensity.Decision d = journalExit(child, exit);
         String why = exitReason(child, exit);
         child.failPendingCommands(why);
         switch (exitPolicy.kind()) {
             case KEEP -> { }
             case FAIL_POOL -> fail(why + "; policy fail-pool");
             case RESTART -> {
-                if (failure.get() != null || gate.isFenced()) {
-                    return;
+                if (d == null) {
+                    return; // the pool failed or is closing: nothing to restart
                 }
-                RestartIntensity.Decision d = intensity.onExit(exit.reapedNanos());
                 if (!d.restart()) {
                     fail(why + "; restart intensity crossed: it would be restart " + d.restartsInPeriod() + " within "
                             + exitPolicy.period().toMillis() + " ms (maxRestarts=" + exitPolicy.maxRestarts() + ")");
@@ -562,6 +562,25 @@ public final class Pool implements AutoCloseable {
             }
             default -> throw new IllegalStateException("unknown exit policy " + exitPolicy.kind());
         }
+    }
+
+    /** Journals ChildExited; under the restart policy with the restart decision, returned (null: none was made). */
+    private RestartIntensity.Decision journalExit(PoolChild child, ChildExit exit) {
+        boolean restartPolicy = exitPolicy.kind() == ExitPolicy.Kind.RESTART;
+        RestartIntensity.Decision d = null;
+        synchronized (intensity) {
+            // Decided at the journaled time, in journal order, with the settings journaled beside it: the replay's
+            // decision audit (RestartDecisionAudit) re-runs the same RestartIntensity on the same inputs.
+            long now = MonotonicClock.nanos();
+            if (restartPolicy && failure.get() == null && !gate.isFenced()) {
+                d = intensity.onExit(now);
+            }
+            journal.append(restartPolicy ? intensity.exitEvent(now, journal.orchestratorPid(), poolId, child.group(),
+                    child.index(), child.pid(), exit.exitCode(), exit.signal(), exitPolicy.label(), d)
+                    : new ChildExited(now, journal.orchestratorPid(), poolId, 0, child.group(), child.index(), child.pid(),
+                            exit.exitCode(), exit.signal(), exitPolicy.label(), 0, 0, 0, 0, -1, -1));
+        }
+        return d;
     }
 
     /**
@@ -887,7 +906,9 @@ public final class Pool implements AutoCloseable {
                     journal.forget(poolId, c.group(), c.index());
                 }
             }
-            if (tracked.isEmpty() && container.isEmpty()) {
+            if (tracked.isEmpty()) {
+                // release() removes only an empty container (rmdir fails on a populated cgroup; the process-group
+                // fallback scans): no separate look first
                 orchestrator.containment().release(container);
             }
         }

@@ -3,8 +3,17 @@ package dev.vigil.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
+
+import dev.vigil.child.demo.DemoBehaviour;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.pool.ChildSpec;
 
 import org.junit.jupiter.api.Test;
 
@@ -63,5 +72,37 @@ class FieldTeardownDistributionTest {
         }
         assertTrue(teardowns.size() > 30, "per-child teardown times, distinct: " + teardowns.size());
         assertEquals(2, inFlight, "one child in 30 of the run's 60 has a control in flight at its close");
+    }
+
+    @Test
+    void aLaterCyclesTeardownsAreTheDrawsLessTheLeastExitCostTheirRuntimeShowedFromTheBroadcast() {
+        RunHooks hooks = DemoRun.hooks("sticky", 2, 1.0, 1);
+        RunHooks untouched = DemoRun.hooks("sticky", 2, 1.0, 1);
+        ChildSpec java = ChildSpec.java("Handler");
+        ChildSpec c = ChildSpec.cDemo();
+        List<CloseReport> reports = new ArrayList<>();
+        for (String rack : DemoRun.RACKS) {
+            // reaped 2 ms (C) and 30, 40, 50, 300 ms (Java: one slow exit) after the broadcast beyond the teardown given
+            long javaCost = rack.equals("rack-d") ? 300 : 30 + 10 * DemoRun.RACKS.indexOf(rack);
+            reports.add(new CloseReport(rack, 1, CloseReport.Outcome.CLEAN, 0, List.of(
+                    reaped("c-chips", "C", teardown(hooks.childSpec(1, rack, "c-chips", 0, c)) + 2),
+                    reaped("java-chips", "JAVA", teardown(hooks.childSpec(1, rack, "java-chips", 0, java)) + javaCost))));
+        }
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        hooks.cycleClosed(1, reports, new PrintStream(printed, true, StandardCharsets.UTF_8));
+        assertTrue(printed.toString(StandardCharsets.UTF_8).contains("c 2 / 2 ms java 30 / 50 ms"), printed.toString(StandardCharsets.UTF_8));
+        for (String rack : DemoRun.RACKS) {
+            assertEquals(teardown(untouched.childSpec(2, rack, "java-chips", 0, java)) - 30, teardown(hooks.childSpec(2, rack, "java-chips", 0, java)),
+                    "cycle 2's Java teardown: its draw less the least exit cost the Java children showed");
+            assertEquals(teardown(untouched.childSpec(2, rack, "c-chips", 1, c)) - 2, teardown(hooks.childSpec(2, rack, "c-chips", 1, c)));
+        }
+    }
+
+    private static long teardown(ChildSpec spec) {
+        return Long.parseLong(spec.env().get(DemoBehaviour.TEARDOWN_MILLIS));
+    }
+
+    private static CloseReport.Child reaped(String group, String kind, long sinceBroadcastMillis) {
+        return new CloseReport.Child(group, 0, 1, kind, CloseReport.ChildOutcome.EXITED, 0, 0, sinceBroadcastMillis * 1_000_000, null, null);
     }
 }

@@ -182,22 +182,6 @@ class ExitPolicyTest {
         }
     }
 
-    @Test
-    void theIntensityDecisionCountsRestartsInTheSlidingPeriodAndDoublesTheBackoff() {
-        RestartIntensity i = new RestartIntensity(ExitPolicy.restart(3, Duration.ofSeconds(10), Duration.ofMillis(100),
-                Duration.ofMillis(300)));
-        long s = 1_000_000_000L;
-        assertEquals(new RestartIntensity.Decision(true, 100 * MS, 1), i.onExit(0));
-        assertEquals(new RestartIntensity.Decision(true, 200 * MS, 2), i.onExit(1 * s));
-        assertEquals(new RestartIntensity.Decision(true, 300 * MS, 3), i.onExit(2 * s), "capped at maxBackoff");
-        assertFalse(i.onExit(3 * s).restart(), "a 4th within 10 s crosses maxRestarts=3");
-        // 10 s after the first, it leaves the period: one more fits.
-        assertEquals(new RestartIntensity.Decision(true, 300 * MS, 3), i.onExit(10 * s));
-        RestartIntensity none = new RestartIntensity(ExitPolicy.restart(0, Duration.ofSeconds(1), Duration.ZERO,
-                Duration.ZERO));
-        assertFalse(none.onExit(0).restart(), "maxRestarts=0: the first exit fails the pool");
-    }
-
     private static PoolChild awaitReplacement(Pool pool, PoolChild old) throws InterruptedException {
         long deadline = MonotonicClock.nanos() + TimeUnit.SECONDS.toNanos(20);
         while (true) {

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.vigil.close.decision.CloseDecisionAudit;
+import dev.vigil.close.decision.RestartDecisionAudit;
 import dev.vigil.journal.AdmissionFenced;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildExited;
@@ -86,6 +87,8 @@ public final class CloseReconstruction {
     private final long detailCloseId;
     private final Map<String, PoolState> pools = new HashMap<>();
     private final Map<Long, CloseState> openCloses = new HashMap<>();
+    /** The pools' restart decisions re-run from their journaled exits. */
+    private final RestartDecisionAudit restarts = new RestartDecisionAudit();
     private long lastIndex = -1;
     private long lastTime;
 
@@ -115,6 +118,12 @@ public final class CloseReconstruction {
             CloseState open = openCloses.get(e.closeId());
             if (open != null) {
                 open.decisions.accept(e);
+            }
+        }
+        if (RestartDecisionAudit.KINDS.contains(e.type())) {
+            for (String d : restarts.accept(e)) {
+                violation(Violation.Rule.DECISION_MISMATCH, index, e.timeNanos(), e.poolId(), e.closeId(),
+                        "pool " + e.poolId() + " restarts", d);
             }
         }
         switch (e.type()) {

@@ -29,7 +29,10 @@ public record Violation(Rule rule, long index, long timeNanos, String poolId, lo
         RELEASED_BEFORE_REAP,
         /** The outcome rebuilt from the journal differs from the report the orchestrator produced live. */
         REPORT_MISMATCH,
-        /** A decision of a close (budget spent, escalation) re-run from its journaled inputs differs from the journaled one. */
+        /**
+         * A decision re-run from its journaled inputs differs from the journaled one: of a close (budget spent,
+         * escalation), or of a pool's exit policy (a restart or the intensity crossed).
+         */
         DECISION_MISMATCH,
     }
 }

@@ -16,6 +16,7 @@ import dev.vigil.close.JournalScenarios;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.BudgetSpent;
 import dev.vigil.journal.ChildAcked;
+import dev.vigil.journal.ChildExited;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalReader;
@@ -57,6 +58,7 @@ class OrchestratorJournalEquivalenceTest {
         assertTrue(audit.out().contains("VIOLATION LOST_UPDATE"), "the legacy race is found: " + audit);
         assertFalse(audit.out().contains("DECISION_MISMATCH"), "every close's decisions re-derive identically: " + audit);
         assertTamperedAckIsFlagged(journal);
+        assertTamperedExitIsFlagged(journal);
         CloseReport legacy = live.stream().filter(r -> r.poolId().equals("legacy")).findFirst().orElseThrow();
         CliRun show = CliRun.of("show", journal.toString(), Long.toString(legacy.closeId()));
         assertTrue(show.out().contains("verdict: FAILED: SHUTDOWN overwritten by child pid "), show::toString);
@@ -77,12 +79,43 @@ class OrchestratorJournalEquivalenceTest {
         System.out.println(CliRun.of("closes", journal.toString()).out());
     }
 
-    /** The same journal with one ack moved past its close's budget: the decision audit must flag that close. */
-    private void assertTamperedAckIsFlagged(Path journal) {
+    /**
+     * The same journal with the exit that crossed pool restarts' intensity (its third within the period) moved a
+     * period later: re-run there, the intensity restarts it, so the journaled decision (fail the pool) is flagged.
+     */
+    private void assertTamperedExitIsFlagged(Path journal) {
+        List<JournalEvent> events = read(journal);
+        Path tampered = tmp.resolve("tampered-exit");
+        int exits = 0;
+        try (JournalWriter w = JournalWriter.open(tampered)) {
+            for (JournalEvent e : events) {
+                if (e instanceof ChildExited x && x.poolId().equals("restarts") && ++exits == 3) {
+                    assertEquals(x.maxRestarts() + 1, x.restartsInPeriod(), "the third exit crossed the intensity: " + x);
+                    e = new ChildExited(x.timeNanos() + x.periodNanos(), x.orchestratorPid(), x.poolId(), x.closeId(),
+                            x.group(), x.index(), x.pid(), x.exitCode(), x.signal(), x.policy(), x.maxRestarts(),
+                            x.periodNanos(), x.backoffNanos(), x.maxBackoffNanos(), x.restartsInPeriod(),
+                            x.restartAfterNanos());
+                }
+                w.append(e);
+            }
+        }
+        assertEquals(3, exits, "pool restarts journals three exits");
+        CliRun audit = CliRun.of("audit", tampered.toString());
+        assertTrue(audit.out().lines().anyMatch(l -> l.contains("VIOLATION DECISION_MISMATCH") && l.contains("restarts")
+                && l.contains("journaled fail the pool")), "the tampered exit time is flagged:\n" + audit);
+    }
+
+    private static List<JournalEvent> read(Path journal) {
         List<JournalEvent> events = new ArrayList<>();
         try (JournalReader r = JournalReader.open(journal)) {
             r.readAll((i, e) -> events.add(e));
         }
+        return events;
+    }
+
+    /** The same journal with one ack moved past its close's budget: the decision audit must flag that close. */
+    private void assertTamperedAckIsFlagged(Path journal) {
+        List<JournalEvent> events = read(journal);
         Map<Long, BudgetSpent> spends = new HashMap<>();
         Map<Long, CloseStarted> starts = new HashMap<>();
         for (JournalEvent e : events) {

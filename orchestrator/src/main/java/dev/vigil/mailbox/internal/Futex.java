@@ -36,6 +36,16 @@ public final class Futex {
         return Pointer.wrap(Bound.RUNTIME, direct).address() + offset;
     }
 
+    /**
+     * Binds the syscall now (jnr-ffi generates its stub on first use: tens of milliseconds on a cold JVM) and wakes
+     * a word of a scratch buffer that nobody waits on: the orchestrator calls it when it opens, so the first close's
+     * first ring does not delay its broadcast.
+     */
+    public static void warmUp() {
+        ByteBuffer scratch = ByteBuffer.allocateDirect(64);
+        wakeAll(address(scratch, 0));
+    }
+
     /** Wakes every waiter on the 32-bit word at {@code address}; returns how many woke (or -1). */
     public static int wakeAll(long address) {
         return (int) Bound.CALLS.syscall(Bound.SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, 0, 0, 0);

@@ -1,0 +1,88 @@
+package dev.vigil.journal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+
+/**
+ * Generates, from a record's components, the class that reads one layout version of its body: a
+ * hidden class whose {@code read} is straight-line bytecode,
+ * <pre>
+ *   return new MailboxTransition(FieldCursor.readLong(c, "timeNanos"), FieldCursor.readInt(c, "orchestratorPid"),
+ *           FieldCursor.readString(c, "poolId"), ...);
+ * </pre>
+ * with a field the version does not have pushed as its absent value. The bytecode reads the fields
+ * in declaration order, the order they were written in. No boxing, no argument array, a plain {@code new}: what a hand-written decoder would be, written by
+ * no one (the layout stays described once, by the record). One class per kind and version, made on
+ * the kind's first read.
+ */
+final class RecordReaders {
+    /** Reads one body's fields from the cursor into a new record. */
+    interface Reader {
+        Object read(FieldCursor cursor);
+    }
+
+    private static final String CURSOR = Type.getInternalName(FieldCursor.class);
+    private static final String READER = Type.getInternalName(Reader.class);
+
+    private RecordReaders() {
+    }
+
+    static Reader generate(Class<?> recordClass, Class<?>[] types, String[] names, int[] addedIn, Object[] absent,
+            int version) {
+        String record = Type.getInternalName(recordClass);
+        String name = RecordReaders.class.getPackageName().replace('.', '/') + "/" + recordClass.getSimpleName()
+                + "Reader" + version;
+        ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        cw.visit(Opcodes.V17, Opcodes.ACC_FINAL | Opcodes.ACC_SYNTHETIC, name, null, "java/lang/Object",
+                new String[] {READER});
+        MethodVisitor init = cw.visitMethod(Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+        init.visitCode();
+        init.visitVarInsn(Opcodes.ALOAD, 0);
+        init.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        init.visitInsn(Opcodes.RETURN);
+        init.visitMaxs(0, 0);
+        init.visitEnd();
+        MethodVisitor m = cw.visitMethod(Opcodes.ACC_PUBLIC, "read", Type.getMethodDescriptor(Type.getType(Object.class),
+                Type.getType(FieldCursor.class)), null, null);
+        m.visitCode();
+        m.visitTypeInsn(Opcodes.NEW, record);
+        m.visitInsn(Opcodes.DUP);
+        for (int i = 0; i < types.length; i++) {
+            Type t = Type.getType(types[i]);
+            if (addedIn[i] > version) {
+                if (types[i] == boolean.class) {
+                    m.visitInsn((Boolean) absent[i] ? Opcodes.ICONST_1 : Opcodes.ICONST_0);
+                } else {
+                    m.visitLdcInsn(absent[i]);
+                }
+                continue;
+            }
+            String read = types[i] == long.class ? "readLong" : types[i] == int.class ? "readInt"
+                    : types[i] == boolean.class ? "readBoolean" : "readString";
+            m.visitVarInsn(Opcodes.ALOAD, 1);
+            m.visitLdcInsn(names[i]);
+            m.visitMethodInsn(Opcodes.INVOKESTATIC, CURSOR, read,
+                    Type.getMethodDescriptor(t, Type.getType(FieldCursor.class), Type.getType(String.class)), false);
+        }
+        m.visitMethodInsn(Opcodes.INVOKESPECIAL, record, "<init>",
+                MethodType.methodType(void.class, types).toMethodDescriptorString(), false);
+        m.visitInsn(Opcodes.ARETURN);
+        m.visitMaxs(0, 0);
+        m.visitEnd();
+        cw.visitEnd();
+        try {
+            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClass(cw.toByteArray(), true);
+            return (Reader) hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot generate the reader of " + recordClass.getSimpleName()
+                    + " layout version=" + version, t);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.vigil.pool;
+
+import java.util.List;
+
+/**
+ * Initializes, on a thread of its own, the classes whose static set-up is most of an orchestrator's start, while
+ * the caller parses its command line and spec. Measured (JFR, a `vigil run` to its first child): the main thread
+ * waited 1.1 s on Chronicle core's class initialization ({@code Jvm} loads Chronicle's PosixAPI, whose jnr-ffi
+ * binding is generated with ASM at run time, and Affinity through JNA), done by whichever thread first touched
+ * Chronicle; started here first, that work overlaps the command line and spec instead of following them.
+ * Initialization is the JVM's own (one thread runs a class's static set-up, others wait for it), so this changes
+ * only when the work happens. A failure here is left to the code that needs the class, which reports it.
+ */
+public final class StartUpPreload {
+    /** In order of need: Chronicle core first (everything else waits on it), then the spawner's libc binding. */
+    static final List<String> CLASSES = List.of(
+            "net.openhft.chronicle.core.Jvm",
+            "dev.vigil.spawn.internal.Linux",
+            "net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder",
+            "net.openhft.chronicle.map.ChronicleMapBuilder",
+            "com.lmax.disruptor.dsl.Disruptor");
+
+    private StartUpPreload() {
+    }
+
+    /** Starts the preload (a daemon thread; it never delays the JVM's exit). */
+    public static void start() {
+        Thread t = new Thread(StartUpPreload::run, "vigil-preload");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void run() {
+        ClassLoader loader = StartUpPreload.class.getClassLoader();
+        for (String name : CLASSES) {
+            try {
+                Class.forName(name, true, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                return; // the code that needs the class reports it
+            }
+        }
+    }
+}
