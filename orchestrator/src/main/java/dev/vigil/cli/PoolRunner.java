@@ -410,7 +410,9 @@ public final class PoolRunner {
             try {
                 r = closes.get(i).get(10, TimeUnit.MINUTES);
             } catch (ExecutionException | TimeoutException | InterruptedException e) {
-                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + e);
+                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + (e instanceof TimeoutException
+                        ? "no report within 10 minutes" : e instanceof InterruptedException ? "interrupted"
+                        : describe(e.getCause())));
                 verdict.count("close(s) did not finish");
                 failed = true;
                 continue;
