@@ -417,11 +417,11 @@ public final class PoolRunner {
                 out.println("    " + r.journalGap());
             }
             if (!r.isClean()) {
-                out.println("    " + r.describeFailures().strip().replace("\n", "\n    "));
+                out.println(underSummary(r.describeFailures()));
             }
             String tails = r.describeStderrTails();
             if (!tails.isEmpty()) {
-                out.println("    " + tails.strip().replace("\n", "\n    "));
+                out.println(underSummary(tails));
             }
         }
         return failed;
@@ -431,6 +431,15 @@ public final class PoolRunner {
      * One line per close, its children counted apart: reaped (exited on their own), killed (by
      * escalation), kept (survivors left running); the slowest reap leaves the kills out.
      */
+    /**
+     * A report block ("\n  outcome=...\n    cause: ...", one entry per child) indented under the close's summary line,
+     * every entry alike (stripping the whole block used to take the first entry's indent with its newline).
+     */
+    static String underSummary(String block) {
+        String body = block.startsWith("\n") ? block.substring(1) : block;
+        return "  " + body.stripTrailing().replace("\n", "\n  ");
+    }
+
     static String summary(CloseReport r) {
         long reaped = count(r, CloseReport.ChildOutcome.EXITED) + count(r, CloseReport.ChildOutcome.SIGNALED);
         long killed = count(r, CloseReport.ChildOutcome.KILLED_BY_ESCALATION);
