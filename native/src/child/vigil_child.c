@@ -19,7 +19,7 @@
 #define IDLE_YIELD_NANOS          200000ULL
 #define IDLE_MAX_PARK_NANOS       1000000ULL
 #define DEFAULT_PARENT_CHECK_MILLIS 100ULL
-#define DEFAULT_SLEEP_MILLIS      2000ULL /* as ChildRuntime.DEFAULT_SLEEP_MILLIS */
+#define DEFAULT_SLEEP_MILLIS      2000ULL /* a wake here is cheap; it also looks at the parent (getppid) */
 
 uint64_t vigil_now_nanos(void)
 {

@@ -27,7 +27,12 @@ public final class ChildRuntime {
     public static final String PARENT_CHECK_MILLIS_ENV = "VIGIL_CHILD_PARENT_CHECK_MILLIS";
     /** The bound of one doorbell sleep in milliseconds (default {@value #DEFAULT_SLEEP_MILLIS}): the heartbeat period of a sleeping child. */
     public static final String SLEEP_MILLIS_ENV = "VIGIL_CHILD_SLEEP_MILLIS";
-    public static final long DEFAULT_SLEEP_MILLIS = 2000;
+    /**
+     * A Java child's default sleep bound: 30 s, not the C runtime's 2 s. Its pipe's end of file already tells it of its
+     * parent's death, so a wake-up would only advance the heartbeat, and a JVM's wake-up costs several times a C child's
+     * (docs/BENCHMARKS.md, "Idle children"); a close rings the child awake before it watches the heartbeat.
+     */
+    public static final long DEFAULT_SLEEP_MILLIS = 30_000;
     /** The descriptor of the child's doorbell pipe (read end), set by the orchestrator for Java children. */
     public static final String DOORBELL_FD_ENV = "VIGIL_DOORBELL_FD";
     /** {@code off}: no doorbell, the idle loop polls (spin, yield, park in steps of up to 1 ms): the pre-doorbell child. */

@@ -67,11 +67,24 @@ public final class SpecReader {
                     : "line " + e.getLocation().getLineNr() + " column " + e.getLocation().getColumnNr();
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem(where,
                     "not valid " + (mapper.getFactory() instanceof YAMLFactory ? "YAML" : "JSON") + ": "
-                            + e.getOriginalMessage())));
+                            + parserMessage(e.getOriginalMessage()))));
         } catch (IOException e) {
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "unreadable: " + e.getMessage())));
         }
         return validate(file.toString(), root, file.toAbsolutePath().getParent());
+    }
+
+    /**
+     * A parser's message as one line in the spec's terms: Jackson's "[Source: ...; line: L, column: C]" becomes
+     * "line L, column C"; SnakeYAML's "in 'reader', line L" lines and its caret drawing go (the problem's own
+     * place already says where), and what is left is joined with "; ".
+     */
+    static String parserMessage(String message) {
+        String located = message.replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2");
+        return java.util.Arrays.stream(located.split("\\R"))
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("in 'reader'") && !l.chars().allMatch(ch -> ch == '^'))
+                .collect(java.util.stream.Collectors.joining("; "));
     }
 
     /** Validates an already parsed spec tree; a relative journalDir stays relative to the working directory. */

@@ -87,9 +87,9 @@ final class CloseMachine {
     }
 
     /**
-     * Captures evidence about survivors before the first escalation signal (e.g. their stacks). Called on the
-     * engine's thread: start the work elsewhere and complete the returned stage when done; the escalation waits
-     * for it (at most the grace period).
+     * Captures evidence about survivors before the first escalation signal (e.g. their stacks), or under LEAK before
+     * the close ends with them kept. Called on the engine's thread: start the work elsewhere and complete the returned
+     * stage when done; the escalation (or the close) waits for it (at most the grace period, or the hook's bound).
      */
     public interface BeforeEscalation {
         /** Completes with a one-line summary per survivor for the report (missing entries: none). */
@@ -408,7 +408,9 @@ final class CloseMachine {
         run.step = -1;
         run.phase = Phase.ESCALATING;
         run.escalatingSince = now;
-        if (!run.plan.isEmpty() && beforeEscalation != null && !run.escalateNow) { // escalate-now: kill, no capture
+        // Under LEAK (an empty plan) too: the survivors are kept, and their stacks say what they sat in when the close
+        // gave up on them. Escalate-now: kill at once, no capture.
+        if (beforeEscalation != null && !run.escalateNow) {
             List<ClosingChild> survivors = new ArrayList<>();
             for (Track t : run.tracks) {
                 if (t.exit == null) {

@@ -139,12 +139,13 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
                 argv.add("-XX:+UseSerialGC");
                 argv.add("-Xshare:auto");
                 // An idle child costs what its JVM's own timers cost (docs/BENCHMARKS.md, "Idle children"): no 50 ms
-                // perf-data sampler (and no hsperfdata file per child), safepoint and monitor-deflation ticks every 10 s
-                // instead of every 1 s and 250 ms.
+                // perf-data sampler (and no hsperfdata file per child), no periodic safepoint and no timed monitor
+                // deflation (0: the VM thread and the deflation thread wait until there is work, not 1 s and 250 ms).
+                // What still wakes an idle child JVM: its C1 compiler thread and the chunk-pool cleaner, every 5 s each.
                 argv.add("-XX:-UsePerfData");
                 argv.add("-XX:+UnlockDiagnosticVMOptions");
-                argv.add("-XX:GuaranteedSafepointInterval=10000");
-                argv.add("-XX:AsyncDeflationInterval=10000");
+                argv.add("-XX:GuaranteedSafepointInterval=0");
+                argv.add("-XX:AsyncDeflationInterval=0");
                 argv.addAll(runtimeOptions); // after the defaults: a user's option wins
                 argv.add("-cp");
                 List<String> cp = new ArrayList<>();

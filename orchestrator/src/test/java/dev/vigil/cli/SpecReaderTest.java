@@ -129,6 +129,19 @@ class SpecReaderTest {
     }
 
     @Test
+    void aParserMessageIsOneLineWithoutTheParsersInternals() throws IOException {
+        for (String[] c : new String[][] {
+                {"broken.json", "{\n  \"pools\": [\n", "line 3 column 1: not valid JSON: Unexpected end-of-input: expected close"
+                        + " marker for Array (start marker at line 2, column 12)"},
+                {"broken.yaml", "pools: [\n", "line 1 column 9: not valid YAML: while parsing a flow node; expected the node"
+                        + " content, but found '<stream end>'"}}) {
+            SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write(c[0], c[1])));
+            assertEquals(1, e.problems().size(), e.getMessage());
+            assertEquals(c[2], e.problems().get(0).toString(), c[0]);
+        }
+    }
+
+    @Test
     void aMissingFileIsOneClearProblem() {
         SpecInvalidException e = assertThrows(SpecInvalidException.class,
                 () -> SpecReader.read(dir.resolve("nope.json")));

@@ -41,17 +41,23 @@ import org.HdrHistogram.Histogram;
  * <li>16 busy C children on this machine's cores, each driven back to back by its own parent thread: the mailbox
  *     round trip against a one-byte pipe ping-pong between the same processes.</li>
  * </ol>
- * Arguments: idle children per kind (100), window seconds (10), baseline children per kind (5).
+ * Arguments: idle children per kind (100), window seconds (10), baseline children per kind (5), parts (idle,busy),
+ * settle seconds before a CPU window (10).
  */
 public final class IdleBench {
     private static final POSIX POSIX = POSIXFactory.getNativePOSIX();
     private static final long TICK_NANOS = 1_000_000_000L / 100; // USER_HZ
+    /** How long the children are left alone before a CPU window (a JVM child still compiles its start-up for seconds). */
+    private static Duration SETTLE = Duration.ofSeconds(10);
+    /** This run's figures by name, for the summary rows. */
+    private static final java.util.Map<String, Double> FIGURES = new java.util.HashMap<>();
 
     public static void main(String[] args) throws Exception {
         int perKind = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int windowSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         int baseline = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         String parts = args.length > 3 ? args[3] : "idle,busy";
+        SETTLE = Duration.ofSeconds(args.length > 4 ? Integer.parseInt(args[4]) : 10);
         Path tmp = Files.createTempDirectory("vigil-idle-bench");
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%d cpus; load before: %s%n%n", Runtime.getRuntime().availableProcessors(), load()));
@@ -63,6 +69,7 @@ public final class IdleBench {
         }
         out.append(String.format(Locale.ROOT, "%nload after: %s%n", load()));
         System.out.print(out);
+        summary();
     }
 
     private static void idle(Path tmp, StringBuilder out, int perKind, int windowSeconds, int baseline) throws Exception {
@@ -81,7 +88,7 @@ public final class IdleBench {
             try (Pool pool = Pool.builder(o, "idle").group("c", perKind, c).group("java", perKind, java)
                     .startTimeout(Duration.ofSeconds(300)).start()) {
                 touchAll(pool);
-                LockSupport.parkNanos(Duration.ofSeconds(2).toNanos()); // every child past its spin and yield, asleep
+                LockSupport.parkNanos(SETTLE.toNanos()); // every child past its spin and yield, asleep, its start-up compiled
                 out.append(cpuRow(pool, "c", perKind + " C", "on", windowSeconds));
                 out.append(cpuRow(pool, "java", perKind + " Java", "on", windowSeconds));
                 out.append(cpuOrchestrator(windowSeconds, perKind));
@@ -91,7 +98,7 @@ public final class IdleBench {
             try (Pool pool = Pool.builder(o, "poll").group("c", baseline, c.withEnv("VIGIL_CHILD_DOORBELL", "off"))
                     .group("java", baseline, java.withEnv("VIGIL_CHILD_DOORBELL", "off")).startTimeout(Duration.ofSeconds(120)).start()) {
                 touchAll(pool);
-                LockSupport.parkNanos(Duration.ofSeconds(2).toNanos());
+                LockSupport.parkNanos(SETTLE.toNanos());
                 StringBuilder rows = new StringBuilder();
                 rows.append(cpuRow(pool, "c", baseline + " C", "off (polling, before)", windowSeconds));
                 rows.append(cpuRow(pool, "java", baseline + " Java", "off (polling, before)", windowSeconds));
@@ -127,6 +134,7 @@ public final class IdleBench {
         long wall = System.nanoTime() - start;
         long used = (after - before) * TICK_NANOS;
         double perChild = 100.0 * used / wall / children.size();
+        FIGURES.put("cpu " + group + " " + (doorbell.equals("on") ? "on" : "off"), perChild);
         return String.format(Locale.ROOT, "| %s | %s | %d ms | %.4f %% | %s |%n", label, doorbell, used / 1_000_000, perChild, load());
     }
 
@@ -191,6 +199,8 @@ public final class IdleBench {
                 }
             }
             s.append(row("from asleep (doorbell rung)", group, asleep)).append(row("back to back (child spinning)", group, busy));
+            FIGURES.put("asleep " + group, asleep.getValueAtPercentile(50) / 1e3);
+            FIGURES.put("busy " + group, busy.getValueAtPercentile(50) / 1e3);
         }
         return s.toString();
     }
@@ -270,6 +280,8 @@ public final class IdleBench {
             for (SpawnedChild child : children) {
                 child.awaitExit(Duration.ofSeconds(30));
             }
+            FIGURES.put("oversubscribed mailbox", mailbox.getValueAtPercentile(50) / 1e3);
+            FIGURES.put("oversubscribed pipe", pipe.getValueAtPercentile(50) / 1e3);
             return String.format(Locale.ROOT, "%d busy C children on %d cpus, each driven back to back by its own thread (load at start %s):%n"
                     + "| via | p50 us | p90 us | p99 us | n |%n|---|---:|---:|---:|---:|%n%s%s", n, Runtime.getRuntime().availableProcessors(), loadDuring,
                     busyRow("mailbox", mailbox), busyRow("pipe (same processes)", pipe));
@@ -278,6 +290,34 @@ public final class IdleBench {
             for (SpawnedChild child : children) {
                 child.close();
             }
+        }
+    }
+
+    /** The summary rows (docs/BENCHMARKS.md's table) from this run's figures, for the parts that ran. */
+    private static void summary() {
+        for (String kind : List.of("c", "java")) {
+            String name = kind.equals("c") ? "C" : "Java";
+            Double on = FIGURES.get("cpu " + kind + " on");
+            Double off = FIGURES.get("cpu " + kind + " off");
+            if (on != null && off != null) {
+                new dev.vigil.journal.bench.BenchSummary("idle " + name + " child CPU, % of a core (100 children, 10 s)",
+                        String.format(Locale.ROOT, "%.4f %%", on), String.format(Locale.ROOT, "%.4f %% polling (before)", off),
+                        dev.vigil.journal.bench.BenchSummary.ratio(on / off), "<= 0.01 %", on <= 0.01).print(System.out);
+            }
+            Double asleep = FIGURES.get("asleep " + kind);
+            Double busy = FIGURES.get("busy " + kind);
+            if (asleep != null && busy != null) {
+                new dev.vigil.journal.bench.BenchSummary("control round trip to a sleeping " + name + " child, p50",
+                        String.format(Locale.ROOT, "%.1f us", asleep), String.format(Locale.ROOT, "%.2f us back to back", busy),
+                        dev.vigil.journal.bench.BenchSummary.ratio(asleep / busy), "<= 50 us", asleep <= 50).print(System.out);
+            }
+        }
+        Double m = FIGURES.get("oversubscribed mailbox");
+        Double p = FIGURES.get("oversubscribed pipe");
+        if (m != null && p != null) {
+            dev.vigil.journal.bench.BenchSummary.reported("round trip, 16 busy C children on 2 cores, p50",
+                    String.format(Locale.ROOT, "%.1f us", m), String.format(Locale.ROOT, "%.1f us pipe", p),
+                    dev.vigil.journal.bench.BenchSummary.ratio(m / p)).print(System.out);
         }
     }
 

@@ -44,7 +44,39 @@ public final class ScaleBench {
             int n = Integer.parseInt(size.trim());
             Figures f = run(mix, n, javaMax, root.resolve(mix + "-" + n));
             System.out.println((variant.isEmpty() ? f : f.withKinds(f.kinds() + "; " + variant)).row());
+            summary(f);
         }
+    }
+
+    /**
+     * The targets' summary rows: the run with {@value #RECORD} writes its start and close walls to that file; the
+     * baseline's run with {@value #COMPARE} (the same file) prints the rows, its own walls as the baseline.
+     */
+    static final String RECORD = "vigil.bench.scale.record";
+    static final String COMPARE = "vigil.bench.scale.compare";
+
+    private static void summary(Figures f) throws IOException {
+        String record = System.getProperty(RECORD);
+        if (record != null) {
+            Files.writeString(Path.of(record), f.startNanos() + " " + f.closeNanos() + " " + f.cleanPools() + "\n");
+        }
+        String compare = System.getProperty(COMPARE);
+        if (compare == null) {
+            return;
+        }
+        String[] now = Files.readString(Path.of(compare)).trim().split(" ");
+        double start = Long.parseLong(now[0]) / 1e9;
+        double close = Long.parseLong(now[1]) / 1e9;
+        boolean clean = Integer.parseInt(now[2]) == POOLS;
+        String baseline = " before (spawn batch 1, dynamic)";
+        new dev.vigil.journal.bench.BenchSummary(f.children() + " C children: launch to all ready",
+                String.format(Locale.ROOT, "%.2f s", start), String.format(Locale.ROOT, "%.2f s", f.startNanos() / 1e9) + baseline,
+                dev.vigil.journal.bench.BenchSummary.ratio(start / (f.startNanos() / 1e9)), "<= 10 s on 2 cores", start <= 10).print(System.out);
+        new dev.vigil.journal.bench.BenchSummary(f.children() + " C children: close of all at once",
+                String.format(Locale.ROOT, "%.2f s", close) + (clean ? "" : " (not clean)"),
+                String.format(Locale.ROOT, "%.2f s", f.closeNanos() / 1e9) + baseline,
+                dev.vigil.journal.bench.BenchSummary.ratio(close / (f.closeNanos() / 1e9)), "<= 2 s, every pool clean",
+                close <= 2 && clean).print(System.out);
     }
 
     /** What one size measured. */

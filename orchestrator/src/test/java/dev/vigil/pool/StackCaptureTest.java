@@ -18,6 +18,7 @@ import dev.vigil.close.JournalScenarios;
 import dev.vigil.close.StackCapture;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.close.decision.EscalationPolicy;
+import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.SurvivorStacks;
@@ -118,5 +119,42 @@ class StackCaptureTest {
         assertEquals("faulthandler", s.tool());
         assertTrue(s.stacks().contains("in on_control"), s.stacks());
         System.out.println("Python survivor: " + c.stacks());
+    }
+
+    /**
+     * Under LEAK nothing is killed, and the stacks are captured all the same, before the close ends with the survivor
+     * kept: journaled ahead of the close's CloseCompleted, no escalation signal at all. (Before, a LEAK close captured
+     * nothing: its report had no stacks line and the journal no SurvivorStacks.)
+     */
+    @Test
+    void aCChildKeptUnderLeakHasItsThreadsCapturedBeforeTheCloseEnds() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/eu-stack")), "eu-stack (elfutils) is installed by .ci/run");
+        Pool p = Pool.builder(orchestrator, "stacks-leak").childOutput(Redirect.DISCARD).startTimeout(Duration.ofSeconds(60))
+                .closeSettings(CloseSettings.builder().window(Duration.ofMillis(700)).escalation(EscalationPolicy.LEAK).build())
+                .group("kept", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.GATE, "1")).start();
+        p.sendControl("kept", 0, DemoHandler.OP_ECHO, 1);
+        JournalScenarios.awaitInsideHandler(p.child("kept", 0));
+        CloseReport r = JournalScenarios.closeExpectingFailure(p);
+        CloseReport.Child c = r.child("kept", 0);
+        assertEquals(CloseReport.ChildOutcome.SURVIVOR, c.outcome());
+        assertTrue(ProcessTree.running(c.pid()), "kept running under LEAK: pid " + c.pid());
+        assertNotNull(c.stacks(), "report carries the stacks line of the kept child");
+        assertTrue(c.stacks().startsWith("eu-stack ") && c.stacks().contains("thread(s), first: "), c.stacks());
+        orchestrator.journal().writer().flush();
+        List<JournalEvent> events = JournalChecks.readAll(tmp.resolve("journal"));
+        int stacksAt = -1;
+        int completedAt = -1;
+        for (int i = 0; i < events.size(); i++) {
+            JournalEvent e = events.get(i);
+            if (e instanceof SurvivorStacks st && st.pid() == c.pid()) {
+                stacksAt = i;
+            } else if (e instanceof CloseCompleted done && done.closeId() == r.closeId()) {
+                completedAt = i;
+            }
+            assertTrue(!(e instanceof EscalationSent s && s.pid() == c.pid()), "no escalation signal under LEAK: " + e);
+        }
+        assertTrue(stacksAt >= 0 && stacksAt < completedAt, "SurvivorStacks journaled before the close completed: stacks at "
+                + stacksAt + ", CloseCompleted at " + completedAt);
+        System.out.println("kept survivor: " + c.stacks());
     }
 }
