@@ -31,12 +31,24 @@ class VigilCliEndToEndTest {
     Path work;
 
     @Test
+    void aRunWhoseClosesWereCleanButWhoseChildrenDiedSaysWhyItExitsOne() throws Exception {
+        Path spec = work.resolve("dies.json");
+        Files.writeString(spec, "{\"journalDir\": \"dies-journal\", \"pools\": [{\"id\": \"p\", \"groups\": [{\"name\": \"g\","
+                + " \"kind\": \"exec\", \"command\": [\"/bin/false\"], \"children\": 2}]}]}");
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("closes: 1 (0 failed)"), run.out());
+        assertTrue(run.out().contains("\nresult: FAILED (exit 1): 2 child(ren) exited during the run\n"), run.out());
+    }
+
+    @Test
     void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
         Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");
         assertEquals(0, demo.exitCode(), demo.toString());
         assertTrue(demo.out().contains("closes: 8 (0 failed), children reaped: 40, killed by escalation: 0, kept running: 0"),
                 demo.out());
         assertTrue(demo.out().contains("median"), demo.out());
+        assertTrue(demo.out().contains("\nresult: CLEAN (exit 0)\n"), demo.out());
         assertTrue(Files.isDirectory(work.resolve("journal")), "journal dir missing");
 
         Launchers.Result audit = Launchers.replay(work, 60, "audit", "journal");

@@ -47,6 +47,8 @@ public final class PoolRunner {
     private final PrintStream out;
     private final List<Pool> open = new ArrayList<>();
     private final List<CloseReport> reports = new ArrayList<>();
+    /** Why the run fails, counted by reason: its last word before the replay hints. */
+    private final RunVerdict verdict = new RunVerdict();
     /**
      * Runs the starts, workloads and closes that go on at once. Not the common pool: it has one
      * thread on a two-core machine, and its tasks block, so "closing 4 pools at once" would close
@@ -157,6 +159,9 @@ public final class PoolRunner {
             }
         }
         LatencyTable.print(reports(), out);
+        if (!stopRequested) {
+            out.println(verdict.line(failed));
+        }
         printReplayHints(journal);
         // Read after the orchestrator closed: its close flushed the journal, so the count is final.
         journalWriter.gap().ifPresent(g -> out.println("JOURNAL INCOMPLETE: " + g.describe()));
@@ -223,6 +228,7 @@ public final class PoolRunner {
                     }
                     out.println("  rollback " + summary(pse.rollback()));
                 }
+                verdict.count("pool start(s) failed");
                 failed = true;
             }
         }
@@ -279,6 +285,7 @@ public final class PoolRunner {
                 if (c.exit().isDone() && !c.process().exitStatus().isEmpty()) {
                     out.println("  pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid()
                             + " exited during the run: " + c.process().exitStatus().get().describe());
+                    verdict.count("child(ren) exited during the run");
                     any = true;
                 }
             }
@@ -322,10 +329,12 @@ public final class PoolRunner {
             if (work.wrong() > 0) {
                 out.println("  workload: " + work.who() + " answered " + work.wrong() + " of " + work.answered()
                         + " controls wrong (first: " + work.firstWrong() + ")");
+                verdict.count("child(ren) answered controls wrong");
                 failed = true;
             }
             if (work.error() != null) {
                 out.println("  workload: " + work.who() + " " + work.error());
+                verdict.count("child(ren) failed their workload");
                 failed = true;
             }
             complete += work.error() == null && work.wrong() == 0 && work.answered() == work.requested() ? 1 : 0;
@@ -401,7 +410,10 @@ public final class PoolRunner {
             try {
                 r = closes.get(i).get(10, TimeUnit.MINUTES);
             } catch (ExecutionException | TimeoutException | InterruptedException e) {
-                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + e);
+                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + (e instanceof TimeoutException
+                        ? "no report within 10 minutes" : e instanceof InterruptedException ? "interrupted"
+                        : describe(e.getCause())));
+                verdict.count("close(s) did not finish");
                 failed = true;
                 continue;
             }
@@ -411,7 +423,10 @@ public final class PoolRunner {
                     open.remove(pools.get(i));
                 }
             }
-            failed |= !r.isClean();
+            if (!r.isClean()) {
+                verdict.count("close(s) failed");
+                failed = true;
+            }
             out.println("  " + summary(r));
             if (r.journalGap() != null) {
                 out.println("    " + r.journalGap());

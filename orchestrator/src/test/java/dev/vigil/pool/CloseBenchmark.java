@@ -19,6 +19,7 @@ import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.MonotonicClock;
+import dev.vigil.journal.bench.BenchSummary;
 import dev.vigil.spawn.ChildProcess;
 import dev.vigil.spawn.ExitStatus;
 import dev.vigil.spawn.Redirect;
@@ -137,6 +138,36 @@ public final class CloseBenchmark {
         }
         out.printf(Locale.ROOT, "%nIdle pools, every size and kind (%d closes): close minus slowest reap median %.2f ms,"
                 + " p99 %.2f ms.%n", idle.size(), ms(median(idle, Sample::tail)), ms(p99(idle, Sample::tail)));
+        long tailMedian = median(idle, Sample::tail);
+        long tailP99 = p99(idle, Sample::tail);
+        List<Sample> idleReference = new ArrayList<>();
+        StringBuilder sizes = new StringBuilder();
+        StringBuilder vigilMs = new StringBuilder();
+        StringBuilder referenceMs = new StringBuilder();
+        StringBuilder ratios = new StringBuilder();
+        boolean within = true;
+        for (Config c : configs) {
+            if (c.inFlight()) {
+                continue;
+            }
+            idleReference.addAll(reference.get(c));
+            if (c.kind().equals("C")) {
+                double r = median(vigil.get(c), Sample::close) / (double) median(reference.get(c), Sample::close);
+                within &= r <= 1.25;
+                String sep = sizes.length() == 0 ? "" : " / ";
+                sizes.append(sep).append(c.children());
+                vigilMs.append(sep).append(String.format(Locale.ROOT, "%.1f", ms(median(vigil.get(c), Sample::close))));
+                referenceMs.append(sep).append(String.format(Locale.ROOT, "%.1f", ms(median(reference.get(c), Sample::close))));
+                ratios.append(sep).append(BenchSummary.ratio(r));
+            }
+        }
+        new BenchSummary("close minus slowest reap, idle pools (C 1-256, Java 1-4 children), median / p99",
+                String.format(Locale.ROOT, "%.2f / %.2f ms", ms(tailMedian), ms(tailP99)),
+                String.format(Locale.ROOT, "C reference %.2f ms (median)", ms(median(idleReference, Sample::tail))), "",
+                "<= 2 ms / <= 10 ms on an idle machine", tailMedian <= 2_000_000 && tailP99 <= 10_000_000).print(out);
+        new BenchSummary("whole close, idle C pools of " + sizes + " children (medians)", vigilMs + " ms",
+                "C reference " + referenceMs + " ms", ratios.toString(), "<= 1.25x each on an idle machine", within)
+                .print(out);
         out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight, not counted);"
                 + " the first close of the process (C x1 in flight, cold JIT): %.2f ms, close minus slowest reap %.2f ms.%n",
                 WARM_UP_CLOSES, ms(first.close()), ms(first.tail()));

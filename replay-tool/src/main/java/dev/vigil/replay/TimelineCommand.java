@@ -48,6 +48,20 @@ public final class TimelineCommand implements Callable<Integer> {
         return run(new JournalDirectorySource(dir), closeId, output, out);
     }
 
+    /** An I/O failure in the file system's words ("No space left on device"), not an exception class name. */
+    static String reason(IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "its directory does not exist";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : "an I/O error";
+    }
+
     public static int run(EventSource source, long closeId, Path output, PrintStream out) {
         String name = output.getFileName() == null ? "" : output.getFileName().toString().toLowerCase(Locale.ROOT);
         boolean html = name.endsWith(".html") || name.endsWith(".htm");
@@ -59,7 +73,7 @@ public final class TimelineCommand implements Callable<Integer> {
         try {
             Files.writeString(output, doc, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new ReplayInputException("cannot write output file=" + output + ": " + e);
+            throw new ReplayInputException("cannot write output file=" + output + ": " + reason(e));
         }
         out.println("wrote " + output + " (" + r.close().children().size() + " lanes, close " + closeId + " "
                 + r.close().outcome().outcome() + (r.close().isComplete() ? "" : ", INCOMPLETE") + ")");

@@ -7,13 +7,15 @@ import java.util.Locale;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.SurvivorStacks;
 
 /**
  * Draws one close as SVG, readable as a picture (a PNG of it says what the hover titles say):
  * a lane per child with its state-word intervals coloured by state, and marks for the shutdown
  * broadcast (blue triangle), the child's ack (green dot), the diagnosis (orange diamond, with the
- * survivor class written beside it), every escalation signal (red triangle, named TERM / KILL under
- * it), the reap (black bar) and an overwritten SHUTDOWN (red cross). Lanes of children that failed
+ * survivor class written beside it), the survivor's stacks capture (brown bar under the state bar, from
+ * its start to its end; the tool's summary and the dump's first lines in its hover title), every escalation signal (red triangle,
+ * named TERM / KILL under it), the reap (black bar) and an overwritten SHUTDOWN (red cross). Lanes of children that failed
  * the close are tinted red; each lane's label (child and pid, then outcome and class) sits in a
  * column sized to the longest label. A dashed line marks the close's end; a row above the lanes
  * shows the operations in flight at the fence and when each settled. Plain SVG 1.1 attributes
@@ -32,6 +34,10 @@ public final class TimelineSvg {
     private static final String TINT = "#fde0e0";
     private static final String END_COLOUR = "#37474f";
     private static final String SETTLE_COLOUR = "#00897b";
+    private static final String STACKS_COLOUR = "#795548";
+    /** Lines of a captured dump shown in the stacks mark's hover title (the journal and `show` have it whole). */
+    private static final int STACK_TITLE_LINES = 40;
+    private static final int MARKS_PER_ROW = 5;
     private static final String[] STATE_COLOURS = {
         "#cfd8dc", "#90caf9", "#42a5f5", "#7e57c2", "#ffb74d", "#ffe082", "#a5d6a7", "#e57373",
     };
@@ -81,14 +87,15 @@ public final class TimelineSvg {
                 .append("</head>\n<body>\n<h1>").append(esc(title)).append("</h1>\n<p>")
                 .append(esc(CloseVerdict.of(close))).append("</p>\n")
                 .append(new TimelineSvg(close).svg()).append("\n<table>\n<tr><th>child</th><th>pid</th><th>outcome</th>"
-                        + "<th>exit</th><th>signal</th><th>diagnosis</th><th>evidence</th></tr>\n");
+                        + "<th>exit</th><th>signal</th><th>diagnosis</th><th>evidence</th><th>stacks</th></tr>\n");
         for (ChildHistory c : close.children()) {
             ChildOutcome o = c.outcome();
             sb.append("<tr").append(o.failsTheClose() ? " class=\"bad\"" : "").append("><td>").append(esc(c.key().toString()))
                     .append("</td><td>").append(c.pid()).append("</td><td>").append(o.outcome()).append("</td><td>")
                     .append(o.exitCode()).append("</td><td>").append(o.signal()).append("</td><td>")
                     .append(o.diagnosis() == null ? "" : esc(o.diagnosis())).append("</td><td>")
-                    .append(o.evidence() == null ? "" : esc(o.evidence())).append("</td></tr>\n");
+                    .append(o.evidence() == null ? "" : esc(o.evidence())).append("</td><td>")
+                    .append(c.stacks() == null ? "" : esc(c.stacks().summary())).append("</td></tr>\n");
         }
         return sb.append("</table>\n</body>\n</html>\n").toString();
     }
@@ -106,7 +113,7 @@ public final class TimelineSvg {
     private String svg() {
         List<ChildHistory> children = close.children();
         int lanesBottom = top + LANE + Math.max(1, children.size()) * LANE;
-        int height = lanesBottom + 70;
+        int height = lanesBottom + 88;
         StringBuilder sb = new StringBuilder(8192);
         sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"").append(width)
                 .append("\" height=\"").append(height).append("\" viewBox=\"0 0 ").append(width).append(' ')
@@ -240,6 +247,15 @@ public final class TimelineSvg {
                     + "font-weight=\"bold\" fill=\"#bf360c\" text-anchor=\"%s\">%s</text>%n", leftOf ? x - 10 : x + 10,
                     y + 11, leftOf ? "end" : "start", esc(text)));
         }
+        if (c.stacks() != null) {
+            SurvivorStacks st = c.stacks();
+            // a bar under the state bar from the capture's start to its end (journaled at its end, with its duration)
+            double x = x(st.timeNanos());
+            double from = Math.min(x - 4, x(st.timeNanos() - st.durationNanos()));
+            sb.append(String.format(Locale.ROOT, "<rect class=\"stacks\" data-x=\"%.1f\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                    + "height=\"4\" fill=\"%s\"><title>%s</title></rect>%n", x, from, y + LANE - 13, x - from, STACKS_COLOUR,
+                    esc(stacksTitle(st))));
+        }
         for (EscalationSent e : c.escalations()) {
             double x = x(e.timeNanos());
             String name = SignalNames.name(e.signal());
@@ -262,6 +278,18 @@ public final class TimelineSvg {
                     x - 6, y + 6, x + 6, y + LANE - 6, x + 6, y + 6, x - 6, y + LANE - 6));
         }
         sb.append("</g>\n");
+    }
+
+    /** The stacks mark's hover title: when, the one-line summary, then the dump's first lines. */
+    private String stacksTitle(SurvivorStacks st) {
+        StringBuilder t = new StringBuilder("stacks captured ").append(CloseVerdict.at(st.timeNanos(), t0)).append(": ")
+                .append(st.summary());
+        List<String> lines = st.stacks() == null ? List.of() : st.stacks().lines().toList();
+        lines.stream().limit(STACK_TITLE_LINES).forEach(l -> t.append('\n').append(l));
+        if (lines.size() > STACK_TITLE_LINES) {
+            t.append("\n... ").append(lines.size() - STACK_TITLE_LINES).append(" more line(s): vigil-replay show");
+        }
+        return t.toString();
     }
 
     /** The close's end (its CloseCompleted), a dashed line over every lane. */
@@ -301,14 +329,15 @@ public final class TimelineSvg {
         y += 22;
         String[][] marks = {{"#1565c0", "broadcast"}, {"#2e7d32", "ack"}, {"#ef6c00", "diagnosis"},
             {"#c62828", "escalation"}, {"#000000", "reap"}, {TINT, "failed the close"},
-            {END_COLOUR, "close end"}, {SETTLE_COLOUR, "in flight settled"}};
-        x = 10;
-        step = (width - 20) / marks.length;
-        for (String[] m : marks) {
-            sb.append("<rect x=\"").append(x).append("\" y=\"").append(y - 10).append("\" width=\"12\" height=\"12\" fill=\"")
-                    .append(m[0]).append("\"/><text x=\"").append(x + 16).append("\" y=\"").append(y).append("\">")
-                    .append(m[1]).append("</text>\n");
-            x += step;
+            {END_COLOUR, "close end"}, {SETTLE_COLOUR, "in flight settled"}, {STACKS_COLOUR, "stacks captured"}};
+        // marks in rows of MARKS_PER_ROW: wide columns, so no label runs into the next even on a narrow picture
+        step = (width - 20) / MARKS_PER_ROW;
+        for (int i = 0; i < marks.length; i++) {
+            x = 10 + (i % MARKS_PER_ROW) * step;
+            int my = y + (i / MARKS_PER_ROW) * 18;
+            sb.append("<rect x=\"").append(x).append("\" y=\"").append(my - 10).append("\" width=\"12\" height=\"12\" fill=\"")
+                    .append(marks[i][0]).append("\"/><text x=\"").append(x + 16).append("\" y=\"").append(my).append("\">")
+                    .append(marks[i][1]).append("</text>\n");
         }
         sb.append("</g>\n");
     }
@@ -321,7 +350,7 @@ public final class TimelineSvg {
     private static long latest(ChildHistory c) {
         long t = Long.MIN_VALUE;
         for (var e : new dev.vigil.journal.JournalEvent[] {c.published(), c.acked(), c.reaped(), c.diagnosed(),
-            c.released()}) {
+            c.released(), c.stacks()}) {
             if (e != null) {
                 t = Math.max(t, e.timeNanos());
             }

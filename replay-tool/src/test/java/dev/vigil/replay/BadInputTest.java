@@ -83,6 +83,16 @@ class BadInputTest {
     }
 
     @Test
+    void anOutputFileThatCannotBeWrittenIsOneErrLineInPlainWords() {
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"closeId\":(\\d+)")
+                .matcher(CliRun.of("closes", "--json", journal.toString()).out());
+        assertTrue(id.find(), "the journal has a close");
+        CliRun run = CliRun.of("timeline", journal.toString(), id.group(1), "-o", tmp.resolve("no-such-dir/t.svg").toString());
+        assertTrue(run.isOneErrLine(), run::toString);
+        assertTrue(run.err().contains("its directory does not exist") && !run.err().contains("Exception"), run::toString);
+    }
+
+    @Test
     void badArgumentsAreOneErrLine() {
         for (String[] args : List.of(new String[] {"show", journal.toString(), "not-a-number"}, new String[] {"show"},
                 new String[] {"timeline", journal.toString(), "1"}, new String[] {"no-such-command"}, new String[] {},

@@ -24,6 +24,7 @@ import dev.vigil.journal.PoolStarted;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.journal.SurvivorDiagnosed;
+import dev.vigil.journal.SurvivorStacks;
 
 /**
  * Writes realistic close sequences through the real {@link JournalWriter} into a real directory,
@@ -291,6 +292,13 @@ final class ScenarioJournal implements AutoCloseable {
             return "pid=" + c.pid + " group=" + c.group + " child=" + c.index + " class=" + cls + " state="
                     + MailboxStates.name(c.state) + " shutdown=" + shutdown + " ack=" + ack + " heartbeat_age="
                     + heartbeatAge + " proc=" + proc + " wchan=" + wchan;
+        }
+
+        /** The survivor's stacks, as the orchestrator's capture journals them before the first signal. */
+        void stacks(Child c, String tool, String summary, String stacks) {
+            append(new SurvivorStacks(now, ORCHESTRATOR_PID, pool.id, closeId, c.group, c.index, c.pid, tool, 60_000_000L,
+                    summary, stacks));
+            advanceMillis(0.1);
         }
 
         void escalate(Child c, int signal) {

@@ -25,13 +25,14 @@ import org.w3c.dom.NodeList;
 /**
  * The timeline read as a picture: rendered to PNG by rsvg-convert (installed by .ci/run), the pixels
  * show what the hover titles say. Labels end before the plot, the survivor class is written in the
- * failing lane, both escalation signals are drawn, and the close's end and the in-flight settling
- * are marked.
+ * failing lane, both escalation signals are drawn, the survivor's captured stacks are marked (their
+ * summary and dump in the mark's title), and the close's end and the in-flight settling are marked.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TimelinePictureTest {
     private static final String SVG_NS = "http://www.w3.org/2000/svg";
     private static final int LANE = 40;
+    private static final String STACKS_SUMMARY = "eu-stack 0.06 s, 1 thread(s), first: clock_nanosleep < __nanosleep < demo_command";
 
     @TempDir
     static Path tmp;
@@ -53,6 +54,9 @@ class TimelinePictureTest {
             j.advanceMillis(1_000);
             c.diagnose(p.child(1), "NOT_OBSERVED", c.evidence(p.child(1), "NOT_OBSERVED", "set", "none", "1.3s", "S",
                     "hrtimer_nanosleep"));
+            j.advanceMillis(60);
+            c.stacks(p.child(1), "eu-stack", STACKS_SUMMARY, "PID 4711 - process\nTID 4711:\n#0  0x00007f clock_nanosleep\n"
+                    + "#1  0x00007f __nanosleep\n#2  0x000055 demo_command\n#3  0x000055 vigil_child_serve\n");
             c.escalate(p.child(1), 15);
             j.advanceMillis(500);
             c.escalate(p.child(1), 9);
@@ -197,5 +201,25 @@ class TimelinePictureTest {
         assertTrue(count(sx - 1, sy, sx + 2, sy + 16, rgb -> near(rgb, 0x00897b, 50)) > 10, "settle mark drawn");
         assertTrue(settling.getTextContent().contains("in flight at fence: 1 (1 finished, 0 abandoned)"),
                 settling.getTextContent());
+    }
+
+    @Test
+    void theCapturedStacksAreMarkedInTheSurvivorsLaneWithTheDumpInTheTitle() {
+        List<Element> marks = elements("rect", "stacks");
+        assertEquals(1, marks.size(), "one stacks mark: only the killed child had its stacks captured");
+        Element mark = marks.get(0);
+        String title = mark.getElementsByTagNameNS(SVG_NS, "title").item(0).getTextContent();
+        assertTrue(title.startsWith("stacks captured +") && title.contains(STACKS_SUMMARY), title);
+        assertTrue(title.contains("#2  0x000055 demo_command"), "the dump's lines are in the title: " + title);
+        double escalationX = num(elements("path", "escalation").get(0), "data-x");
+        assertTrue(num(mark, "data-x") <= escalationX, "captured before the first signal");
+        Assumptions.assumeTrue(png != null);
+        int laneY = (int) num(lane("KILLED_BY_ESCALATION"), "data-y");
+        int x = (int) Math.round(num(mark, "x"));
+        int y = (int) num(mark, "y");
+        int w = (int) Math.round(num(mark, "width"));
+        assertTrue(y > laneY && y < laneY + LANE, "the mark is in the killed child's lane");
+        int brown = count(x, y, x + w, y + 4, rgb -> near(rgb, 0x795548, 40));
+        assertTrue(brown > 20, "stacks mark drawn, brown pixels=" + brown);
     }
 }

@@ -145,6 +145,9 @@ public final class JournalBench {
         printRatio(all, "raw-bytes", "raw-scratch", Result::eventsPerSecond, "events/s", "");
         double cpu = printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 1.5)");
         printRatio(all, "journal", "raw-scratch", Result::writerCpu, "writer cpu/event", "");
+        if (variants.contains("journal")) {
+            idleAppender(work.resolve("journal-idle"));
+        }
         if (!Double.isNaN(rate)) {
             new BenchSummary("journal write path: events/s (" + String.format(Locale.ROOT, "%,d", events) + " events, median of "
                     + rounds + " rounds)", millions(median(all, "journal", Result::eventsPerSecond)) + " M/s",
@@ -153,6 +156,29 @@ public final class JournalBench {
             new BenchSummary("journal writer CPU per event", Math.round(median(all, "journal", Result::writerCpu)) + " ns",
                     "raw appender thread " + Math.round(median(all, "raw-bytes", Result::writerCpu)) + " ns",
                     BenchSummary.ratio(cpu), "<= 1.5x", cpu <= 1.5).print(out);
+        }
+    }
+
+    /**
+     * The appender thread's CPU while its journal is open and idle (one event written, then nothing for 5 s), as a
+     * share of a core. The raw appender has no thread of its own, so its idle cost is none: the target is absolute.
+     */
+    private void idleAppender(Path dir) {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(sample[0]);
+            w.flush();
+            Thread appender = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("vigil-journal-appender-") && t.isAlive())
+                    .max(java.util.Comparator.comparingLong(Thread::getId)).orElseThrow();
+            long cpu0 = mx.getThreadCpuTime(appender.getId());
+            long t0 = System.nanoTime();
+            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000_000L);
+            double share = (mx.getThreadCpuTime(appender.getId()) - cpu0) / (double) (System.nanoTime() - t0);
+            out.printf(Locale.ROOT, "idle journal: appender thread CPU %.4f %% of a core over 5 s%n", share * 100);
+            new BenchSummary("journal appender CPU while the journal is open and idle (5 s)",
+                    String.format(Locale.ROOT, "%.4f %% of a core", share * 100), "raw appender: no thread of its own",
+                    "", "<= 0.1 % of a core", share <= 0.001).print(out);
         }
     }
 
