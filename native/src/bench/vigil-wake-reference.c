@@ -58,7 +58,7 @@ static void await_answer(uint32_t *answer, uint32_t want)
         }
         int64_t idle = monotonic_nanos() - start;
         if (idle < 10000) {
-            __builtin_ia32_pause();
+            __asm__ __volatile__("" ::: "memory"); /* a plain spin: the load above is atomic */
         } else if (idle < 210000) {
             sched_yield();
         } else {
