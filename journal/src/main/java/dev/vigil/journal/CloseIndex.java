@@ -50,39 +50,66 @@ public final class CloseIndex {
         }
     }
 
+    /** One entry of the index, as written; {@code closeId} is the cycle for a cycle entry. */
+    public record Entry(int kind, long closeId, String poolId, long journalIndex) {
+        public boolean isStart() {
+            return kind == START;
+        }
+
+        public boolean isEnd() {
+            return kind == END;
+        }
+
+        public boolean isCycle() {
+            return kind == CYCLE;
+        }
+    }
+
+    /**
+     * Hands every entry of the index to {@code sink}, in the order written (a kind this build does
+     * not know included). Returns false when the index is damaged (reading stopped there); true when
+     * it was read whole, or the journal has none.
+     */
+    public static boolean read(Path journalDir, java.util.function.Consumer<Entry> sink) {
+        SingleChronicleQueue q;
+        try {
+            q = JournalDirectory.openCloseIndexForRead(journalDir);
+        } catch (RuntimeException damagedIndex) {
+            return false;
+        }
+        if (q == null) {
+            return true;
+        }
+        try (q; ExcerptTailer tailer = q.createTailer()) {
+            while (true) {
+                try (DocumentContext dc = tailer.readingDocument()) {
+                    if (!dc.isPresent()) {
+                        return true;
+                    }
+                    if (dc.isMetaData()) {
+                        continue;
+                    }
+                    Bytes<?> b = dc.wire().bytes();
+                    int kind = b.readUnsignedByte();
+                    long closeId = b.readLong();
+                    String pool = b.readUtf8();
+                    long index = b.readLong();
+                    sink.accept(new Entry(kind, closeId, pool, index));
+                }
+            }
+        } catch (RuntimeException | InternalError damagedIndex) {
+            return false;
+        }
+    }
+
     /**
      * Every cycle the index says events were written to: its cycle entries, and the cycles of the
      * journal indexes of its close entries. Empty without an index; a damaged index gives what was read.
      */
     public static java.util.Set<Integer> cyclesWritten(Path journalDir) {
         java.util.Set<Integer> cycles = new java.util.TreeSet<>();
-        SingleChronicleQueue q;
-        try {
-            q = JournalDirectory.openCloseIndexForRead(journalDir);
-        } catch (RuntimeException damagedIndex) {
-            return cycles;
-        }
-        if (q == null) {
-            return cycles;
-        }
-        try (q; ExcerptTailer tailer = q.createTailer()) {
-            while (true) {
-                try (DocumentContext dc = tailer.readingDocument()) {
-                    if (!dc.isPresent()) {
-                        break;
-                    }
-                    Bytes<?> b = dc.wire().bytes();
-                    int kind = b.readUnsignedByte();
-                    long closeIdOrCycle = b.readLong();
-                    b.readUtf8();
-                    long index = b.readLong();
-                    cycles.add(kind == CYCLE ? (int) closeIdOrCycle : JournalDirectory.ROLL_CYCLE.toCycle(index));
-                }
-            }
-        } catch (RuntimeException | InternalError damagedIndex) {
-            // an accelerator and a cross-check only: what was read stays usable
-        }
-        return cycles;
+        read(journalDir, e -> cycles.add(e.isCycle() ? (int) e.closeId() : JournalDirectory.ROLL_CYCLE.toCycle(e.journalIndex())));
+        return cycles; // an accelerator and a cross-check only: what was read of a damaged index stays usable
     }
 
     /**
@@ -91,31 +118,13 @@ public final class CloseIndex {
      */
     public static Map<Long, Span> load(Path journalDir) {
         Map<Long, Span> spans = new LinkedHashMap<>();
-        SingleChronicleQueue q = JournalDirectory.openCloseIndexForRead(journalDir);
-        if (q == null) {
-            return spans;
-        }
-        try (q; ExcerptTailer tailer = q.createTailer()) {
-            while (true) {
-                try (DocumentContext dc = tailer.readingDocument()) {
-                    if (!dc.isPresent()) {
-                        break;
-                    }
-                    Bytes<?> b = dc.wire().bytes();
-                    int kind = b.readUnsignedByte();
-                    long closeId = b.readLong();
-                    String pool = b.readUtf8();
-                    long index = b.readLong();
-                    if (kind == START) {
-                        spans.put(closeId, new Span(closeId, pool, index, -1));
-                    } else if (kind == END) {
-                        spans.computeIfPresent(closeId, (id, s) -> new Span(id, s.poolId(), s.startIndex(), index));
-                    }
-                }
+        read(journalDir, e -> {
+            if (e.isStart()) {
+                spans.put(e.closeId(), new Span(e.closeId(), e.poolId(), e.journalIndex(), -1));
+            } else if (e.isEnd()) {
+                spans.computeIfPresent(e.closeId(), (id, s) -> new Span(id, s.poolId(), s.startIndex(), e.journalIndex()));
             }
-        } catch (RuntimeException | InternalError damagedIndex) {
-            // The index is an accelerator only; whatever was read stays usable.
-        }
-        return spans;
+        });
+        return spans; // the index is an accelerator only; whatever was read of a damaged one stays usable
     }
 }

@@ -3,12 +3,16 @@ package dev.vigil.journal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.util.NameTransformer;
 
 /**
  * The JSON form of events: one object per line, field names = record component names, the kind in
@@ -34,22 +38,68 @@ public final class JsonEvents {
 
     /**
      * The JSON form of {@code event} with one more field first, {@code name: value} (export adds the
-     * journal index this way). Written through Jackson's tree model; a name the event already has is
-     * refused rather than written twice.
+     * journal index this way); see {@link #write(JsonGenerator, String, long, JournalEvent)}.
      */
     public static String toJson(String name, long value, JournalEvent event) {
-        ObjectNode fields = MAPPER.valueToTree(event);
-        if (fields.has(name)) {
-            throw new IllegalArgumentException(event.type() + " already has a field " + name);
-        }
-        ObjectNode line = MAPPER.createObjectNode();
-        line.put(name, value);
-        line.setAll(fields);
-        try {
-            return MAPPER.writeValueAsString(line);
+        java.io.StringWriter text = new java.io.StringWriter(256);
+        try (JsonGenerator gen = MAPPER.getFactory().createGenerator(text)) {
+            write(gen, name, value, event);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return text.toString();
+    }
+
+    /**
+     * Writes {@code {name: value, "event": KIND, fields...}} to {@code gen}: the extra field, then
+     * exactly the event's own JSON form, its fields written by Jackson's serializer for the record
+     * (unwrapped into this object, no tree built). A name the event already has is refused rather
+     * than written twice.
+     */
+    public static void write(JsonGenerator gen, String name, long value, JournalEvent event) throws IOException {
+        SerializerProvider provider = PROVIDER;
+        JsonSerializer<Object> fields = UNWRAPPED.get(event.getClass());
+        if (hasField(event.getClass(), name)) {
+            throw new IllegalArgumentException(event.type() + " already has a field " + name);
+        }
+        gen.writeStartObject();
+        gen.writeNumberField(name, value);
+        gen.writeStringField(TYPE_PROPERTY, event.getClass().getSimpleName());
+        fields.serialize(event, gen, provider);
+        gen.writeEndObject();
+    }
+
+    /** The property that names the kind, as {@link JournalEvent}'s {@code @JsonTypeInfo} says. */
+    private static final String TYPE_PROPERTY = JournalEvent.class.getAnnotation(
+            com.fasterxml.jackson.annotation.JsonTypeInfo.class).property();
+    private static final SerializerProvider PROVIDER = MAPPER.getSerializerProviderInstance();
+    /** Per record class: Jackson's own serializer of its fields, without the braces around them. */
+    private static final ClassValue<JsonSerializer<Object>> UNWRAPPED = new ClassValue<>() {
+        @Override
+        protected JsonSerializer<Object> computeValue(Class<?> type) {
+            try {
+                return PROVIDER.findValueSerializer(type).unwrappingSerializer(NameTransformer.NOP);
+            } catch (JsonMappingException e) {
+                throw new IllegalStateException("no JSON serializer for " + type.getSimpleName() + ": " + e.getMessage(), e);
+            }
+        }
+    };
+
+    /** Per record class: the names its JSON form has (the kind's property and the record components). */
+    private static final ClassValue<java.util.Set<String>> FIELD_NAMES = new ClassValue<>() {
+        @Override
+        protected java.util.Set<String> computeValue(Class<?> type) {
+            java.util.Set<String> names = new java.util.HashSet<>();
+            names.add(TYPE_PROPERTY);
+            for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
+                names.add(c.getName());
+            }
+            return names;
+        }
+    };
+
+    private static boolean hasField(Class<?> type, String name) {
+        return FIELD_NAMES.get(type).contains(name);
     }
 
     public static JournalEvent fromJson(String line) {

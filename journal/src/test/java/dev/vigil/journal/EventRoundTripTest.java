@@ -51,6 +51,21 @@ class EventRoundTripTest {
     }
 
     @Test
+    void anEventWithAFieldAddedInFrontIsItsOwnJsonFormAfterThatField() throws Exception {
+        for (JournalEvent e : SampleEvents.oneOfEach(13)) {
+            // the reference: the event's JSON tree, the field put in front (what export wrote before streaming)
+            com.fasterxml.jackson.databind.node.ObjectNode line = JsonEvents.mapper().createObjectNode();
+            line.put("journalIndex", 4711L);
+            line.setAll((com.fasterxml.jackson.databind.node.ObjectNode) JsonEvents.mapper().valueToTree(e));
+            assertEquals(JsonEvents.mapper().writeValueAsString(line), JsonEvents.toJson("journalIndex", 4711L, e),
+                    e.type().toString());
+        }
+        IllegalArgumentException twice = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> JsonEvents.toJson("poolId", 1, SampleEvents.oneOfEach(1).get(0)));
+        assertTrue(twice.getMessage().contains("already has a field poolId"), twice.getMessage());
+    }
+
+    @Test
     void jsonFieldNamesAreTheRecordComponentNames() {
         String json = JsonEvents.toJson(new ChildReaped(1, 2, "p", 3, "g", 0, 4711, 42, 0, 5));
         assertEquals("{\"event\":\"ChildReaped\",\"timeNanos\":1,\"orchestratorPid\":2,\"poolId\":\"p\",\"closeId\":3,"

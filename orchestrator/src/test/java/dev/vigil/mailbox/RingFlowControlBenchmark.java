@@ -8,6 +8,7 @@ import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.RingOverrun;
+import dev.vigil.journal.bench.BenchSummary;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +40,8 @@ public final class RingFlowControlBenchmark {
 
     private final Path dir;
     private int store;
+    /** Rows for the summary table of docs/BENCHMARKS.md, printed after the section. */
+    private final List<String> summary = new ArrayList<>();
 
     private RingFlowControlBenchmark(Path dir) {
         this.dir = dir;
@@ -79,11 +82,19 @@ public final class RingFlowControlBenchmark {
             }
             report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %10d %11.2f%%%n", children, off / ROUNDS, on / ROUNDS,
                     100.0 * on / off, lost, 100.0 * cpu / wall));
+            summary.add(new BenchSummary("journaled transitions/s, " + children + " C " + (children == 1 ? "child" : "children")
+                    + " (back-to-back controls)", String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
+                    on / ROUNDS, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off / ROUNDS),
+                    String.format(Locale.ROOT, "%.1f %%", 100.0 * on / off), ">= 90 % of off, lossless",
+                    on >= 0.9 * off && lost == 0).line());
         }
         report.append(roundTrips());
         report.append(idleDrainer());
         report.append(String.format(Locale.ROOT, "load after: %s%n", Files.readString(Path.of("/proc/loadavg")).trim()));
         report.append("```\n");
+        for (String line : summary) {
+            report.append(line).append('\n');
+        }
         return report.toString();
     }
 
@@ -200,6 +211,9 @@ public final class RingFlowControlBenchmark {
         }
         double p50With = with.getValueAtPercentile(50) / 1e3;
         double p50Without = without.getValueAtPercentile(50) / 1e3;
+        summary.add(new BenchSummary("mailbox round trip p50 with flow control (1 C child)",
+                String.format(Locale.ROOT, "%.2f us", p50With), String.format(Locale.ROOT, "no drainer %.2f us", p50Without),
+                BenchSummary.ratio(p50With / p50Without), "within 1.2x", p50With <= 1.2 * p50Without).line());
         return String.format(Locale.ROOT, "round trip, 1 C child, %d x %d: p50 %.2f us flow control on (p99 %.2f) vs %.2f us no drainer (p99 %.2f): %.2fx%n",
                 ROUNDS, ROUND_TRIPS, p50With, with.getValueAtPercentile(99) / 1e3, p50Without, without.getValueAtPercentile(99) / 1e3,
                 p50With / p50Without);
@@ -242,6 +256,8 @@ public final class RingFlowControlBenchmark {
             for (MailboxHandle handle : handles) {
                 handle.publishShutdown(1);
             }
+            summary.add(new BenchSummary("ring drainer CPU, 16 idle children, 10 s", String.format(Locale.ROOT,
+                    "%.4f %% of a core", 100.0 * used / wall), "", "", "<= 0.1 % of a core", used <= 0.001 * wall).line());
             return String.format(Locale.ROOT, "drainer CPU, 16 idle children, 10 s: %.4f%% of a core (%.2f ms)%n", 100.0 * used / wall, used / 1e6);
         } finally {
             for (SpawnedChild child : spawned) {

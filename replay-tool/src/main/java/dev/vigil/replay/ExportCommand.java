@@ -1,8 +1,12 @@
 package dev.vigil.replay;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.core.JsonGenerator;
 
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JsonEvents;
@@ -37,11 +41,30 @@ public final class ExportCommand implements Callable<Integer> {
         return run(new JournalDirectorySource(dir), out);
     }
 
+    /** How many lines go out between two checks that the output still takes them (a closed pipe ends the export). */
+    private static final int CHECK_EVERY = 4096;
+
     public static int run(EventSource source, PrintStream out) {
-        source.read(t -> true, (i, e) -> {
-            out.append(line(i, e)).append('\n');
-            return !out.checkError();
-        });
+        try (JsonGenerator gen = JsonEvents.mapper().getFactory().createGenerator((java.io.OutputStream) out)) {
+            gen.setRootValueSeparator(null);
+            long[] lines = {0};
+            source.read(t -> true, (i, e) -> {
+                try {
+                    JsonEvents.write(gen, JOURNAL_INDEX, i, e);
+                    gen.writeRaw('\n');
+                    if (++lines[0] % CHECK_EVERY == 0) {
+                        gen.flush();
+                        return !out.checkError();
+                    }
+                    return true;
+                } catch (IOException io) {
+                    throw new UncheckedIOException(io);
+                }
+            });
+            gen.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return 0;
     }
 

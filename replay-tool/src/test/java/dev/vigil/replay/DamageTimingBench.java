@@ -50,8 +50,10 @@ public final class DamageTimingBench {
             kinds.add(Integer.parseInt(k.trim()));
         }
         System.out.printf(Locale.ROOT, "%-44s %-7s %4s %8s  %s%n", "damage", "command", "exit", "seconds", "answer");
+        double baseline = 0;
         for (String command : commands) { // the undamaged journal: the baseline
             Run r = run(launcher, command, base);
+            baseline = Math.max(baseline, r.seconds);
             System.out.printf(Locale.ROOT, "%-44s %-7s %4d %8.2f  %s%n", "(none)", command, r.exit, r.seconds, r.firstErr);
         }
         Random random = new Random(Long.getLong("vigil.replay.fuzzSeed", 20261203L));
@@ -79,6 +81,11 @@ public final class DamageTimingBench {
         deleteTree(dir);
         System.out.printf(Locale.ROOT, "slowest answer %.2f s (target %.0f s): %s; load after %s%n", worst, TARGET_SECONDS,
                 over.isEmpty() ? "met" : "NOT met for " + over, loadAverage());
+        new dev.vigil.journal.bench.BenchSummary(String.format(Locale.ROOT,
+                "damaged %.0f MB journal named (%s; %d damage kinds), slowest answer", bytes / 1e6, String.join(", ", commands),
+                kinds.size()), String.format(Locale.ROOT, "%.2f s", worst),
+                String.format(Locale.ROOT, "the undamaged journal, slowest command %.2f s", baseline),
+                dev.vigil.journal.bench.BenchSummary.ratio(worst / baseline), "<= 5 s", over.isEmpty()).print(System.out);
     }
 
     private record Run(int exit, double seconds, String firstErr) {

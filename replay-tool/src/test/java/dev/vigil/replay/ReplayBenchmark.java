@@ -10,74 +10,127 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import dev.vigil.journal.JournalReader;
+import dev.vigil.journal.bench.BenchSummary;
+import dev.vigil.journal.bench.DecodeRateBench;
 
 /**
- * The replay benchmark (not part of the test run): writes a journal of N events (default
- * 10,000,000) of realistic pools (spawn, many tasks, close) through the real JournalWriter, then
- * runs the real launcher under /usr/bin/time: {@code stats} over the whole journal (events/s, cpu,
- * peak RSS), {@code show} of one close in the middle (seconds), and {@code closes} (which reads
- * every event header). Side by side, as baselines in the same run: a bare header-only scan of the
- * same journal in this JVM (no event decoded) and the launcher's JVM start alone.
+ * The replay benchmark (not part of the test run; {@code bin/vigil-bench replay} runs it and puts its output into
+ * docs/BENCHMARKS.md): writes a journal of N events (default 10,000,000) of realistic pools (spawn, many tasks,
+ * close) through the real JournalWriter, then runs whole processes under /usr/bin/time: {@code stats} over the
+ * whole journal (events/s, cpu, peak RSS), {@code show} of one close in the middle, {@code closes} (reads every
+ * event header), each through the real launcher; side by side, in the same run, the baselines: a raw Chronicle
+ * tailer reading every excerpt of the same journal in a process of its own with the launcher's JVM flags, and
+ * the launcher's JVM start alone. Then the read path in one warm JVM ({@code DecodeRateBench}): ns and bytes
+ * allocated per event, raw tailer against header-only and full decode. Rows for the summary table last.
  *
  * <pre>
- * mvn -B -q package -pl replay-tool -am -DskipTests
- * java @replay-tool/target/jvm.options -cp replay-tool/target/test-classes:replay-tool/target/classes:$(cat replay-tool/target/test-classpath.txt) \
+ * bin/vigil-bench replay      # or, after mvn -B -q package -DskipTests:
+ * java @replay-tool/target/jvm.options -Dvigil.root=$PWD -cp "$(test class path of replay-tool)" \
  *     dev.vigil.replay.ReplayBenchmark /tmp/vigil-bench-journal 10000000
  * </pre>
  */
 public final class ReplayBenchmark {
+    /** The launcher's JVM flags that decide speed (bin/vigil-replay), for the baseline process. */
+    private static final List<String> LAUNCHER_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    private static final double STATS_TARGET_EVENTS_PER_S = 15e6;
+    private static final long STATS_TARGET_RSS_MB = 256;
+    private static final double SHOW_TARGET_S = 0.3;
+    private static final int RUNS = 3;
+
     private ReplayBenchmark() {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--raw")) { // the baseline process
+            System.out.println(DecodeRateBench.raw(Path.of(args[1])));
+            return;
+        }
         Path dir = Path.of(args.length > 0 ? args[0] : "/tmp/vigil-bench-journal");
         long target = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
         Path root = Path.of(System.getProperty("vigil.root", ".")).toAbsolutePath();
-        long closes;
-        if (Files.exists(dir)) {
-            System.out.println("reusing journal " + dir);
-            closes = -1;
-        } else {
+        if (!Files.exists(dir)) {
             long t = System.nanoTime();
             long[] written = generate(dir, target);
-            closes = written[1];
             double s = (System.nanoTime() - t) / 1e9;
-            System.out.printf(Locale.ROOT, "generated %,d events, %,d closes in %.1f s (%.2f M events/s written)%n",
-                    written[0], written[1], s, written[0] / s / 1e6);
+            System.out.printf(Locale.ROOT, "generated %,d events, %,d closes in %.1f s%n", written[0], written[1], s);
         }
-        long events = countAndTimeRawScan(dir);
-        if (closes < 0) {
-            closes = countCloses(dir);
+        long bytes = 0;
+        for (Path f : JournalFiles.cycleFiles(dir)) {
+            bytes += JournalFiles.usedLength(f);
         }
+        long events = DecodeRateBench.raw(dir);
+        long closes = countCloses(dir);
         Path launcher = root.resolve("bin/vigil-replay");
-        System.out.println("load average before: " + Files.readString(Path.of("/proc/loadavg")).trim());
-        // the first journal command after a build also writes the launcher's class-data-sharing archive
-        Measured first = run(launcher, "stats", "--summary", dir.toString());
-        System.out.printf(Locale.ROOT, "stats, first run (writes the CDS archive): %.2f s wall, %.2f s cpu%n", first.seconds,
-                first.cpuSeconds);
-        for (int i = 1; i <= 3; i++) {
-            Measured stats = run(launcher, "stats", "--summary", dir.toString());
-            System.out.printf(Locale.ROOT, "stats run %d: %.2f s wall (%.2f M events/s), %.2f s cpu (%.2f M events per cpu-s), "
-                    + "peak RSS %d MB%n", i, stats.seconds, events / stats.seconds / 1e6, stats.cpuSeconds,
-                    events / stats.cpuSeconds / 1e6, stats.peakRssKb / 1024);
-            if (i == 3) {
-                System.out.print(stats.output);
-            }
-        }
+        System.out.printf(Locale.ROOT, "journal %s: %,d events, %,d closes, %.1f MB of cycle files; %d cpus; load before %s%n",
+                dir, events, closes, bytes / 1e6, Runtime.getRuntime().availableProcessors(), load());
+        run(launcher, "stats", "--summary", dir.toString()); // the first journal command after a build writes the CDS archive
+        System.out.printf(Locale.ROOT, "whole processes under /usr/bin/time -v, median of %d runs (min-max)%n", RUNS);
+        System.out.printf(Locale.ROOT, "%-52s %15s %15s %12s %12s%n", "command", "wall s", "cpu s", "M events/s", "peak RSS MB");
+        Measured stats = row("vigil-replay stats --summary", events, launcher, "stats", "--summary", dir.toString());
         long middle = Math.max(1, closes / 2);
-        for (int i = 1; i <= 3; i++) {
-            Measured show = run(launcher, "show", dir.toString(), Long.toString(middle));
-            System.out.printf(Locale.ROOT, "show close %d run %d: %.2f s wall, %.2f s cpu, peak RSS %d MB%n", middle, i,
-                    show.seconds, show.cpuSeconds, show.peakRssKb / 1024);
+        Measured show = row("vigil-replay show (close " + middle + ")", 0, launcher, "show", dir.toString(),
+                Long.toString(middle));
+        Measured headers = row("vigil-replay closes (every header, 2 kinds decoded)", events, launcher, "closes",
+                dir.toString());
+        List<String> raw = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        raw.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("--add-") || a.startsWith("-Dchronicle") || a.startsWith("-Ddisable")).toList());
+        raw.addAll(LAUNCHER_FLAGS);
+        raw.addAll(List.of("-cp", System.getProperty("java.class.path"), ReplayBenchmark.class.getName(), "--raw",
+                dir.toString()));
+        Measured tailer = row("baseline: raw Chronicle tailer, every excerpt", events, raw.toArray(String[]::new));
+        Measured jvm = row("baseline: JVM start alone (vigil-replay --version)", 0, launcher, "--version");
+        System.out.println();
+        for (String line : DecodeRateBench.measure(dir, 5)) {
+            System.out.println(line);
         }
-        Measured full = run(launcher, "closes", dir.toString());
-        System.out.printf(Locale.ROOT, "closes (reads every event header, decodes 2 kinds): %.2f s wall (%.2f M events/s), "
-                + "%.2f s cpu, peak RSS %d MB%n", full.seconds, events / full.seconds / 1e6, full.cpuSeconds,
-                full.peakRssKb / 1024);
-        Measured version = run(launcher, "--version");
-        System.out.printf(Locale.ROOT, "launcher --version (JVM start only): %.2f s wall, %.2f s cpu, peak RSS %d MB%n",
-                version.seconds, version.cpuSeconds, version.peakRssKb / 1024);
-        System.out.println("load average after: " + Files.readString(Path.of("/proc/loadavg")).trim());
+        double statsRate = events / stats.seconds;
+        double rawRate = events / tailer.seconds;
+        System.out.println("load after: " + load());
+        new BenchSummary(String.format(Locale.ROOT, "replay `stats --summary` over %,d events", events),
+                String.format(Locale.ROOT, "%.1f M events/s wall, %.2f s cpu, peak RSS %d MB", statsRate / 1e6,
+                        stats.cpuSeconds, stats.peakRssMb),
+                String.format(Locale.ROOT, "raw Chronicle tailer process, every excerpt: %.1f M events/s", rawRate / 1e6),
+                BenchSummary.ratio(statsRate / rawRate), ">= 15 M events/s, <= 256 MB RSS",
+                statsRate >= STATS_TARGET_EVENTS_PER_S && stats.peakRssMb <= STATS_TARGET_RSS_MB).print(System.out);
+        new BenchSummary(String.format(Locale.ROOT, "replay `show` of one close in %,d events", events),
+                String.format(Locale.ROOT, "%.2f s wall, %.2f s cpu", show.seconds, show.cpuSeconds),
+                String.format(Locale.ROOT, "JVM start alone %.2f s", jvm.seconds), BenchSummary.ratio(show.seconds / jvm.seconds),
+                "<= 0.3 s", show.seconds <= SHOW_TARGET_S).print(System.out);
+        new BenchSummary(String.format(Locale.ROOT, "replay `closes` (every header) over %,d events", events),
+                String.format(Locale.ROOT, "%.1f M events/s wall, %.2f s cpu", events / headers.seconds / 1e6,
+                        headers.cpuSeconds),
+                String.format(Locale.ROOT, "raw Chronicle tailer process %.1f M events/s, %.2f s cpu", rawRate / 1e6,
+                        tailer.cpuSeconds), BenchSummary.ratio(headers.seconds / tailer.seconds), "none set",
+                BenchSummary.Verdict.NO_TARGET).print(System.out);
+    }
+
+    private static String load() throws IOException {
+        String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+        return f[0] + " " + f[1] + " " + f[2];
+    }
+
+    /** Runs the command RUNS times, prints median wall and cpu with their range; returns the median run. */
+    private static Measured row(String what, long events, Path launcher, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(launcher.toString()));
+        cmd.addAll(List.of(args));
+        return row(what, events, cmd.toArray(String[]::new));
+    }
+
+    private static Measured row(String what, long events, String... cmd) throws Exception {
+        List<Measured> runs = new ArrayList<>();
+        for (int i = 0; i < RUNS; i++) {
+            runs.add(run(cmd));
+        }
+        runs.sort(java.util.Comparator.comparingDouble(Measured::seconds));
+        Measured m = runs.get(RUNS / 2);
+        double minCpu = runs.stream().mapToDouble(Measured::cpuSeconds).min().orElse(0);
+        double maxCpu = runs.stream().mapToDouble(Measured::cpuSeconds).max().orElse(0);
+        System.out.printf(Locale.ROOT, "%-52s %15s %15s %12s %12d%n", what,
+                String.format(Locale.ROOT, "%.2f (%.2f-%.2f)", m.seconds, runs.get(0).seconds, runs.get(RUNS - 1).seconds),
+                String.format(Locale.ROOT, "%.2f (%.2f-%.2f)", m.cpuSeconds, minCpu, maxCpu),
+                events == 0 ? "" : String.format(Locale.ROOT, "%.1f", events / m.seconds / 1e6), m.peakRssMb);
+        return m;
     }
 
     /** Writes pools of 6 children (two groups), 40 tasks per child, one close each; every other close overlaps the next. */
@@ -112,23 +165,6 @@ public final class ReplayBenchmark {
         }
     }
 
-    private static long countAndTimeRawScan(Path dir) {
-        long t = System.nanoTime();
-        long excerpts;
-        long[] counted = {0};
-        try (JournalReader r = JournalReader.open(dir)) {
-            r.fromStart().read(type -> {
-                counted[0]++;
-                return false;
-            }, (i, e) -> true);
-            excerpts = counted[0];
-        }
-        double s = (System.nanoTime() - t) / 1e9;
-        System.out.printf(Locale.ROOT, "baseline, header-only scan in this JVM: %,d events in %.2f s -> %.2f M events/s%n",
-                excerpts, s, excerpts / s / 1e6);
-        return excerpts;
-    }
-
     private static long countCloses(Path dir) {
         long[] n = {0};
         try (JournalReader r = JournalReader.open(dir)) {
@@ -140,12 +176,18 @@ public final class ReplayBenchmark {
         return n[0];
     }
 
-    private record Measured(double seconds, double cpuSeconds, long peakRssKb, String output) {
+    private record Measured(double seconds, double cpuSeconds, long peakRssMb, String output) {
     }
 
     private static Measured run(Path launcher, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("/usr/bin/time", "-v", launcher.toString()));
+        List<String> cmd = new ArrayList<>(List.of(launcher.toString()));
         cmd.addAll(List.of(args));
+        return run(cmd.toArray(String[]::new));
+    }
+
+    private static Measured run(String... command) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/time", "-v"));
+        cmd.addAll(List.of(command));
         Path err = Files.createTempFile("vigil-bench", ".err");
         long t = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
@@ -170,6 +212,6 @@ public final class ReplayBenchmark {
         if (p.exitValue() != 0) {
             throw new IllegalStateException("exit " + p.exitValue() + ": " + cmd + "\n" + out);
         }
-        return new Measured(s, cpu, rss, out.length() > 2000 ? out.substring(0, 2000) : out);
+        return new Measured(s, cpu, rss / 1024, out.length() > 2000 ? out.substring(0, 2000) : out);
     }
 }

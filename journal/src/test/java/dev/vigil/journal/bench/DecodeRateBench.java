@@ -3,7 +3,9 @@ package dev.vigil.journal.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 import dev.vigil.journal.JournalReader;
@@ -33,6 +35,13 @@ public final class DecodeRateBench {
     public static void main(String[] args) {
         Path dir = Path.of(args[0]);
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        for (String line : measure(dir, rounds)) {
+            System.out.println(line);
+        }
+    }
+
+    /** The three variants, {@code rounds} times each, interleaved; one line per variant (and a heading). */
+    public static List<String> measure(Path dir, int rounds) {
         String[] names = {"raw Chronicle tailer (bytes summed)", "JournalReader, header only (CRC checked)",
             "JournalReader, every event decoded"};
         long[][] nanos = new long[3][rounds];
@@ -53,17 +62,20 @@ public final class DecodeRateBench {
                 events = n;
             }
         }
-        System.out.printf(Locale.ROOT, "in-process, warm: %,d events, median of %d rounds, CPU of the reading thread%n",
-                events, rounds);
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.ROOT, "in-process, warm: %,d events, median of %d rounds, CPU of the reading thread",
+                events, rounds));
         double raw = median(nanos[0]) / (double) events;
         for (int v = 0; v < 3; v++) {
             double perEvent = median(nanos[v]) / (double) events;
-            System.out.printf(Locale.ROOT, "%-44s %7.1f ns/event  %6.1f M events/s  %5.2fx raw  %6.1f bytes allocated/event%n",
-                    names[v], perEvent, 1e3 / perEvent, perEvent / raw, median(allocated[v]) / (double) events);
+            lines.add(String.format(Locale.ROOT, "%-44s %7.1f ns/event  %6.1f M events/s  %5.2fx raw  %6.1f bytes allocated/event",
+                    names[v], perEvent, 1e3 / perEvent, perEvent / raw, median(allocated[v]) / (double) events));
         }
+        return lines;
     }
 
-    static long raw(Path dir) {
+    /** Reads every excerpt of the journal through a bare Chronicle tailer; returns how many data excerpts. */
+    public static long raw(Path dir) {
         long n = 0;
         long sum = 0;
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).readOnly(true).build();

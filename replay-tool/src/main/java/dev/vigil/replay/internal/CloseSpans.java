@@ -7,13 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.vigil.journal.CloseIndex;
 import dev.vigil.journal.JournalSchema;
-
-import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
-import net.openhft.chronicle.wire.DocumentContext;
 
 /**
  * The stretches of a journal that hold closes, from its close index (the small queue beside the
@@ -22,14 +17,12 @@ import net.openhft.chronicle.wire.DocumentContext;
  * skips the rest of a long journal.
  *
  * <p>Strict where {@code CloseIndex.load} is forgiving: any doubt (no index, an unreadable entry,
- * indices out of journal order) answers null, and the caller reads the whole journal. The last
- * range runs to the end of the journal, so a close whose index entry a crash kept from being
+ * an entry of a kind this build does not know, indices out of journal order) answers null, and the
+ * caller reads the whole journal. The index's cycle entries name no close and are passed over. The
+ * last range runs to the end of the journal, so a close whose index entry a crash kept from being
  * written is still read.
  */
 public final class CloseSpans {
-    private static final int START = 0;
-    private static final int END = 1;
-
     private CloseSpans() {
     }
 
@@ -41,40 +34,27 @@ public final class CloseSpans {
         }
         List<long[]> spans = new ArrayList<>();
         Map<Long, long[]> open = new HashMap<>();
-        long previous = Long.MIN_VALUE;
-        try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(indexDir.toFile()).readOnly(true).build();
-                ExcerptTailer tailer = q.createTailer()) {
-            while (true) {
-                try (DocumentContext dc = tailer.readingDocument()) {
-                    if (!dc.isPresent()) {
-                        break;
-                    }
-                    if (dc.isMetaData()) {
-                        continue;
-                    }
-                    Bytes<?> b = dc.wire().bytes();
-                    int kind = b.readUnsignedByte();
-                    long closeId = b.readLong();
-                    b.readUtf8();
-                    long index = b.readLong();
-                    if (index <= previous || (kind != START && kind != END)) {
-                        return null;
-                    }
-                    previous = index;
-                    if (kind == START) {
-                        long[] span = {index, Long.MAX_VALUE};
-                        open.put(closeId, span);
-                        spans.add(span);
-                    } else {
-                        long[] span = open.remove(closeId);
-                        if (span == null) {
-                            return null;
-                        }
-                        span[1] = index;
-                    }
+        long[] previous = {Long.MIN_VALUE};
+        boolean[] inOrder = {true};
+        boolean whole = CloseIndex.read(journalDir, e -> {
+            if (e.journalIndex() <= previous[0] || !e.isStart() && !e.isEnd() && !e.isCycle()) {
+                inOrder[0] = false;
+            }
+            previous[0] = e.journalIndex();
+            if (e.isStart()) {
+                long[] span = {e.journalIndex(), Long.MAX_VALUE};
+                open.put(e.closeId(), span);
+                spans.add(span);
+            } else if (e.isEnd()) {
+                long[] span = open.remove(e.closeId());
+                if (span == null) {
+                    inOrder[0] = false;
+                } else {
+                    span[1] = e.journalIndex();
                 }
             }
-        } catch (RuntimeException | InternalError damaged) {
+        });
+        if (!whole || !inOrder[0]) {
             return null;
         }
         if (spans.isEmpty()) {
