@@ -2,9 +2,10 @@
 # vigil-exit-stamp (a child that stamps CLOCK_MONOTONIC right before _exit) and
 # vigil-reap-reference (reference reapers: pidfd_open + poll, and a waitpid WNOHANG loop), the close
 # benchmark's vigil-close-reference (one close's protocol work over real mailbox children, in C), and the
-# start benchmark's baseline vigil-spawn-stamp (a plain posix_spawnp, stamped).
+# start benchmark's baseline vigil-spawn-stamp (a plain posix_spawnp, stamped), and the idle benchmark's
+# vigil-wake-reference (a round trip to a sleeping C process through a futex or a pipe: the machine's floor).
 PROGRAMS     += $(BUILD)/vigil-spawn-shim $(BUILD)/vigil-exit-stamp $(BUILD)/vigil-reap-reference \
-                $(BUILD)/vigil-close-reference $(BUILD)/vigil-spawn-stamp
+                $(BUILD)/vigil-close-reference $(BUILD)/vigil-spawn-stamp $(BUILD)/vigil-wake-reference
 NATIVE_TEST_SCRIPTS += ./src/spawn/shim-test.sh
 
 $(BUILD)/vigil-spawn-shim: src/spawn/vigil-spawn-shim.c src/spawn/shim_protocol.h | $(BUILD)
@@ -20,4 +21,7 @@ $(BUILD)/vigil-close-reference: src/bench/vigil-close-reference.c src/bench/benc
 	$(CC) $(CFLAGS) -o $@ $<
 
 $(BUILD)/vigil-spawn-stamp: src/bench/vigil-spawn-stamp.c | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/vigil-wake-reference: src/bench/vigil-wake-reference.c src/bench/bench-common.h | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $<
