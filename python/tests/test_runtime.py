@@ -293,8 +293,8 @@ def test_sigusr2_dumps_every_threads_stack_into_the_file_the_orchestrator_reads(
         "import os, sys, time\n"
         "from vigil_child import runtime\n"
         "f = runtime.arm_stack_dump()\n"
-        "print(f.name, flush=True)\n"
         "def stuck_in_handler():\n"
+        "    print(f.name, flush=True)\n"  # printed from inside: the signal cannot come before the frame exists
         "    time.sleep(30)\n"
         "stuck_in_handler()\n")
     env = dict(os.environ, VIGIL_STACKS_DIR=str(tmp_path))
