@@ -132,7 +132,6 @@ public final class PoolRunner {
         if (mode == ProtocolMode.LEGACY) {
             out.println("protocol=legacy: REPRODUCTION MODE, the pre-Vigil protocol whose shutdown request can be lost");
         }
-        boolean failed = false;
         dev.vigil.journal.JournalWriter journalWriter;
         JournalShipping shipping = null;
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings())
@@ -143,9 +142,9 @@ public final class PoolRunner {
             orchestrator.recovery().ifPresent(r -> out.println(r.describe()));
             shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
-                failed |= runCycle(orchestrator, mode, cycle);
+                runCycle(orchestrator, mode, cycle);
             }
-            failed |= closeOpenPools();
+            closeOpenPools();
             journalWriter = orchestrator.journal().writer();
             if (closeSettings().escalation() == EscalationPolicy.LEAK) {
                 // leak means kept: no further close; what the closes kept outlives this run, listed with its reaper
@@ -160,7 +159,7 @@ public final class PoolRunner {
         }
         LatencyTable.print(reports(), out);
         if (!stopRequested) {
-            out.println(verdict.line(failed));
+            out.println(verdict.line());
         }
         printReplayHints(journal);
         // Read after the orchestrator closed: its close flushed the journal, so the count is final.
@@ -169,7 +168,7 @@ public final class PoolRunner {
             out.println("stopped: every open pool was closed and journaled");
             return 128 + stopSignal;
         }
-        return failed ? CLOSE_FAILED : CLEAN;
+        return verdict.failed() ? CLOSE_FAILED : CLEAN;
     }
 
     /** Each kept pool and process (pid, cgroup, command), and the command that ends them. */
@@ -201,7 +200,7 @@ public final class PoolRunner {
                 + " crash cleanup), " + c.reason();
     }
 
-    private boolean runCycle(Orchestrator orchestrator, ProtocolMode mode, int cycle) {
+    private void runCycle(Orchestrator orchestrator, ProtocolMode mode, int cycle) {
         int children = spec.pools().stream().flatMap(p -> p.groups().stream()).mapToInt(RunSpec.Group::children).sum();
         out.printf(Locale.ROOT, "cycle %d/%d: starting %d pool(s), %d children%n", cycle, spec.cycles(), spec.pools().size(),
                 children);
@@ -210,7 +209,7 @@ public final class PoolRunner {
         for (RunSpec.PoolEntry entry : spec.pools()) {
             starts.add(CompletableFuture.supplyAsync(() -> startPool(orchestrator, mode, entry, cycle), workers));
         }
-        boolean failed = false;
+        boolean startFailed = false;
         long startDeadline = System.nanoTime() + START_BOUND.toNanos();
         for (CompletableFuture<Pool> f : starts) {
             try {
@@ -229,27 +228,26 @@ public final class PoolRunner {
                     out.println("  rollback " + summary(pse.rollback()));
                 }
                 verdict.count("pool start(s) failed");
-                failed = true;
+                startFailed = true;
             }
         }
-        if (failed && stopRequested) {
+        if (startFailed && stopRequested) {
             out.printf(Locale.ROOT, "  start stopped after %.2f s (%s received): what had started was closed%n",
                     seconds(System.nanoTime() - t0), stopOrigin);
-        } else if (failed) {
+        } else if (startFailed) {
             out.printf(Locale.ROOT, "  not ready: a pool failed to start after %.2f s%n", seconds(System.nanoTime() - t0));
         } else {
             out.printf(Locale.ROOT, "  ready in %.2f s%n", seconds(System.nanoTime() - t0));
         }
-        if (!stopRequested && !failed) {
-            failed |= driveWorkload(cycle);
+        if (!stopRequested && !startFailed) {
+            driveWorkload(cycle);
         }
-        failed |= reportChildrenGone();
+        reportChildrenGone();
         out.printf(Locale.ROOT, "  closing %d pool(s) at once%n", openCount());
         int before = reports().size();
-        failed |= closeOpenPools();
+        closeOpenPools();
         List<CloseReport> all = reports();
         hooks.cycleClosed(cycle, all.subList(before, all.size()), out);
-        return failed;
     }
 
     /**
@@ -278,19 +276,16 @@ public final class PoolRunner {
      * Children that ended before their close (a crash, exit 127 from a missing library...): each named
      * with its exit status. They fail the run; their close reports them with sinceBroadcastNanos 0.
      */
-    private boolean reportChildrenGone() {
-        boolean any = false;
+    private void reportChildrenGone() {
         for (Pool p : openPools()) {
             for (PoolChild c : p.children()) {
                 if (c.exit().isDone() && !c.process().exitStatus().isEmpty()) {
                     out.println("  pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid()
                             + " exited during the run: " + c.process().exitStatus().get().describe());
                     verdict.count("child(ren) exited during the run");
-                    any = true;
                 }
             }
         }
-        return any;
     }
 
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
@@ -305,7 +300,7 @@ public final class PoolRunner {
     }
 
     /** Each pool's workload: sequential controls per mailbox child, children in parallel, then one left in flight. */
-    private boolean driveWorkload(int cycle) {
+    private void driveWorkload(int cycle) {
         List<CompletableFuture<ChildWork>> runs = new ArrayList<>();
         for (Pool p : openPools()) {
             RunSpec.Workload w = workload(p);
@@ -320,7 +315,6 @@ public final class PoolRunner {
         long requested = 0;
         long answered = 0;
         long wrong = 0;
-        boolean failed = false;
         for (CompletableFuture<ChildWork> r : runs) {
             ChildWork work = r.join();
             requested += work.requested();
@@ -330,17 +324,15 @@ public final class PoolRunner {
                 out.println("  workload: " + work.who() + " answered " + work.wrong() + " of " + work.answered()
                         + " controls wrong (first: " + work.firstWrong() + ")");
                 verdict.count("child(ren) answered controls wrong");
-                failed = true;
             }
             if (work.error() != null) {
                 out.println("  workload: " + work.who() + " " + work.error());
                 verdict.count("child(ren) failed their workload");
-                failed = true;
             }
             complete += work.error() == null && work.wrong() == 0 && work.answered() == work.requested() ? 1 : 0;
         }
         if (runs.isEmpty()) {
-            return failed;
+            return;
         }
         if (stopRequested) {
             out.printf(Locale.ROOT, "  workload stopped: %d of %d controls answered (%d wrong); %d/%d children answered all"
@@ -349,7 +341,6 @@ public final class PoolRunner {
             out.printf(Locale.ROOT, "  workload: %d/%d children answered every control right (%d of %d answered, %d wrong)%n",
                     complete, runs.size(), answered, requested, wrong);
         }
-        return failed;
     }
 
     private RunSpec.Workload workload(Pool p) {
@@ -392,7 +383,7 @@ public final class PoolRunner {
     }
 
     /** Closes every open pool concurrently; prints one line per close and the diagnosis of failures. */
-    private boolean closeOpenPools() {
+    private void closeOpenPools() {
         List<Pool> pools = openPools();
         List<CompletableFuture<CloseReport>> closes = new ArrayList<>();
         for (Pool p : pools) {
@@ -404,7 +395,6 @@ public final class PoolRunner {
                 }
             }, workers));
         }
-        boolean failed = false;
         for (int i = 0; i < pools.size(); i++) {
             CloseReport r;
             try {
@@ -414,7 +404,6 @@ public final class PoolRunner {
                         ? "no report within 10 minutes" : e instanceof InterruptedException ? "interrupted"
                         : describe(e.getCause())));
                 verdict.count("close(s) did not finish");
-                failed = true;
                 continue;
             }
             synchronized (this) {
@@ -425,7 +414,6 @@ public final class PoolRunner {
             }
             if (!r.isClean()) {
                 verdict.count("close(s) failed");
-                failed = true;
             }
             out.println("  " + summary(r));
             if (r.journalGap() != null) {
@@ -439,7 +427,6 @@ public final class PoolRunner {
                 out.println(underSummary(tails));
             }
         }
-        return failed;
     }
 
     /**
