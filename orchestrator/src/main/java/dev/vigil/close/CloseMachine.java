@@ -1,5 +1,7 @@
 package dev.vigil.close;
 
+import dev.vigil.journal.JournalException;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -790,7 +792,7 @@ final class CloseMachine {
             if (run.phase != Phase.DONE) {
                 finish(run);
                 run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
-                        + run.closeId + " close failed: " + e, e));
+                        + run.closeId + " close failed: " + JournalException.plain(e), e));
             }
         }
     }

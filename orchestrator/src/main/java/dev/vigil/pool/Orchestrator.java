@@ -1,5 +1,7 @@
 package dev.vigil.pool;
 
+import dev.vigil.journal.JournalException;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -560,7 +562,7 @@ public final class Orchestrator implements AutoCloseable {
                 try {
                     Files.createDirectories(journalDir);
                 } catch (java.io.IOException e) {
-                    throw new IllegalArgumentException("journalDir=" + journalDir + " cannot be created: " + e, e);
+                    throw new IllegalArgumentException("journalDir=" + journalDir + " cannot be created: " + JournalException.plain(e), e);
                 }
             }
             return new Orchestrator(this);

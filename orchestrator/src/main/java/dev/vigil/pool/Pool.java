@@ -1,5 +1,7 @@
 package dev.vigil.pool;
 
+import dev.vigil.journal.JournalException;
+
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -317,7 +319,7 @@ public final class Pool implements AutoCloseable {
             }
         } catch (java.io.IOException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: child log dir="
-                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + e, e, null);
+                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + JournalException.plain(e), e, null);
         } catch (RuntimeException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
         }
