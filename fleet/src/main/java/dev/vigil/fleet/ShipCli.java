@@ -156,7 +156,7 @@ public final class ShipCli implements Callable<Integer> {
 
     private static String oneLine(Throwable t) {
         String m = t instanceof FleetInputException || t instanceof BrokerUnreachableException
-                || t instanceof JournalException ? t.getMessage() : t.toString();
-        return m == null ? t.getClass().getSimpleName() : m.replace('\n', ' ').replace('\r', ' ');
+                || t instanceof JournalException ? t.getMessage() : JournalException.plain(t);
+        return m == null ? "no detail given" : m.replace('\n', ' ').replace('\r', ' ');
     }
 }

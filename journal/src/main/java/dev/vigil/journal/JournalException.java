@@ -18,6 +18,15 @@ public class JournalException extends RuntimeException {
         if (t instanceof InternalError && String.valueOf(t.getMessage()).contains("unsafe memory access")) {
             return "memory fault on a mapped journal file (the file is shorter than its mapping, or the disk is full)";
         }
+        if (t instanceof java.nio.file.NoSuchFileException f) {
+            return f.getFile() + ": no such file or directory";
+        }
+        if (t instanceof java.nio.file.AccessDeniedException f) {
+            return f.getFile() + ": permission denied";
+        }
+        if (t instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getFile() + ": " + printable(f.getReason());
+        }
         String m = t.getMessage();
         if (m == null || m.isBlank()) {
             Throwable cause = t.getCause();

@@ -72,7 +72,7 @@ public final class JournalReader implements AutoCloseable {
         } catch (JournalException e) {
             throw e;
         } catch (RuntimeException | InternalError e) {
-            throw new JournalException("cannot open journal dir=" + dir + ": " + e, e);
+            throw new JournalException("cannot open journal dir=" + dir + ": " + JournalException.plain(e), e);
         }
         CycleFiles.CycleFile first = cycles.isEmpty() ? null : cycles.firstEntry().getValue();
         if (first != null && !first.readable()) {

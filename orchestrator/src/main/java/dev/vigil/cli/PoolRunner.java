@@ -1,5 +1,7 @@
 package dev.vigil.cli;
 
+import dev.vigil.journal.JournalException;
+
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -269,7 +271,7 @@ public final class PoolRunner {
         if (e instanceof TimeoutException) {
             return "a start did not end within " + START_STOP_BOUND.toSeconds() + " s of being stopped";
         }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        return JournalException.plain(e).replace('\n', ' ');
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.vigil.cli;
 
+import dev.vigil.journal.JournalException;
+
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.function.IntConsumer;
@@ -36,7 +38,7 @@ final class SignalTrap {
             signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, signal, handler);
         } catch (ClassNotFoundException | NoSuchMethodException | IllegalAccessException | InstantiationException
                 | InvocationTargetException e) {
-            throw new IllegalStateException("cannot trap SIG" + name + ": " + e, e);
+            throw new IllegalStateException("cannot trap SIG" + name + ": " + JournalException.plain(e), e);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.vigil.cli;
 
+import dev.vigil.journal.JournalException;
+
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -100,8 +102,7 @@ public final class VigilCli implements Callable<Integer> {
     }
 
     private static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        return m == null ? e.getClass().getSimpleName() : m;
+        return JournalException.plain(e).replace('\n', ' ');
     }
 
     @Override

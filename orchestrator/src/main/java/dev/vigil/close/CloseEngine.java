@@ -49,6 +49,7 @@ public final class CloseEngine implements AutoCloseable {
         Kind kind;
         CloseTarget target;
         long closeId;
+        long requestedNanos;
         CompletableFuture<CloseReport> result;
         CloseMachine.Run run;
         CloseMachine.Track track;
@@ -123,9 +124,11 @@ public final class CloseEngine implements AutoCloseable {
             throw new IllegalStateException("close engine is shut down; pool=" + target.poolId() + " closeId=" + closeId);
         }
         CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        long requested = MonotonicClock.nanos();
         publish(Kind.REQUESTED, closeId, s -> {
             s.target = target;
             s.result = result;
+            s.requestedNanos = requested;
         });
         return result;
     }
@@ -210,7 +213,7 @@ public final class CloseEngine implements AutoCloseable {
         public void onEvent(Slot s, long sequence, boolean endOfBatch) {
             try {
                 switch (s.kind) {
-                    case REQUESTED -> machine.closeRequested(s.target, s.closeId, s.result);
+                    case REQUESTED -> machine.closeRequested(s.target, s.closeId, s.result, s.requestedNanos);
                     case EXITED -> machine.childExited(s.run, s.track, s.exit);
                     case JOINED -> machine.childJoined(s.closeId);
                     case SETTLED -> machine.settled(s.closeId);

@@ -1,5 +1,7 @@
 package dev.vigil.close;
 
+import dev.vigil.journal.JournalException;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -54,6 +56,9 @@ import dev.vigil.spawn.internal.Linux;
  *                  v                                                        |
  *               ESCALATING: each EscalationStep, then its wait --all reaped or steps done
  * </pre>
+ *
+ * A reaped child's mailbox is freed at its own reap, while the others still exit, once the operations caught by the
+ * fence on it ended ({@link #release}); SETTLING frees what the reaps could not.
  *
  * SWEEPING (pools with a container): a kill of the container awaits {@code populated 0} (bounded), journaled as
  * ContainmentKilled with what it covered; then the container is swept for strays, processes left in it whose own
@@ -135,7 +140,13 @@ final class CloseMachine {
     // ------------------------------------------------------------------ inputs
 
     void closeRequested(CloseTarget target, long closeId, CompletableFuture<CloseReport> result) {
-        Run run = new Run(target, closeId, result);
+        closeRequested(target, closeId, result, clock.getAsLong());
+    }
+
+    /** A close requested at {@code requestedNanos} (the caller's submit: the phases are timed from it). */
+    void closeRequested(CloseTarget target, long closeId, CompletableFuture<CloseReport> result, long requestedNanos) {
+        Run run = new Run(target, closeId, result, requestedNanos);
+        run.phases.engineStart = clock.getAsLong() - requestedNanos;
         runs.put(closeId, run);
         running = runs.size();
         guarded(run, () -> {
@@ -187,7 +198,10 @@ final class CloseMachine {
     void settled(long closeId) {
         Run run = runs.get(closeId);
         if (run != null) {
-            guarded(run, () -> advance(run, clock.getAsLong()));
+            guarded(run, () -> {
+                releaseAwaiting(run);
+                advance(run, clock.getAsLong());
+            });
         }
     }
 
@@ -262,6 +276,7 @@ final class CloseMachine {
                 if (run.phase == Phase.REAPING) {
                     sample(run, now);
                 }
+                releaseAwaiting(run);
                 advance(run, now);
             });
         }
@@ -281,18 +296,23 @@ final class CloseMachine {
                 s.hardCap().toNanos(), s.fixedBudget().toNanos(), s.escalation().label(), runs.size()));
         journal.append(new AdmissionFenced(now, pid(), run.poolId(), run.closeId, inFlight));
         run.budget = s.newBudget(now);
-        // Every child is told first (CAS and doorbell, nothing else), then the deliveries are journaled: the last
-        // child of a large pool hears of the close as soon as the first does.
+        // Every child is told in one tight loop (CAS and doorbell, nothing else: its track is made first, the
+        // deliveries are journaled after), so the last child of a large pool hears of the close as soon as the first.
         List<Track> told = new ArrayList<>(children.size());
         for (ClosingChild c : children) {
-            Track t = tell(run, c, now);
+            Track t = track(run, c, now);
             if (t != null) {
                 told.add(t);
             }
         }
         for (Track t : told) {
+            t.delivery = t.child.deliverShutdown(run.closeId);
+        }
+        run.phases.told = run.since(clock);
+        for (Track t : told) {
             published(run, t);
         }
+        run.phases.published = run.since(clock);
         advance(run, now);
     }
 
@@ -305,16 +325,26 @@ final class CloseMachine {
 
     /** Tracks {@code c} and publishes the shutdown to it; null when it was gone already (then reaped at once). */
     private Track tell(Run run, ClosingChild c, long now) {
+        Track t = track(run, c, now);
+        if (t != null) {
+            t.delivery = c.deliverShutdown(run.closeId);
+        }
+        return t;
+    }
+
+    /**
+     * Tracks {@code c}, to be told next (the epoch of its shutdown is the close id: non-zero, unique, and it tells the
+     * replay which close won the word); null when it was gone already (then reaped at once: nothing to tell it).
+     */
+    private Track track(Run run, ClosingChild c, long now) {
         Track t = new Track(c);
         run.members.put(c, t);
         run.tracks.add(t);
         t.watch = new ChildWatch(c.mailboxWords(), now);
         if (c.exit().isDone()) {
-            reaped(run, t, c.exit().getNow(null), now); // gone before the broadcast: nothing to tell it
+            reaped(run, t, c.exit().getNow(null), now);
             return null;
         }
-        // The epoch is the close id: non-zero, unique, and it tells the replay which close won the word.
-        t.delivery = c.deliverShutdown(run.closeId);
         return t;
     }
 
@@ -358,6 +388,16 @@ final class CloseMachine {
         if (run.phase == Phase.REAPING) {
             run.budget.progress(time);
         }
+        // Its mailbox now, while the others are still exiting, not all of them after the last reap.
+        if (!release(run, t, false)) {
+            run.awaitingRelease.add(t);
+        }
+        run.phases.lastExit = run.since(clock);
+    }
+
+    /** Retries the releases a reap could not do (an operation on the child had not ended, or a caller was inside). */
+    private void releaseAwaiting(Run run) {
+        run.awaitingRelease.removeIf(t -> release(run, t, false));
     }
 
     static String describe(ChildExit exit) {
@@ -487,6 +527,7 @@ final class CloseMachine {
                     if (!containerKillSettled(run, now) || !sweep(run, now) || !containerKillSettled(run, now)) {
                         return; // a tick (or a reap) looks again
                     }
+                    run.phases.swept = run.since(clock);
                     run.phase = Phase.SETTLING;
                 }
                 case SETTLING -> {
@@ -496,6 +537,7 @@ final class CloseMachine {
                         }
                         return;
                     }
+                    run.phases.settled = run.since(clock);
                     report(run);
                     return;
                 }
@@ -684,7 +726,10 @@ final class CloseMachine {
         return false;
     }
 
-    /** True once every operation caught by the fence ended (survivors' aside) and every reaped mailbox is freed. */
+    /**
+     * True once every operation caught by the fence ended (survivors' aside) and every reaped mailbox is freed. Most
+     * mailboxes were freed at their own reap ({@link #release}); this frees the rest and drains the survivors' rings.
+     */
     private boolean settleAndRelease(Run run) {
         Set<ClosingChild> survivors = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Track t : run.tracks) {
@@ -692,33 +737,58 @@ final class CloseMachine {
                 survivors.add(t.child);
             }
         }
-        if (!run.target.settleInFlight(run.closeId, survivors)) {
+        if (!run.target.settleInFlight(run.closeId, c -> c == null || !survivors.contains(c))) {
             return false;
         }
         if (takeLateJoiners(run, clock.getAsLong()) && run.phase == Phase.REAPING) {
             return false; // the caller's loop goes back to waiting for the joiner
         }
-        if (!run.drained) {
-            for (Track t : run.tracks) {
-                t.child.drainTransitions(run.closeId);
-            }
-            run.drained = true;
-        }
         boolean all = true;
         for (Track t : run.tracks) {
-            if (t.exit == null || t.released || !t.child.hasMailbox()) {
-                continue;
+            if (t.exit != null) {
+                all &= release(run, t, true);
+            } else if (!t.drained) {
+                t.child.drainTransitions(run.closeId); // a survivor keeps its mailbox: what its ring holds so far
+                t.drained = true;
             }
-            long offset = t.child.mailboxOffset();
-            if (!t.child.tryReleaseMailbox()) {
-                all = false; // a caller is inside a command on it: the next tick tries again
-                continue;
-            }
-            t.released = true;
-            journal.append(new MailboxReleased(clock.getAsLong(), pid(), run.poolId(), run.closeId, t.child.group(),
-                    t.child.index(), offset));
         }
+        run.awaitingRelease.clear();
         return all;
+    }
+
+    /**
+     * Frees reaped {@code t}'s mailbox once the operations caught by the fence on it ended ({@code opsEnded}: known
+     * already): settles what its mailbox answers, drains its transition ring (after those settles: a caller's own
+     * transitions are in it), frees it and journals MailboxReleased. False while an operation on it runs or a caller
+     * is inside a command on it (tried again on the next op-settled input or tick).
+     */
+    private boolean release(Run run, Track t, boolean opsEnded) {
+        if (t.released) {
+            return true;
+        }
+        ClosingChild c = t.child;
+        if (!t.drained) {
+            if (!opsEnded && !run.target.settleInFlight(run.closeId, on -> on == c)) {
+                return false;
+            }
+            c.drainTransitions(run.closeId);
+            t.drained = true;
+        }
+        if (!c.hasMailbox()) {
+            t.released = true;
+            return true;
+        }
+        long offset = c.mailboxOffset();
+        if (!c.tryReleaseMailbox()) {
+            return false; // a caller is inside a command on it
+        }
+        t.released = true;
+        if (run.phase == Phase.REAPING || run.phase == Phase.ESCALATING) {
+            run.phases.releasedAtReap++;
+        }
+        journal.append(new MailboxReleased(clock.getAsLong(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
+                offset));
+        return true;
     }
 
     private void report(Run run) {
@@ -754,9 +824,33 @@ final class CloseMachine {
         journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
                 children.size() - reaped, report.durationNanos(), report.toJson()));
         journal.hurry(); // the caller flushes the journal before it returns: the appender starts now
+        run.phases.reported = run.since(clock);
         finish(run);
         run.target.closeFinished(report);
+        run.phases.finished = run.since(clock);
         run.result.complete(report);
+        commitPhases(run);
+    }
+
+    /** The close's {@link ClosePhaseEvent} (JFR; nothing when no recording enables it). */
+    private void commitPhases(Run run) {
+        ClosePhaseEvent e = run.phases;
+        e.completed = run.since(clock);
+        e.end();
+        if (!e.shouldCommit()) {
+            return;
+        }
+        long lastReap = 0;
+        for (Track t : run.tracks) {
+            if (t.exit != null) {
+                lastReap = Math.max(lastReap, t.exit.reapedNanos() - run.requestedNanos);
+            }
+        }
+        e.pool = run.poolId();
+        e.closeId = run.closeId;
+        e.children = run.tracks.size();
+        e.lastReap = lastReap;
+        e.commit();
     }
 
     /**
@@ -790,7 +884,7 @@ final class CloseMachine {
             if (run.phase != Phase.DONE) {
                 finish(run);
                 run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
-                        + run.closeId + " close failed: " + e, e));
+                        + run.closeId + " close failed: " + JournalException.plain(e), e));
             }
         }
     }
@@ -807,6 +901,11 @@ final class CloseMachine {
         final CompletableFuture<CloseReport> result;
         final List<Track> tracks = new ArrayList<>();
         final Map<ClosingChild, Track> members = new IdentityHashMap<>();
+        /** Reaped children whose mailbox could not be freed at the reap yet. */
+        final List<Track> awaitingRelease = new ArrayList<>();
+        final long requestedNanos;
+        /** Its phases, as they end (JFR). */
+        final ClosePhaseEvent phases = new ClosePhaseEvent();
         Phase phase = Phase.REAPING;
         long startNanos;
         ReapBudget budget;
@@ -818,7 +917,6 @@ final class CloseMachine {
         List<EscalationStep> plan = List.of();
         int step = -1;
         long stepDeadline;
-        boolean drained;
         /** A container kill whose emptiness is not settled yet; null when none. */
         PendingKill pendingKill;
         final List<CloseReport.Kill> kills = new ArrayList<>();
@@ -828,11 +926,18 @@ final class CloseMachine {
         final List<ContainedProcess> strays = new ArrayList<>();
         boolean straysEnded;
 
-        Run(CloseTarget target, long closeId, CompletableFuture<CloseReport> result) {
+        Run(CloseTarget target, long closeId, CompletableFuture<CloseReport> result, long requestedNanos) {
             this.target = target;
             this.closeId = closeId;
             this.settings = target.closeSettings();
             this.result = result;
+            this.requestedNanos = requestedNanos;
+            phases.begin();
+        }
+
+        /** Nanoseconds from the request to now. */
+        long since(LongSupplier clock) {
+            return clock.getAsLong() - requestedNanos;
         }
 
         String poolId() {
@@ -865,6 +970,8 @@ final class CloseMachine {
         long sinceBroadcastNanos = -1;
         long escalatedNanos;
         long lastBeatCountedNanos;
+        /** Its transition ring journaled (at its release, or at the report for a survivor). */
+        boolean drained;
         boolean released;
         SurvivorDiagnosis diagnosis;
         String stacks;

@@ -1,7 +1,7 @@
 package dev.vigil.close;
 
 import java.util.List;
-import java.util.Set;
+import java.util.function.Predicate;
 
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.contain.PoolContainment;
@@ -32,11 +32,12 @@ public interface CloseTarget {
     List<? extends ClosingChild> takeLateJoiners();
 
     /**
-     * Settles what can be settled now from the mailboxes (a command whose result is published completes; one whose
-     * child is gone fails) and answers whether every operation caught by the fence has ended, not counting those on
-     * {@code survivors} (they are abandoned at the report).
+     * Among the operations caught by the fence whose child {@code on} accepts (null for an operation on no child, a
+     * spawn), settles what can be settled now from the mailboxes (a command whose result is published completes; one
+     * whose child is gone fails) and answers whether every one of them has ended. The close asks it per child at the
+     * child's reap, and for all but the survivors' (abandoned at the report) before it reports.
      */
-    boolean settleInFlight(long closeId, Set<ClosingChild> survivors);
+    boolean settleInFlight(long closeId, Predicate<ClosingChild> on);
 
     /** Journals InFlightSettled ABANDONED for every operation caught by the fence that is still running. */
     void abandonInFlight(long closeId);

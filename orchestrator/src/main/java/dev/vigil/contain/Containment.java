@@ -1,5 +1,7 @@
 package dev.vigil.contain;
 
+import dev.vigil.journal.JournalException;
+
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -125,9 +127,9 @@ public final class Containment implements AutoCloseable {
             if (why.contains("Operation not permitted")) {
                 return "path=" + dir + " not writable (operation not permitted)";
             }
-            return "path=" + dir + " cannot be created (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
+            return "path=" + dir + " cannot be created (" + JournalException.plain(e) + ")";
         } catch (IOException e) {
-            return "path=" + dir + " cannot be created (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")";
+            return "path=" + dir + " cannot be created (" + JournalException.plain(e) + ")";
         }
     }
 

@@ -39,20 +39,26 @@ import java.util.function.LongSupplier;
  * sequence numbers they carried are journaled as one RingOverrun per gap. {@link #forget} and {@link #close}
  * turn flow control off.
  *
- * <p>Promptness: the background thread ({@link #start}) parks {@value #BUSY_PARK_NANOS} ns after a pass that found
- * records and doubles its park up to the idle period after passes that found none; the parent's command path calls
- * {@link #commandCompleted} after it observes a completion, which drains inline when the ring is half full and
- * otherwise wakes the background thread if it is in a long park; a writer of this process that finds a ring full
- * wakes it too.
+ * <p>Promptness at little cost. A wake-up is the expensive part of draining (40-250 us of the drainer's CPU each on
+ * this 2-core VM, measured: far more than the records it drains), so the drainer wakes seldom and drains much at a
+ * time. The parent's command path calls {@link #commandCompleted} after it observes a completion: it drains that
+ * mailbox inline when its ring is at least half full (the thread is running anyway, no wake-up, and a writer never
+ * waits while commands keep coming), and wakes the background thread ({@link #start}) only when it is in its idle
+ * park. The background thread journals what the command path left: it parks {@value #BUSY_PARK_NANOS} ns after a
+ * pass that found records (so a record waits about that long at most), doubles its park after passes that found
+ * none up to the idle bound ({@link dev.vigil.pool.Orchestrator#DRAIN_PERIOD}: one look a second at idle rings), and
+ * a writer of this process that finds a ring full wakes it at once.
  *
  * <p>Thread-safe; draining one mailbox from several threads serializes on its cursor.
  */
 public final class RingDrainer implements AutoCloseable {
     public static final Duration DEFAULT_STALL = Duration.ofSeconds(1);
-    /** Park of the background thread after a pass that found records: busy rings are drained within ~0.1 ms. */
-    public static final long BUSY_PARK_NANOS = 50_000;
-    /** A nudge unparks the background thread only when it is parked longer than this. */
-    private static final long NUDGE_ABOVE_NANOS = 200_000;
+    /**
+     * Park of the background thread after a pass that found records: the longest a record of a busy ring waits for the
+     * journal when the command path does not drain it first. Measured (docs/BENCHMARKS.md, "Transition ring flow
+     * control"): 50 us made ~5,000 wake-ups a second that cost 16 % of a core and drained ~10 records each.
+     */
+    public static final long BUSY_PARK_NANOS = 1_000_000;
     private static final int ORCHESTRATOR_PID = (int) ProcessHandle.current().pid();
     private static final Comparator<TransitionRecord> SEQ_ORDER =
             Comparator.comparingLong(TransitionRecord::seq).thenComparingLong(TransitionRecord::ticket);
@@ -62,8 +68,17 @@ public final class RingDrainer implements AutoCloseable {
     private final boolean flowControl;
     private final Map<MailboxHandle, Cursor> cursors = new ConcurrentHashMap<>();
     private volatile Thread background;
-    /** How long the background thread is parked for right now (0 while it drains). */
+    /** How long the background thread is parked for right now (0 while it drains or after a nudge). */
     private volatile long parkedForNanos;
+    private static final java.lang.invoke.VarHandle PARKED_FOR;
+
+    static {
+        try {
+            PARKED_FOR = java.lang.invoke.MethodHandles.lookup().findVarHandle(RingDrainer.class, "parkedForNanos", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** A flow-controlling drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
     public RingDrainer(Consumer<? super JournalEvent> sink) {
@@ -117,7 +132,7 @@ public final class RingDrainer implements AutoCloseable {
 
     /**
      * The parent's command path observed a completion on {@code handle}: drain it here when its ring is at least
-     * half full, else make sure the background thread is not in a long park.
+     * half full, else wake the background thread if it is in its idle park (cheap when it is not: one volatile read).
      */
     public void commandCompleted(MailboxHandle handle) {
         Cursor cursor = cursors.get(handle);
@@ -127,16 +142,16 @@ public final class RingDrainer implements AutoCloseable {
         MappedMailbox mailbox = handle.mailbox();
         if (mailbox.ringHeadAcquire() - cursor.nextTicket >= mailbox.ringCapacity() / 2) {
             cursor.drain(handle, 0, false);
-        } else {
+        } else if (parkedForNanos > BUSY_PARK_NANOS) {
             nudge();
         }
     }
 
-    /** Wakes the background thread if it is parked for long (cheap when it is not). */
+    /** Wakes the background thread if it is parked (one unpark however many threads nudge at once). */
     public void nudge() {
         Thread thread = background;
-        if (thread != null && parkedForNanos > NUDGE_ABOVE_NANOS) {
-            parkedForNanos = 0;
+        long parked = parkedForNanos;
+        if (thread != null && parked != 0 && PARKED_FOR.compareAndSet(this, parked, 0L)) {
             LockSupport.unpark(thread);
         }
     }
@@ -186,7 +201,8 @@ public final class RingDrainer implements AutoCloseable {
 
     /**
      * Drains every registered mailbox on a daemon thread until {@link #stop()}: {@value #BUSY_PARK_NANOS} ns after
-     * a pass that found records, backing off (doubling) to {@code idlePeriod} while rings are idle.
+     * a pass that found records, backing off (doubling) to {@code idlePeriod} while rings are idle; a nudge
+     * ({@link #commandCompleted}, a full ring) ends a park early.
      */
     public synchronized void start(Duration idlePeriod, LongSupplier closeId) {
         if (background != null) {

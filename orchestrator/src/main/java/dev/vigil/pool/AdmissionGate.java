@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import dev.vigil.close.ClosingChild;
 import dev.vigil.close.PoolJournal;
@@ -99,11 +100,11 @@ final class AdmissionGate {
     }
 
     /**
-     * Settles, without waiting, what the mailboxes already answer: an unattended command whose result is published
-     * (FINISHED) or whose child is gone (FAILED). True when every operation caught by the fence has ended, except
-     * those on {@code survivors}.
+     * Settles, without waiting, what the mailboxes already answer among the operations caught by the fence whose
+     * child {@code on} accepts (null: a spawn): an unattended command whose result is published (FINISHED) or whose
+     * child is gone (FAILED). True when every one of them has ended.
      */
-    boolean settle(long id, Set<ClosingChild> survivors) {
+    boolean settle(long id, Predicate<ClosingChild> on) {
         List<Ticket> open;
         synchronized (this) {
             open = new ArrayList<>();
@@ -115,7 +116,7 @@ final class AdmissionGate {
         }
         boolean all = true;
         for (Ticket t : open) {
-            if (t.child != null && survivors.contains(t.child)) {
+            if (!on.test(t.child)) {
                 continue;
             }
             if (t.unattended && t.child != null && t.child.mailbox().settlePending()) {

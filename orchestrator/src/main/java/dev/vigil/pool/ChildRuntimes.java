@@ -1,5 +1,7 @@
 package dev.vigil.pool;
 
+import dev.vigil.journal.JournalException;
+
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +45,7 @@ public record ChildRuntimes(String javaBinary, String javaClassPath, String pyth
         try {
             return Path.of(ChildMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         } catch (URISyntaxException | RuntimeException e) {
-            throw new IllegalStateException("cannot locate the Java child runtime's classes: " + e, e);
+            throw new IllegalStateException("cannot locate the Java child runtime's classes: " + JournalException.plain(e), e);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.vigil.pool;
 
+import dev.vigil.journal.JournalException;
+
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.function.Supplier;
 import dev.vigil.close.ChildExit;
 import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseFailedException;
+import dev.vigil.close.CloseReturnedEvent;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.CloseTarget;
 import dev.vigil.close.ClosingChild;
@@ -317,7 +320,7 @@ public final class Pool implements AutoCloseable {
             }
         } catch (java.io.IOException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: child log dir="
-                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + e, e, null);
+                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + JournalException.plain(e), e, null);
         } catch (RuntimeException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
         }
@@ -780,19 +783,22 @@ public final class Pool implements AutoCloseable {
             closeId = currentCloseId;
             closeInProgress = null;
         }
-        return running == null ? null : awaitClose(running, closeId);
+        return running == null ? null : awaitClose(running, closeId, null, 0);
     }
 
     private CloseReport runClose(CloseSettings with) {
         long closeId;
         CompletableFuture<CloseReport> future;
+        CloseReturnedEvent returned = new CloseReturnedEvent();
+        returned.begin();
+        long submitted = MonotonicClock.nanos();
         synchronized (this) { // a failure's close and this one never both start (fail() looks under this lock)
             closeId = CloseEngine.nextCloseId();
             currentCloseId = closeId;
             future = orchestrator.closeEngine().submit(new Target(with), closeId);
             closeInProgress = future;
         }
-        CloseReport report = awaitClose(future, closeId);
+        CloseReport report = awaitClose(future, closeId, returned, submitted);
         synchronized (this) {
             if (closeInProgress == future) {
                 closeInProgress = null;
@@ -801,16 +807,29 @@ public final class Pool implements AutoCloseable {
         return report;
     }
 
-    private CloseReport awaitClose(CompletableFuture<CloseReport> future, long closeId) {
+    /** Waits for the report, flushes the journal; {@code returned} (JFR, may be null) is timed from {@code submitted}. */
+    private CloseReport awaitClose(CompletableFuture<CloseReport> future, long closeId, CloseReturnedEvent returned,
+            long submitted) {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
                     CloseReport report = future.get();
+                    long woke = MonotonicClock.nanos();
                     // On the caller's thread, never the engine's: the close's events are on disk when it
                     // returns (bounded; a broken journal is named by its gap, not waited on), and the live
                     // report says so when the journal is incomplete.
                     var gap = journal.flush(CLOSE_FLUSH_BOUND);
+                    if (returned != null) {
+                        returned.end();
+                        if (returned.shouldCommit()) {
+                            returned.pool = poolId;
+                            returned.closeId = closeId;
+                            returned.woke = woke - submitted;
+                            returned.flushed = MonotonicClock.nanos() - submitted;
+                            returned.commit();
+                        }
+                    }
                     if (gap.isPresent()) {
                         report = report.withJournalGap(gap.get().describe());
                     }
@@ -874,8 +893,8 @@ public final class Pool implements AutoCloseable {
         }
 
         @Override
-        public boolean settleInFlight(long closeId, Set<ClosingChild> survivors) {
-            return gate.settle(closeId, survivors);
+        public boolean settleInFlight(long closeId, java.util.function.Predicate<ClosingChild> on) {
+            return gate.settle(closeId, on);
         }
 
         @Override

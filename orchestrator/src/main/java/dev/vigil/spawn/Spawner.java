@@ -1,5 +1,7 @@
 package dev.vigil.spawn;
 
+import dev.vigil.journal.JournalException;
+
 import dev.vigil.spawn.internal.Linux;
 import dev.vigil.spawn.internal.LinuxCalls;
 import dev.vigil.spawn.internal.ShimProtocol;
@@ -59,7 +61,7 @@ public final class Spawner implements AutoCloseable {
         try {
             posix = POSIXFactory.getNativePOSIX();
         } catch (RuntimeException | LinkageError e) {
-            throw new NativePartUnavailableException("jnr-posix could not load libc: " + e, e);
+            throw new NativePartUnavailableException("jnr-posix could not load libc: " + JournalException.plain(e), e);
         }
         raiseOpenFileLimit(posix);
         boolean pidfds = pidfdsAvailable();

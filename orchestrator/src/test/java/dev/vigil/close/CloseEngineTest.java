@@ -149,7 +149,7 @@ class CloseEngineTest {
         @Override public String poolId() { return id; }
         @Override public CloseSettings closeSettings() { return settings; }
         @Override public int fenceAdmission(long closeId, Runnable onSettled) { return 0; }
-        @Override public boolean settleInFlight(long closeId, java.util.Set<ClosingChild> survivors) { return true; }
+        @Override public boolean settleInFlight(long closeId, java.util.function.Predicate<ClosingChild> on) { return true; }
         @Override public void abandonInFlight(long closeId) { abandons.incrementAndGet(); }
         @Override public List<? extends ClosingChild> trackedChildren() { return List.copyOf(tracked); }
         @Override public List<? extends ClosingChild> takeLateJoiners() { return List.of(); }

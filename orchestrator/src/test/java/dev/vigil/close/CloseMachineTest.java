@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 import dev.vigil.close.decision.CloseDecisionAudit;
 import dev.vigil.close.decision.CloseReport;
@@ -135,6 +135,9 @@ class CloseMachineTest {
         long shutdownAt = -1;
         boolean released;
         long reapedAt = -1;
+        /** When its transition ring was journaled (the last time), -1 never; a drain after the release is wrong. */
+        long drainedAt = -1;
+        boolean drainedAfterRelease;
 
         Child(World w, String group, int index, long ackAfter, long beatEvery, long beatFor, long exitAfter,
                 boolean diesOnTerm, boolean goneBefore) {
@@ -166,8 +169,13 @@ class CloseMachineTest {
         @Override public boolean hasMailbox() { return true; }
         @Override public CompletableFuture<ChildExit> exit() { return exit; }
         @Override public void failPendingCommands(String reason) { }
-        @Override public void drainTransitions(long closeId) { }
         @Override public long mailboxOffset() { return 4096L * (index + 1); }
+
+        @Override
+        public void drainTransitions(long closeId) {
+            drainedAfterRelease |= released;
+            drainedAt = w.now;
+        }
 
         @Override
         public ShutdownDelivery deliverShutdown(long epoch) {
@@ -253,10 +261,10 @@ class CloseMachineTest {
         }
 
         @Override
-        public boolean settleInFlight(long closeId, Set<ClosingChild> survivors) {
+        public boolean settleInFlight(long closeId, Predicate<ClosingChild> on) {
             for (Map.Entry<Child, Long> op : opEnds.entrySet()) {
                 boolean ended = op.getValue() <= w.now || op.getValue() == Long.MAX_VALUE && op.getKey().exit.isDone();
-                if (!ended && !survivors.contains(op.getKey())) {
+                if (!ended && on.test(op.getKey())) {
                     return false;
                 }
             }
@@ -399,6 +407,12 @@ class CloseMachineTest {
                     if (op.getKey().index == m.index() && op.getValue() != Long.MAX_VALUE && op.getValue() > m.timeNanos()) {
                         bad.add("released at " + m.timeNanos() + " before the operation on it ended at " + op.getValue());
                     }
+                    // the caller's own transitions (its command's end) are in the ring: drained after they are written
+                    if (op.getKey().index == m.index() && op.getValue() != Long.MAX_VALUE
+                            && op.getKey().drainedAt < op.getValue()) {
+                        bad.add("ring drained at " + op.getKey().drainedAt + " before the operation on it ended at "
+                                + op.getValue());
+                    }
                 }
             }
         }
@@ -421,6 +435,9 @@ class CloseMachineTest {
             }
             if (reaped && !c.released) {
                 bad.add("reaped " + k + " kept its mailbox");
+            }
+            if (c.released && (c.drainedAt < 0 || c.drainedAfterRelease)) {
+                bad.add("released " + k + " without its ring drained first");
             }
         }
         if (report.outcome() != CloseReport.outcomeOf(report.children())) {
@@ -509,6 +526,36 @@ class CloseMachineTest {
     }
 
     @Test
+    void aReapedChildsMailboxIsReleasedAtItsOwnReapWhileTheOthersStillRun() {
+        for (long seed = 1; seed <= 50; seed++) {
+            World w = new World(seed);
+            Child early = new Child(w, "g", 0, 0, 0, 0, 5 * MS, false, false);
+            Child busy = new Child(w, "g", 1, 0, 0, 0, 10 * MS, false, false);
+            Child late = new Child(w, "g", 2, 0, 0, 0, 400 * MS, false, false);
+            Target t = new Target(w, CloseSettings.builder().window(Duration.ofSeconds(2)).build(),
+                    List.of(early, busy, late));
+            long opEnd = w.now + 150 * MS;
+            t.opEnds.put(busy, opEnd); // an operation on it runs past its exit: its release waits for that end
+            CompletableFuture<CloseReport> result = new CompletableFuture<>();
+            w.at(w.now, () -> w.machine.closeRequested(t, 5, result));
+            w.run(result, w.now + 10_000 * MS);
+            assertEquals(List.of(), check(w.journal, t, result, EscalationPolicy.LEAK, false), "seed=" + seed);
+            long lateReaped = w.journal.stream().filter(e -> e instanceof ChildReaped r && r.index() == 2)
+                    .mapToLong(JournalEvent::timeNanos).findFirst().orElseThrow();
+            for (int index : new int[] {0, 1}) {
+                MailboxReleased m = w.journal.stream().filter(e -> e instanceof MailboxReleased r && r.index() == index)
+                        .map(MailboxReleased.class::cast).findFirst().orElseThrow();
+                assertTrue(m.timeNanos() < lateReaped, "seed=" + seed + " child " + index + " released at "
+                        + m.timeNanos() + ", not before the last reap at " + lateReaped);
+            }
+            long busyReleased = w.journal.stream().filter(e -> e instanceof MailboxReleased r && r.index() == 1)
+                    .mapToLong(JournalEvent::timeNanos).findFirst().orElseThrow();
+            assertTrue(busyReleased >= opEnd && busyReleased <= opEnd + TICK + 3 * MS,
+                    "seed=" + seed + " released at the end of the operation on it (or the next tick), not later");
+        }
+    }
+
+    @Test
     void theCheckerCatchesAMachineThatReleasesBeforeTheOperationsSettle() {
         // The broken variant: a target that says every operation ended. The checker must see the early release.
         int caught = 0;
@@ -519,7 +566,7 @@ class CloseMachineTest {
             honest.opEnds.put(c, w.now + 200 * MS);
             Target lying = new Target(w, honest.settings, List.of(c)) {
                 @Override
-                public boolean settleInFlight(long closeId, Set<ClosingChild> survivors) {
+                public boolean settleInFlight(long closeId, Predicate<ClosingChild> on) {
                     return true;
                 }
             };

@@ -114,6 +114,31 @@ class RingDrainerTest {
     }
 
     @Test
+    void aCommandCompletionWakesADrainerFromItsIdleParkAtOnceInsteadOfAfterTheIdleBound() throws Exception {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        List<JournalEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (RingDrainer drainer = new RingDrainer(events::add)) {
+            drainer.register(handle);
+            drainer.start(Duration.ofSeconds(20), () -> 0L);
+            Thread.sleep(2_500); // idle passes double the park: it is now parked for seconds
+            long word = mailbox.stateAcquire();
+            word = mailbox.casTransition(word, CONTROL_REQUEST, WriterRole.PARENT, 1);
+            word = mailbox.casTransition(word, CONTROL_DONE, WriterRole.CHILD, PID);
+            mailbox.casTransition(word, IDLE, WriterRole.PARENT, 1);
+            long completed = System.nanoTime();
+            drainer.commandCompleted(handle); // what MailboxHandle's command path calls after it saw the completion
+            while (events.size() < 3 && System.nanoTime() - completed < TimeUnit.SECONDS.toNanos(10)) {
+                Thread.sleep(1);
+            }
+            long waited = System.nanoTime() - completed;
+            assertEquals(3, events.size(), "the three transitions journaled");
+            assertTrue(waited < TimeUnit.MILLISECONDS.toNanos(500), "journaled within 0.5 s, not at the end of a multi-second park: "
+                    + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+        }
+    }
+
+    @Test
     void aWedgedDrainerMakesWritersLapAfterTheirBoundedWaitAndTheOverrunCountsExactlyTheLostRecords() {
         MailboxHandle handle = smallRing(1, Duration.ofMillis(30));
         MappedMailbox mailbox = handle.mailbox();

@@ -64,13 +64,15 @@ public final class RingFlowControlBenchmark {
         report.append("```\n");
         report.append(String.format(Locale.ROOT, "ring flow control, C demo children, %d rounds of %d ms per variant, %d cpus, load %s%n",
                 ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
-        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %10s %12s%n", "children", "off trans/s", "journaled/s",
-                "ratio", "lost", "drainer CPU"));
+        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %10s %12s %13s %10s%n", "children", "off trans/s", "journaled/s",
+                "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
         for (int children : new int[] {1, 16}) {
             double off = 0;
             double on = 0;
             long lost = 0;
             long cpu = 0;
+            long appenderCpu = 0;
+            long journaledTransitions = 0;
             long wall = 0;
             for (int round = 0; round < ROUNDS; round++) {
                 off += run(children, false).rate();
@@ -78,10 +80,13 @@ public final class RingFlowControlBenchmark {
                 on += journaled.rate();
                 lost += journaled.lost();
                 cpu += journaled.drainerCpuNanos();
+                appenderCpu += journaled.appenderCpuNanos();
+                journaledTransitions += (long) (journaled.rate() * journaled.wallNanos() / 1e9);
                 wall += journaled.wallNanos();
             }
-            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %10d %11.2f%%%n", children, off / ROUNDS, on / ROUNDS,
-                    100.0 * on / off, lost, 100.0 * cpu / wall));
+            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %10d %11.2f%% %12.2f%% %7.0f ns%n", children, off / ROUNDS,
+                    on / ROUNDS, 100.0 * on / off, lost, 100.0 * cpu / wall, 100.0 * appenderCpu / wall,
+                    (double) (cpu + appenderCpu) / Math.max(1, journaledTransitions)));
             summary.add(new BenchSummary("journaled transitions/s, " + children + " C " + (children == 1 ? "child" : "children")
                     + " (back-to-back controls)", String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
                     on / ROUNDS, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off / ROUNDS),
@@ -98,7 +103,20 @@ public final class RingFlowControlBenchmark {
         return report.toString();
     }
 
-    record Run(double rate, long lost, long drainerCpuNanos, long wallNanos) {
+    /** Drainer and journal appender CPU over the journaled rounds: what journaling a transition costs besides the children. */
+    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos) {
+    }
+
+    /** CPU time so far of this JVM's journal appender threads (nanos). */
+    private static long appenderCpuNanos() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith("vigil-journal-appender")) {
+                sum += Math.max(0, threads.getThreadCpuTime(thread.getId()));
+            }
+        }
+        return sum;
     }
 
     /** {@code children} C children doing back-to-back controls for ROUND_MILLIS, journaled or not. */
@@ -137,6 +155,7 @@ public final class RingFlowControlBenchmark {
                 drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
             }
             long cpuBefore = drainer == null ? 0 : drainer.backgroundCpuNanos();
+            long appenderBefore = appenderCpuNanos();
             long start = System.nanoTime();
             long end = start + ROUND_MILLIS * 1_000_000L;
             List<Thread> drivers = new ArrayList<>();
@@ -157,6 +176,7 @@ public final class RingFlowControlBenchmark {
             }
             long wall = System.nanoTime() - start;
             long cpu = drainer == null ? 0 : drainer.backgroundCpuNanos() - cpuBefore;
+            long appenderCpu = appenderCpuNanos() - appenderBefore;
             long made = 0;
             for (MailboxHandle handle : handles) {
                 made += MailboxDescriptor.seq(handle.stateWord());
@@ -174,7 +194,7 @@ public final class RingFlowControlBenchmark {
                 lost = made - transitions.get(); // every seq the children and the parent made, minus those journaled
                 journal.flush();
             }
-            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, wall);
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall);
         } finally {
             for (SpawnedChild child : spawned) {
                 child.close();

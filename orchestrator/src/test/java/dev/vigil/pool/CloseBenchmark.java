@@ -58,8 +58,8 @@ public final class CloseBenchmark {
         }
     }
 
-    /** One close's figures, nanoseconds. */
-    record Sample(long close, long reap, long cpu, long engineCpu) {
+    /** One close's figures, nanoseconds; closeId 0 for the reference. */
+    record Sample(long close, long reap, long cpu, long engineCpu, long closeId) {
         long tail() {
             return close - reap;
         }
@@ -101,6 +101,7 @@ public final class CloseBenchmark {
         for (int i = 1; i < WARM_UP_CLOSES; i++) {
             runRound(o, work, new Config("C", 1, i % 2 == 0, 1), i, null);
         }
+        ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
         for (Config c : configs) {
             for (int round = 0; round < c.rounds(); round++) {
                 if (round % 2 == 0) {
@@ -113,6 +114,7 @@ public final class CloseBenchmark {
             }
             threads[0] = Math.max(threads[0], ManagementFactory.getThreadMXBean().getThreadCount());
         }
+        phases.stop();
         long took = MonotonicClock.nanos() - started;
         out.printf(Locale.ROOT, "Load (1/5/15 min) before: %s; after: %s. %d s. %d cores.%n%n", loadBefore, load(),
                 took / 1_000_000_000L, Runtime.getRuntime().availableProcessors());
@@ -171,8 +173,24 @@ public final class CloseBenchmark {
         out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight, not counted);"
                 + " the first close of the process (C x1 in flight, cold JIT): %.2f ms, close minus slowest reap %.2f ms.%n",
                 WARM_UP_CLOSES, ms(first.close()), ms(first.tail()));
-        out.printf(Locale.ROOT, "Orchestrator threads: %d in the JVM at most (whatever the pool size); Vigil's own,"
-                + " by name, seen during the closes: %s.%n", threads[0], String.join(", ", threadNames.keySet()));
+        out.printf(Locale.ROOT, "Orchestrator threads: %d in the JVM at most (whatever the pool size; the JFR recording"
+                + " of the phases below adds its own); Vigil's own, by name, seen during the closes: %s.%n", threads[0],
+                String.join(", ", threadNames.keySet()));
+        Map<String, List<Long>> byLabel = new java.util.LinkedHashMap<>();
+        for (Config c : configs) {
+            if (!c.inFlight()) {
+                byLabel.put(c.label(), closeIds(vigil.get(c)));
+            }
+        }
+        phases.print(out, byLabel, closeIds(idle), 10_000_000);
+    }
+
+    private static List<Long> closeIds(List<Sample> samples) {
+        List<Long> ids = new ArrayList<>();
+        for (Sample s : samples) {
+            ids.add(s.closeId());
+        }
+        return ids;
     }
 
     /** One vigil close of a fresh pool; threadNames (when not null) collects the Vigil threads alive at the close. */
@@ -210,7 +228,7 @@ public final class CloseBenchmark {
                 }
             }
         }
-        return new Sample(t1 - t0, lastReap - t0, cpu, engine);
+        return new Sample(t1 - t0, lastReap - t0, cpu, engine, report.closeId());
     }
 
     private static ChildSpec spec(Config c) {
@@ -250,7 +268,7 @@ public final class CloseBenchmark {
                 v.put(f[0], Long.parseLong(f[1]));
             }
         }
-        return new Sample(v.get("close_ns"), v.get("last_reap_ns"), v.get("cpu_ns"), 0);
+        return new Sample(v.get("close_ns"), v.get("last_reap_ns"), v.get("cpu_ns"), 0, 0);
     }
 
     private static String load() {

@@ -26,6 +26,7 @@ import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.SpawnFailed;
 import dev.vigil.spawn.Redirect;
 
@@ -182,6 +183,60 @@ class PoolCloseTest {
         assertTrue(overlap >= 2, "overlap=" + overlap);
     }
 
+    /**
+     * The orchestrator runs on a fixed set of threads, whatever the number of pools and closes (docs/CLOSE.md, "The
+     * close engine"): one close engine, one journal appender, one reaper, one ring drainer, the JVM's spawner threads,
+     * and, started on first need, the supervisor (restarts) and the stack capture's two workers (escalations).
+     */
+    @Test
+    void theOrchestratorRunsOnAFixedSetOfThreadsWhateverThePoolsAndCloses() throws Exception {
+        java.util.Map<String, Integer> one = threadsDuring(() -> JournalScenarios.concurrent(orchestrator, "one", 1, 1));
+        java.util.Map<String, Integer> many = threadsDuring(() -> JournalScenarios.concurrent(orchestrator, "many", 8, 4));
+        assertEquals(1, many.getOrDefault("vigil-close-engine-N", 0), "one close engine thread: " + many);
+        assertTrue(many.keySet().stream().allMatch(FIXED_THREADS::contains), "only the fixed threads: " + many);
+        int oneTotal = one.values().stream().mapToInt(Integer::intValue).sum();
+        int manyTotal = many.values().stream().mapToInt(Integer::intValue).sum();
+        assertTrue(manyTotal <= oneTotal, "8 pools of 4 closing at once used " + many + ", 1 pool of 1 " + one);
+    }
+
+    /** The orchestrator's long-lived threads by name (a number at the end as N); short-lived start-up ones aside. */
+    private static final java.util.Set<String> FIXED_THREADS = java.util.Set.of("vigil-close-engine-N",
+            "vigil-journal-appender-N", "vigil-reaper-pidfd", "vigil-ring-drainer", "vigil-spawner", "vigil-spawner-N",
+            "vigil-supervisor", "vigil-stack-capture");
+    private static final java.util.Set<String> START_UP_THREADS = java.util.Set.of("vigil-report-warm-up",
+            "vigil-preload", "vigil-open-mailboxes");
+
+    /** The most vigil threads of each name seen at once while {@code work} ran (sampled every millisecond). */
+    private static java.util.Map<String, Integer> threadsDuring(java.util.concurrent.Callable<?> work) throws Exception {
+        java.util.Map<String, Integer> most = new java.util.TreeMap<>();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread sampler = new Thread(() -> {
+            while (!done.get()) {
+                java.util.Map<String, Integer> now = new java.util.HashMap<>();
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    String name = t.getName().replaceAll("-\\d+$", "-N");
+                    if (name.startsWith("vigil-") && !START_UP_THREADS.contains(name)) {
+                        now.merge(name, 1, Integer::sum);
+                    }
+                }
+                synchronized (most) {
+                    now.forEach((k, v) -> most.merge(k, v, Math::max));
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        }, "test-thread-sampler");
+        sampler.start();
+        try {
+            work.call();
+        } finally {
+            done.set(true);
+            sampler.join();
+        }
+        synchronized (most) {
+            return new java.util.TreeMap<>(most);
+        }
+    }
+
     @Test
     void mailboxExecutablesPlainStopSignalsAndAddedChildrenCloseCleanly() {
         Path demo = orchestrator.nativeDir().resolve(ChildSpec.DEMO_CHILD);
@@ -308,21 +363,51 @@ class PoolCloseTest {
         p.close(); // nothing tracked: a no-op
     }
 
+    /**
+     * A control in flight at the fence finishes and is journaled FINISHED; its child's mailbox is released only after
+     * that, while the other child's was released at its own reap, before the slow one's.
+     */
     @Test
-    void aControlCommandInFlightAtTheFenceFinishesAndIsJournaledFinished() throws Exception {
-        Pool p = Pool.builder(orchestrator, "inflight").childOutput(Redirect.DISCARD)
-                .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(2)).build())
+    void aControlCommandInFlightAtTheFenceFinishesAndEachMailboxIsReleasedAtItsOwnReap() throws Exception {
+        Pool p = Pool.builder(orchestrator, "per-child").childOutput(Redirect.DISCARD)
+                .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(5)).build())
+                .group("quick", 1, ChildSpec.cDemo())
                 .group("slow", 1, ChildSpec.cDemo().withEnv(DemoBehaviour.DELAY_MICROS, "600000")).start();
         CompletableFuture<Long> control = CompletableFuture.supplyAsync(
-                () -> p.control("slow", 0, DemoHandler.OP_ECHO, 5, Duration.ofSeconds(10)).value());
+                () -> p.control("slow", 0, DemoHandler.OP_ECHO, 7, Duration.ofSeconds(10)).value());
         JournalScenarios.awaitInsideHandler(p.child("slow", 0));
         CloseReport r = p.closeWithReport();
-        assertEquals(5L, control.get(10, TimeUnit.SECONDS));
+        assertEquals(7L, control.get(10, TimeUnit.SECONDS));
         assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
         List<JournalEvent> events = journal();
         assertTrue(events.stream().anyMatch(e -> e instanceof dev.vigil.journal.AdmissionFenced f && f.inFlight() == 1));
         assertTrue(events.stream().anyMatch(e -> e instanceof InFlightSettled s && s.outcome().equals("FINISHED")
                 && s.closeId() == r.closeId()), "in-flight control settled FINISHED");
+        int quickReleased = -1;
+        int slowReaped = -1;
+        int slowSettled = -1;
+        int slowReleased = -1;
+        for (int i = 0; i < events.size(); i++) {
+            JournalEvent e = events.get(i);
+            if (e.closeId() != r.closeId()) {
+                continue;
+            }
+            if (e instanceof MailboxReleased m) {
+                if (m.group().equals("quick")) {
+                    quickReleased = i;
+                } else {
+                    slowReleased = i;
+                }
+            } else if (e instanceof dev.vigil.journal.ChildReaped c && c.group().equals("slow")) {
+                slowReaped = i;
+            } else if (e instanceof InFlightSettled s && s.group().equals("slow")) {
+                slowSettled = i;
+            }
+        }
+        assertTrue(quickReleased >= 0 && quickReleased < slowReaped, "the quick child's mailbox released at its own"
+                + " reap (event " + quickReleased + "), before the slow child's reap (event " + slowReaped + ")");
+        assertTrue(slowSettled >= 0 && slowSettled < slowReleased, "the slow child's mailbox released (event "
+                + slowReleased + ") only after the command on it settled (event " + slowSettled + ")");
     }
 
     @Test

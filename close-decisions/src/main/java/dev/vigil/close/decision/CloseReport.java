@@ -1,5 +1,7 @@
 package dev.vigil.close.decision;
 
+import dev.vigil.journal.JournalException;
+
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -211,7 +213,7 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
         try {
             return JSON.writeValueAsString(this);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("closeId=" + closeId + " report not serializable: " + e, e);
+            throw new IllegalStateException("closeId=" + closeId + " report not serializable: " + JournalException.plain(e), e);
         }
     }
 
