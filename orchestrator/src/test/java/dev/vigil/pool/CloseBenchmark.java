@@ -101,6 +101,12 @@ public final class CloseBenchmark {
         for (int i = 1; i < WARM_UP_CLOSES; i++) {
             runRound(o, work, new Config("C", 1, i % 2 == 0, 1), i, null);
         }
+        // and one unmeasured round of each configuration, both sides: what runs once per child (the report's JSON of
+        // n children, the per-child loops) is compiled for n children too, as in an orchestrator closing such pools
+        for (Config c : configs) {
+            runRound(o, work, c, WARM_UP_CLOSES, null);
+            referenceRound(o, work, c);
+        }
         ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
         for (Config c : configs) {
             for (int round = 0; round < c.rounds(); round++) {
@@ -170,8 +176,9 @@ public final class CloseBenchmark {
         new BenchSummary("whole close, idle C pools of " + sizes + " children (medians)", vigilMs + " ms",
                 "C reference " + referenceMs + " ms", ratios.toString(), "<= 1.25x each on an idle machine", within)
                 .print(out);
-        out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight, not counted);"
-                + " the first close of the process (C x1 in flight, cold JIT): %.2f ms, close minus slowest reap %.2f ms.%n",
+        out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight) and one round of"
+                + " each configuration, not counted; the first close of the process (C x1 in flight, cold JIT): %.2f ms,"
+                + " close minus slowest reap %.2f ms.%n",
                 WARM_UP_CLOSES, ms(first.close()), ms(first.tail()));
         out.printf(Locale.ROOT, "Orchestrator threads: %d in the JVM at most (whatever the pool size; the JFR recording"
                 + " of the phases below adds its own); Vigil's own, by name, seen during the closes: %s.%n", threads[0],

@@ -1,5 +1,7 @@
 package dev.vigil.replay;
 
+import dev.vigil.journal.JournalException;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -48,18 +50,13 @@ public final class TimelineCommand implements Callable<Integer> {
         return run(new JournalDirectorySource(dir), closeId, output, out);
     }
 
-    /** An I/O failure in the file system's words ("No space left on device"), not an exception class name. */
-    static String reason(IOException e) {
-        if (e instanceof java.nio.file.NoSuchFileException) {
+    /** Why {@code output} could not be written, in the file system's words, never an exception class name. */
+    static String reason(Path output, IOException e) {
+        Path parent = output.toAbsolutePath().getParent();
+        if (e instanceof java.nio.file.NoSuchFileException && parent != null && !Files.isDirectory(parent)) {
             return "its directory does not exist";
         }
-        if (e instanceof java.nio.file.AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
-            return f.getReason();
-        }
-        return e.getMessage() != null ? e.getMessage() : "an I/O error";
+        return JournalException.plain(e);
     }
 
     public static int run(EventSource source, long closeId, Path output, PrintStream out) {
@@ -73,7 +70,7 @@ public final class TimelineCommand implements Callable<Integer> {
         try {
             Files.writeString(output, doc, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new ReplayInputException("cannot write output file=" + output + ": " + reason(e));
+            throw new ReplayInputException("cannot write output file=" + output + " (" + reason(output, e) + ")");
         }
         out.println("wrote " + output + " (" + r.close().children().size() + " lanes, close " + closeId + " "
                 + r.close().outcome().outcome() + (r.close().isComplete() ? "" : ", INCOMPLETE") + ")");

@@ -83,13 +83,18 @@ class BadInputTest {
     }
 
     @Test
-    void anOutputFileThatCannotBeWrittenIsOneErrLineInPlainWords() {
+    void anOutputFileThatCannotBeWrittenIsOneErrLineInPlainWords() throws java.io.IOException {
         java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"closeId\":(\\d+)")
                 .matcher(CliRun.of("closes", "--json", journal.toString()).out());
         assertTrue(id.find(), "the journal has a close");
         CliRun run = CliRun.of("timeline", journal.toString(), id.group(1), "-o", tmp.resolve("no-such-dir/t.svg").toString());
         assertTrue(run.isOneErrLine(), run::toString);
         assertTrue(run.err().contains("its directory does not exist") && !run.err().contains("Exception"), run::toString);
+        Path aFile = tmp.resolve("a-file");
+        java.nio.file.Files.writeString(aFile, "x");
+        CliRun underAFile = CliRun.of("timeline", journal.toString(), id.group(1), "-o", aFile.resolve("t.svg").toString());
+        assertTrue(underAFile.isOneErrLine(), underAFile::toString);
+        assertTrue(underAFile.err().contains("Not a directory") && !underAFile.err().contains("Exception"), underAFile::toString);
     }
 
     @Test
