@@ -46,7 +46,7 @@
 #define VIGIL_DOORBELL_SLEEPING_OFFSET 576 /* the child: 1 = asleep (or about to block) on the doorbell */
 #define VIGIL_DOORBELL_RING_OFFSET  584 /* the parent: +1 per ring; the 32-bit futex word the child waits on */
 #define VIGIL_RING_OFFSET           640
-#define VIGIL_DEFAULT_RING_CAPACITY 256 /* the ring's real capacity is the identity line's ring_capacity */
+#define VIGIL_DEFAULT_RING_CAPACITY 1024 /* the ring's real capacity is the identity line's ring_capacity */
 #define VIGIL_MIN_RING_CAPACITY     8
 #define VIGIL_MAX_RING_CAPACITY     65536
 #define VIGIL_DEFAULT_RING_WAIT_NANOS 1000000000LL

@@ -30,7 +30,7 @@ int main(void)
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     const uint64_t offset = 4096 + 128;
-    CHECK(ftruncate(fd, 16384) == 0);
+    CHECK(ftruncate(fd, (off_t) (offset + VIGIL_DEFAULT_MAILBOX_LENGTH)) == 0);
     close(fd);
 
     struct vigil_child child;

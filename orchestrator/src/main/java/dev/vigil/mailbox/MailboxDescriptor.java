@@ -119,7 +119,7 @@ public final class MailboxDescriptor {
     public static final int DOORBELL_RING_OFFSET = DOORBELL_SLEEPING_OFFSET + Long.BYTES;
     public static final int RING_OFFSET = DOORBELL_LINE_OFFSET + CACHE_LINE_LENGTH;
     /** Ring capacity unless the orchestrator is told otherwise; always a power of two in [MIN, MAX]. */
-    public static final int DEFAULT_RING_CAPACITY = 256;
+    public static final int DEFAULT_RING_CAPACITY = 1024;
     public static final int MIN_RING_CAPACITY = 8;
     public static final int MAX_RING_CAPACITY = 65536;
     /** Default of {@link #RING_WAIT_NANOS_OFFSET}: a live drainer frees space within a millisecond; one second means it is not live. */

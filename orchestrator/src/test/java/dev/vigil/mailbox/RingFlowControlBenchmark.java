@@ -31,12 +31,14 @@ import org.HdrHistogram.Histogram;
  *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds.</li>
  * </ol>
  * Prints a Markdown section (bin/vigil-bench writes it into docs/BENCHMARKS.md between its bench:ring markers).
- * Settings: -Dvigil.bench.rounds (3), -Dvigil.bench.roundMillis (3000), -Dvigil.bench.perRound (20000).
+ * Settings: -Dvigil.bench.rounds (3), -Dvigil.bench.roundMillis (3000), -Dvigil.bench.perRound (20000), the ring's
+ * {@link RingSettings} properties (e.g. -Dvigil.ring.capacity), -Dvigil.bench.rates.only=true (skip round trip and idle).
  */
 public final class RingFlowControlBenchmark {
     static final int ROUNDS = Integer.getInteger("vigil.bench.rounds", 3);
     static final long ROUND_MILLIS = Long.getLong("vigil.bench.roundMillis", 3000);
     static final int ROUND_TRIPS = Integer.getInteger("vigil.bench.perRound", 20_000);
+    static final RingSettings RING = RingSettings.from(System::getProperty);
 
     private final Path dir;
     private int store;
@@ -62,8 +64,8 @@ public final class RingFlowControlBenchmark {
     private String measure() throws Exception {
         StringBuilder report = new StringBuilder();
         report.append("```\n");
-        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, %d rounds of %d ms per variant, %d cpus, load %s%n",
-                ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
+        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, ring of %d records, %d rounds of %d ms per variant, %d cpus, load %s%n",
+                RING.capacity(), ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
         report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %10s %12s %13s %10s%n", "children", "off trans/s", "journaled/s",
                 "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
         for (int children : new int[] {1, 16}) {
@@ -93,8 +95,11 @@ public final class RingFlowControlBenchmark {
                     String.format(Locale.ROOT, "%.1f %%", 100.0 * on / off), ">= 90 % of off, lossless",
                     on >= 0.9 * off && lost == 0).line());
         }
-        report.append(roundTrips());
-        report.append(idleDrainer());
+        if (!Boolean.getBoolean("vigil.bench.rates.only")) {
+            report.append(roundTrips());
+            report.append(idleDrainer());
+            report.append(batchCost());
+        }
         report.append(String.format(Locale.ROOT, "load after: %s%n", Files.readString(Path.of("/proc/loadavg")).trim()));
         report.append("```\n");
         for (String line : summary) {
@@ -126,7 +131,7 @@ public final class RingFlowControlBenchmark {
         List<SpawnedChild> spawned = new ArrayList<>();
         AtomicLong transitions = new AtomicLong();
         AtomicLong overruns = new AtomicLong();
-        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("bench-" + store++ + ".map"), children + 1);
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("bench-" + store++ + ".map"), children + 1, RING);
                 JournalWriter journal = journaled ? JournalWriter.open(journalDir) : null) {
             Consumer<JournalEvent> sink = e -> {
                 if (e instanceof MailboxTransition) {
@@ -206,7 +211,7 @@ public final class RingFlowControlBenchmark {
     private String roundTrips() throws Exception {
         Histogram with = new Histogram(3_600_000_000L, 3);
         Histogram without = new Histogram(3_600_000_000L, 3);
-        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("rt.map"), 4);
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("rt.map"), 4, RING);
                 JournalWriter journal = JournalWriter.open(dir.resolve("rt-journal"))) {
             MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "rt", 0), ProtocolMode.STICKY);
             try (SpawnedChild child = SpawnedChild.spawn(ChildKind.C.argv(List.of()), ChildKind.C.env(handle, DemoBehaviour.DEFAULT),
@@ -249,10 +254,45 @@ public final class RingFlowControlBenchmark {
         }
     }
 
+    /**
+     * What the journal costs per drained batch, which is why the ring's capacity matters (a busy ring is drained inline at
+     * half full, so a batch holds capacity / 2 records): bursts of MailboxTransition events appended into a real
+     * JournalWriter 1 ms apart (flushed), the appender thread's and the appending thread's CPU per event.
+     */
+    private String batchCost() throws Exception {
+        StringBuilder out = new StringBuilder("journal cost of one drained batch (400 bursts 1 ms apart, CPU per event):\n");
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        try (JournalWriter journal = JournalWriter.open(dir.resolve("batch-journal"))) {
+            long seq = 0;
+            for (int pass = 0; pass < 2; pass++) { // the first pass warms up
+                for (int burst : new int[] {128, 512, 2048}) {
+                    int bursts = 400;
+                    long appender = appenderCpuNanos();
+                    long producer = threads.getCurrentThreadCpuTime();
+                    for (int b = 0; b < bursts; b++) {
+                        for (int i = 0; i < burst; i++) {
+                            journal.append(new MailboxTransition(System.nanoTime(), 1, "bench", 0, "c", 0, ++seq, 4, 5, "CHILD", 2));
+                        }
+                        journal.flush();
+                        Thread.sleep(1);
+                    }
+                    appender = appenderCpuNanos() - appender;
+                    producer = threads.getCurrentThreadCpuTime() - producer;
+                    if (pass == 1) {
+                        out.append(String.format(Locale.ROOT, "  burst %4d (ring %4d): appender %6.1f us a burst, %5.0f ns an event;"
+                                + " appending thread %5.0f ns an event%n", burst, 2 * burst, appender / 1e3 / bursts,
+                                (double) appender / bursts / burst, (double) producer / bursts / burst));
+                    }
+                }
+            }
+        }
+        return out.toString();
+    }
+
     /** The drainer thread's CPU with 16 registered, idle children for 10 s. */
     private String idleDrainer() throws Exception {
         List<SpawnedChild> spawned = new ArrayList<>();
-        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("idle.map"), 17);
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("idle.map"), 17, RING);
                 JournalWriter journal = JournalWriter.open(dir.resolve("idle-journal"));
                 RingDrainer drainer = new RingDrainer(journal::append)) {
             List<MailboxHandle> handles = new ArrayList<>();
