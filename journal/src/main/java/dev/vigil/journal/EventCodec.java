@@ -1,10 +1,6 @@
 package dev.vigil.journal;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -93,36 +89,21 @@ public final class EventCodec {
         }
     }
 
-    /** A string and, when it is all ASCII, its bytes (= its UTF-8 form); null bytes otherwise. */
-    private static final class EncodedString {
-        final String string;
-        final byte[] ascii;
-
-        EncodedString(String string) {
-            this.string = string;
-            byte[] utf8 = string.getBytes(StandardCharsets.UTF_8);
-            this.ascii = utf8.length == string.length() ? utf8 : null;
-        }
-    }
-
-    /** Field accessors, the version each field was added in, and the generated readers of one record type. */
+    /** Field types and names, the version each field was added in, and the generated writer and readers of one record type. */
     static final class RecordLayout {
-        /** Longer strings (report JSON, command lines) are rarely repeated: written directly. */
-        private static final int MAX_CACHED_CHARS = 128;
-
         final String kind;
         final int version;
         private final Class<?>[] fieldTypes;
         private final String[] fieldNames;
         private final int[] addedIn;
         private final Object[] absent;
-        private final MethodHandle[] getters;
         private final Class<?> recordClass;
+        /** The generated writer (the newest layout), made on first use. */
+        private volatile RecordWriters.Writer writer;
         /** The generated reader of each layout version, [0] for version 1, made on first use. */
         private final RecordReaders.Reader[] readers;
-        private final EncodedString[] lastStrings;
 
-        private RecordLayout(Class<?> recordClass, RecordComponent[] components, MethodHandle[] getters) {
+        private RecordLayout(Class<?> recordClass, RecordComponent[] components) {
             this.kind = recordClass.getSimpleName();
             this.version = layoutVersionOf(recordClass);
             int n = components.length;
@@ -141,10 +122,8 @@ public final class EventCodec {
                 }
                 absent[i] = absentValue(fieldTypes[i], added == null ? "" : added.absent(), kind + "." + fieldNames[i]);
             }
-            this.getters = getters;
             this.recordClass = recordClass;
             this.readers = new RecordReaders.Reader[version];
-            this.lastStrings = new EncodedString[n];
         }
 
         private static Object absentValue(Class<?> type, String text, String field) {
@@ -164,71 +143,36 @@ public final class EventCodec {
 
         static RecordLayout of(Class<?> recordClass) {
             RecordComponent[] components = recordClass.getRecordComponents();
-            Class<?>[] types = new Class<?>[components.length];
-            MethodHandle[] getters = new MethodHandle[components.length];
-            MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-            try {
-                for (int i = 0; i < components.length; i++) {
-                    types[i] = components[i].getType();
-                    if (types[i] != long.class && types[i] != int.class && types[i] != boolean.class
-                            && types[i] != String.class) {
-                        throw new IllegalStateException(recordClass.getSimpleName() + "." + components[i].getName()
-                                + ": unsupported field type " + types[i]);
-                    }
-                    getters[i] = lookup.unreflect(components[i].getAccessor())
-                            .asType(MethodType.methodType(types[i], Object.class));
+            for (RecordComponent c : components) {
+                Class<?> type = c.getType();
+                if (type != long.class && type != int.class && type != boolean.class && type != String.class) {
+                    throw new IllegalStateException(recordClass.getSimpleName() + "." + c.getName()
+                            + ": unsupported field type " + type);
                 }
-                return new RecordLayout(recordClass, components, getters);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
             }
+            return new RecordLayout(recordClass, components);
         }
 
-        /** Writes every field (the newest layout). */
+        /** Writes every field (the newest layout) into {@code sink}. */
+        void write(Object event, FieldSink sink) {
+            RecordWriters.Writer w = writer;
+            if (w == null) {
+                synchronized (this) {
+                    w = writer;
+                    if (w == null) {
+                        w = RecordWriters.generate(recordClass, fieldTypes, fieldNames);
+                        writer = w;
+                    }
+                }
+            }
+            w.write(event, sink);
+        }
+
+        /** Writes every field (the newest layout) at {@code out}'s write position. */
         void write(Object event, BytesOut<?> out) {
-            try {
-                for (int i = 0; i < getters.length; i++) {
-                    Class<?> t = fieldTypes[i];
-                    if (t == long.class) {
-                        out.writeLong((long) getters[i].invokeExact(event));
-                    } else if (t == int.class) {
-                        out.writeInt((int) getters[i].invokeExact(event));
-                    } else if (t == boolean.class) {
-                        out.writeBoolean((boolean) getters[i].invokeExact(event));
-                    } else {
-                        writeString(i, (String) getters[i].invokeExact(event), out);
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
-        }
-
-        /**
-         * Same bytes as {@code out.writeUtf8(s)} (stop-bit length, then UTF-8), but an ASCII string
-         * is copied in one go, and the bytes of the last string seen in each field are kept for
-         * the next event that passes the same instance (pool ids, group names): Chronicle's
-         * writeUtf8 appends one char at a time, which stood out in the appender thread's profile.
-         */
-        private void writeString(int field, String value, BytesOut<?> out) {
-            String s = value == null ? "" : value;
-            if (s.length() > MAX_CACHED_CHARS) {
-                out.writeUtf8(s);
-                return;
-            }
-            EncodedString last = lastStrings[field];
-            if (last == null || last.string != s) {
-                last = new EncodedString(s);
-                lastStrings[field] = last; // racy by design: an EncodedString is immutable
-            }
-            if (last.ascii == null) {
-                out.writeUtf8(s);
-            } else {
-                out.writeStopBit(last.ascii.length);
-                out.write(last.ascii);
-            }
+            FieldSink sink = new FieldSink(64);
+            write(event, sink);
+            out.write(sink.array(), 0, sink.position());
         }
 
         /**

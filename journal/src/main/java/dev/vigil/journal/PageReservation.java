@@ -43,7 +43,7 @@ final class PageReservation implements AutoCloseable {
      * @throws UncheckedIOException the file system could not give them (e.g. "No space left on device")
      */
     void ensure(File file, long position, int length) {
-        if (!file.equals(this.file)) {
+        if (file != this.file && !file.equals(this.file)) { // the same File while the cycle lasts: File.equals compares paths
             close();
             this.file = file;
             this.reservedUpTo = position;

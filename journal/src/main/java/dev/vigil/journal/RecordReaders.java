@@ -1,6 +1,5 @@
 package dev.vigil.journal;
 
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 import org.objectweb.asm.ClassWriter;
@@ -27,7 +26,6 @@ final class RecordReaders {
     }
 
     private static final String CURSOR = Type.getInternalName(FieldCursor.class);
-    private static final String READER = Type.getInternalName(Reader.class);
 
     private RecordReaders() {
     }
@@ -35,18 +33,7 @@ final class RecordReaders {
     static Reader generate(Class<?> recordClass, Class<?>[] types, String[] names, int[] addedIn, Object[] absent,
             int version) {
         String record = Type.getInternalName(recordClass);
-        String name = RecordReaders.class.getPackageName().replace('.', '/') + "/" + recordClass.getSimpleName()
-                + "Reader" + version;
-        ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
-        cw.visit(Opcodes.V17, Opcodes.ACC_FINAL | Opcodes.ACC_SYNTHETIC, name, null, "java/lang/Object",
-                new String[] {READER});
-        MethodVisitor init = cw.visitMethod(Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
-        init.visitCode();
-        init.visitVarInsn(Opcodes.ALOAD, 0);
-        init.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
-        init.visitInsn(Opcodes.RETURN);
-        init.visitMaxs(0, 0);
-        init.visitEnd();
+        ClassWriter cw = GeneratedClasses.begin(recordClass.getSimpleName() + "Reader" + version, Reader.class);
         MethodVisitor m = cw.visitMethod(Opcodes.ACC_PUBLIC, "read", Type.getMethodDescriptor(Type.getType(Object.class),
                 Type.getType(FieldCursor.class)), null, null);
         m.visitCode();
@@ -74,15 +61,7 @@ final class RecordReaders {
         m.visitInsn(Opcodes.ARETURN);
         m.visitMaxs(0, 0);
         m.visitEnd();
-        cw.visitEnd();
-        try {
-            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClass(cw.toByteArray(), true);
-            return (Reader) hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot generate the reader of " + recordClass.getSimpleName()
-                    + " layout version=" + version, t);
-        }
+        return GeneratedClasses.instantiate(cw, Reader.class, "the reader of " + recordClass.getSimpleName()
+                + " layout version=" + version);
     }
 }

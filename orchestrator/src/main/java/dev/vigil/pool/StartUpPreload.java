@@ -9,7 +9,9 @@ import java.util.List;
  * binding is generated with ASM at run time, and Affinity through JNA), done by whichever thread first touched
  * Chronicle; started here first, that work overlaps the command line and spec instead of following them.
  * Initialization is the JVM's own (one thread runs a class's static set-up, others wait for it), so this changes
- * only when the work happens. A failure here is left to the code that needs the class, which reports it.
+ * only when the work happens. A failure here is left to the code that needs the class, which reports it. Chronicle's
+ * PosixAPI, which that initialization binds, is first replaced by one bound on its first call ({@link DeferredPosixApi}):
+ * nothing calls it on the way to the first child.
  */
 public final class StartUpPreload {
     /** In order of need: Chronicle core first (everything else waits on it), then the spawner's libc binding. */
@@ -31,6 +33,7 @@ public final class StartUpPreload {
     }
 
     private static void run() {
+        DeferredPosixApi.install(); // before Chronicle core's Jvm, which would bind it
         ClassLoader loader = StartUpPreload.class.getClassLoader();
         for (String name : CLASSES) {
             try {
