@@ -815,6 +815,7 @@ public final class Pool implements AutoCloseable {
                 try {
                     CloseReport report = future.get();
                     long woke = MonotonicClock.nanos();
+                    releaseContainer();
                     // On the caller's thread, never the engine's: the close's events are on disk when it
                     // returns (bounded; a broken journal is named by its gap, not waited on), and the live
                     // report says so when the journal is incomplete.
@@ -841,6 +842,17 @@ public final class Pool implements AutoCloseable {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Removes the pool's container once the close that finished left nothing tracked (on the close's caller's thread,
+     * before it returns; a close nobody awaits leaves it to the next close or the orchestrator's close). release()
+     * removes only an empty container (rmdir fails on a populated cgroup; the process-group fallback scans).
+     */
+    private void releaseContainer() {
+        if (tracked.isEmpty()) {
+            orchestrator.containment().release(container);
         }
     }
 
@@ -920,11 +932,9 @@ public final class Pool implements AutoCloseable {
                 }
                 return gone;
             });
-            if (tracked.isEmpty()) {
-                // release() removes only an empty container (rmdir fails on a populated cgroup; the process-group
-                // fallback scans): no separate look first
-                orchestrator.containment().release(container);
-            }
+            // The container is removed by the caller's thread (releaseContainer), not here: a cgroup's rmdir can block
+            // for hundreds of ms (the kernel offlining its memory controller, the global cgroup lock), and the engine
+            // thread never blocks.
         }
     }
 
