@@ -245,7 +245,7 @@ static int work_visible(struct vigil_child *child)
  * a shared file mapping, the parent's FUTEX_WAKE reaches it through its own mapping. A ring between the count's read
  * and the wait changes the word, so the wait returns at once (EAGAIN): no lost wake-up. Bounded by timeout_nanos.
  */
-static void doorbell_sleep(struct vigil_child *child, uint64_t timeout_nanos)
+static int doorbell_sleep(struct vigil_child *child, uint64_t timeout_nanos)
 {
     struct vigil_mailbox *mailbox = child->mailbox;
     uint32_t rung = __atomic_load_n(&mailbox->doorbell_ring, __ATOMIC_ACQUIRE);
@@ -255,6 +255,7 @@ static void doorbell_sleep(struct vigil_child *child, uint64_t timeout_nanos)
         syscall(SYS_futex, &mailbox->doorbell_ring, FUTEX_WAIT, rung, &ts, NULL, 0);
     }
     __atomic_store_n(&mailbox->doorbell_sleeping, 0, __ATOMIC_RELEASE);
+    return 1;
 }
 
 static int ring_full(const struct vigil_mailbox *mailbox, uint64_t ticket, uint32_t capacity)
@@ -387,6 +388,7 @@ int vigil_child_serve(struct vigil_child *child, const struct vigil_child_handle
         transition(child, initial, VIGIL_INIT_READY); /* failing means the parent already placed a command */
     }
     struct idle_backoff idle = {child->idle_spin_nanos, 0, 1000};
+    int woken = 0;
     uint64_t next_parent_check = vigil_now_nanos() + child->parent_check_nanos;
     for (;;) {
         vigil_child_beat(child);
@@ -404,6 +406,11 @@ int vigil_child_serve(struct vigil_child *child, const struct vigil_child_handle
         int state = vigil_word_state(word);
         if (state == VIGIL_CONTROL_REQUEST || state == VIGIL_TASK_READY) {
             serve(child, handler, word, state == VIGIL_CONTROL_REQUEST);
+            if (woken) {
+                /* a parent that shares our core since our wake-up sees the answer now, not after our spin */
+                sched_yield();
+                woken = 0;
+            }
             idle_reset(&idle);
             continue;
         }
@@ -418,7 +425,7 @@ int vigil_child_serve(struct vigil_child *child, const struct vigil_child_handle
         if (child->doorbell && idle_drowsy(&idle)) {
             /* asleep until rung, at most sleep_nanos: then the loop beats and checks the parent (pool children also
              * have the shim's PR_SET_PDEATHSIG) */
-            doorbell_sleep(child, child->sleep_nanos);
+            woken = doorbell_sleep(child, child->sleep_nanos);
         } else {
             idle_step(&idle);
         }

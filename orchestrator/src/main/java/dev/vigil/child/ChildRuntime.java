@@ -101,7 +101,8 @@ public final class ChildRuntime {
             mailbox.transition(mode, initial, INIT_READY, WriterRole.CHILD, pid);
         }
         IdleBackoff backoff = new IdleBackoff(options.idleSpinNanos(), IdleBackoff.DEFAULT_YIELD_NANOS, IdleBackoff.DEFAULT_MAX_PARK_NANOS);
-        PipeDoorbell opened = options.doorbellFd() >= 0 ? PipeDoorbell.open(options.doorbellFd(), System.err) : null;
+        PipeDoorbell opened = options.doorbellFd() >= 0
+                ? PipeDoorbell.open(options.doorbellFd(), options.sleepNanos(), mailbox::beat, this::workVisible, System.err) : null;
         try {
             return serveUntilExit(handler, backoff, opened);
         } finally {
@@ -114,6 +115,7 @@ public final class ChildRuntime {
     private int serveUntilExit(ChildHandler handler, IdleBackoff backoff, PipeDoorbell opened) {
         PipeDoorbell doorbell = opened;
         long nextParentCheck = System.nanoTime() + options.parentCheckNanos();
+        boolean woken = false;
         for (;;) {
             mailbox.beat();
             if (honoursShutdown && shutdownVisible()) {
@@ -126,6 +128,10 @@ public final class ChildRuntime {
             int state = MailboxDescriptor.state(word);
             if (state == CONTROL_REQUEST || state == TASK_READY) {
                 serve(handler, word, state == CONTROL_REQUEST);
+                if (woken) {
+                    Thread.yield(); // a parent that shares our core since our wake-up sees the answer now (docs/MAILBOX.md)
+                    woken = false;
+                }
                 backoff.reset();
                 continue;
             }
@@ -144,7 +150,8 @@ public final class ChildRuntime {
                 nextParentCheck = now + options.parentCheckNanos();
             }
             if (doorbell != null && backoff.drowsy()) {
-                sleep(doorbell, options.sleepNanos()); // then beat, and check the parent (its check period has passed)
+                woken = true;
+                sleep(doorbell, options.sleepNanos()); // until rung (or end of file); then beat and look again
             } else {
                 backoff.idle();
             }
@@ -153,8 +160,8 @@ public final class ChildRuntime {
 
     /**
      * The doorbell (docs/MAILBOX.md, "The doorbell"): announce the sleep (volatile store), re-check for a request or
-     * a shutdown (volatile loads: the parent publishes, fences, then reads the flag), and only then park until rung,
-     * at most {@code nanos} (the heartbeat advances at the loop's top, the parent check follows).
+     * a shutdown (volatile loads: the parent publishes, fences, then reads the flag), and only then block in the
+     * doorbell's read until rung (the doorbell's bound thread beats meanwhile, every {@code nanos}).
      */
     private void sleep(PipeDoorbell doorbell, long nanos) {
         mailbox.sleepingVolatile(1);

@@ -4,42 +4,53 @@ import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * A Java child's doorbell (docs/MAILBOX.md, "The doorbell"): a JVM cannot wait on a futex, so the parent gives it
  * the read end of a pipe as an inherited descriptor ({@code VIGIL_DOORBELL_FD}), reopened here through
- * {@code /proc/self/fd/N}. A daemon thread blocks reading it and unparks the serve loop on every byte; the serve
- * loop parks (bounded) after announcing its sleep. A ring that arrives before the park leaves the thread's permit,
- * so the park returns at once: no lost wake-up. End of file means every write end is closed: the parent is gone
- * (or the doorbell was never set up right); the loop then checks the parent at once and polls from then on.
+ * {@code /proc/self/fd/N}. The serve loop blocks reading it itself, after announcing its sleep and re-checking for
+ * work: a ring is one thread's wake-up, not a reader thread's and then the loop's (a second wake-up cost the round
+ * trip from asleep 20-40 us on the loaded 2-core machine). A ring that arrives before the read leaves its byte in
+ * the pipe, so the read returns at once: no lost wake-up. End of file means every write end is closed: the parent
+ * is gone (or the doorbell was never set up right); the loop then checks the parent at once and polls from then on.
  *
- * <p>The reader must be gone before the JVM exits: HotSpot's exit ({@code System.exit}, {@code Runtime.halt}) waits,
- * in 10 ms steps for at least 300 ms, for every thread blocked in a system call ({@code _thread_in_native}) before it
- * gives up on it ({@code VM_Exit::wait_for_threads_in_native_to_block}), so a reader left in its {@code read} adds
- * 0.3 s to every exit. {@link #close()} rings the pipe itself (a write end reopened through {@code /proc}) and waits
- * for the reader to leave; the serve loop calls it on its way out, a shutdown hook on a handler's own
- * {@code System.exit}.
+ * <p>A pipe read has no timeout, so a daemon thread keeps the sleep's bound: every {@code boundNanos} it beats the
+ * heartbeat for a loop that is asleep in its read (asleep is not wedged: a loop stuck in a handler is not in the
+ * read and gets no beat), and if a request or shutdown is waiting in the mailbox all the same (a ring that never
+ * came) it rings the pipe itself, so such a request waits at most one bound, as it did with the loop's own bounded
+ * sleep. That is one wake-up per bound, as before.
+ *
+ * <p>The loop must not be in its read when the JVM exits: HotSpot's exit ({@code System.exit}, {@code Runtime.halt})
+ * waits, in 10 ms steps for at least 300 ms, for every thread in a system call ({@code _thread_in_native}) before it
+ * gives up on it ({@code VM_Exit::wait_for_threads_in_native_to_block}). The loop leaves its read before it returns;
+ * for an exit from elsewhere (a handler's own {@code System.exit}, a signal) a shutdown hook runs {@link #close()}:
+ * it rings the pipe itself (a write end reopened through {@code /proc}) and waits for the loop to leave the read.
  */
 final class PipeDoorbell {
-    /** How long {@link #close()} waits for the reader to leave its read; past it the exit pays HotSpot's wait. */
+    /** How long {@link #close()} waits for the loop to leave its read; past it the exit pays HotSpot's wait. */
     static final long CLOSE_WAIT_MILLIS = 200;
 
     private final int fd;
     private final FileInputStream in;
-    private final Thread sleeper;
-    private volatile Thread reader;
+    private final byte[] buffer = new byte[64];
+    private volatile Thread bound;
     private volatile Thread exitHook;
     private volatile boolean broken;
     private volatile boolean closing;
+    /** The loop is in its read (or about to enter it: set before the last look at {@link #closing}). */
+    private volatile boolean reading;
 
-    private PipeDoorbell(int fd, FileInputStream in, Thread sleeper) {
+    private PipeDoorbell(int fd, FileInputStream in) {
         this.fd = fd;
         this.in = in;
-        this.sleeper = sleeper;
     }
 
-    /** The doorbell on descriptor {@code fd}, its reader thread started, woken loop = the calling thread; null if it cannot be opened. */
-    static PipeDoorbell open(int fd, java.io.PrintStream err) {
+    /**
+     * The doorbell on descriptor {@code fd}, with its bound thread started ({@code beat} runs every {@code boundNanos}
+     * while the loop is asleep in its read); null if it cannot be opened.
+     */
+    static PipeDoorbell open(int fd, long boundNanos, Runnable beat, BooleanSupplier workWaiting, java.io.PrintStream err) {
         FileInputStream in;
         try {
             in = new FileInputStream("/proc/self/fd/" + fd);
@@ -47,41 +58,78 @@ final class PipeDoorbell {
             err.println("vigil child: no doorbell, polling instead: fd=" + fd + " error=" + e.getMessage());
             return null;
         }
-        PipeDoorbell doorbell = new PipeDoorbell(fd, in, Thread.currentThread());
-        Thread reader = new Thread(doorbell::readLoop, "vigil-doorbell");
-        reader.setDaemon(true);
-        doorbell.reader = reader;
-        reader.start();
+        PipeDoorbell doorbell = new PipeDoorbell(fd, in);
+        Thread bound = new Thread(() -> doorbell.keepBound(Math.max(1, boundNanos), beat, workWaiting), "vigil-doorbell-bound");
+        bound.setDaemon(true);
+        doorbell.bound = bound;
+        bound.start();
         Thread hook = new Thread(doorbell::close, "vigil-doorbell-close");
         doorbell.exitHook = hook;
         Runtime.getRuntime().addShutdownHook(hook);
         return doorbell;
     }
 
-    private void readLoop() {
-        byte[] buffer = new byte[64];
-        try {
-            while (!closing && in.read(buffer) > 0) {
-                LockSupport.unpark(sleeper);
+    private void keepBound(long boundNanos, Runnable beat, BooleanSupplier workWaiting) {
+        while (!closing && !broken) {
+            LockSupport.parkNanos(this, boundNanos);
+            if (reading && !closing) {
+                beat.run();
+                if (workWaiting.getAsBoolean()) {
+                    ringSelf();
+                }
             }
-        } catch (IOException e) {
-            // as end of file
         }
-        broken = true;
-        LockSupport.unpark(sleeper);
+    }
+
+    /** One byte into the pipe through a write end of our own ({@code /proc/self/fd/N} opened for writing reaches the same pipe). */
+    private boolean ringSelf() {
+        try (FileOutputStream self = new FileOutputStream("/proc/self/fd/" + fd)) {
+            self.write(0);
+            return true;
+        } catch (IOException e) {
+            System.err.println("vigil child: cannot ring its own doorbell: fd=" + fd + " error=" + e.getMessage());
+            return false;
+        }
     }
 
     /**
-     * Ends the reader thread, bounded by {@value #CLOSE_WAIT_MILLIS} ms: marks the doorbell closing, writes one byte
-     * into the pipe through a write end of our own ({@code /proc/self/fd/N} opened for writing reaches the same
-     * pipe; the read end we hold keeps the write from blocking or failing), and waits for the reader to leave.
-     * Idempotent; the doorbell is unusable afterwards.
+     * Blocks the calling serve loop in the pipe's read until a ring (or end of file). Once the doorbell is closing it
+     * parks {@code closingNanos} instead (the JVM is on its way out).
+     */
+    void await(long closingNanos) {
+        if (broken) {
+            return;
+        }
+        reading = true;
+        try {
+            if (closing) { // after announcing the read: close() sets closing, then looks at reading
+                LockSupport.parkNanos(this, Math.max(1, closingNanos));
+                return;
+            }
+            if (in.read(buffer) < 0) {
+                broken = true;
+            }
+        } catch (IOException e) {
+            broken = true; // as end of file
+        } finally {
+            reading = false;
+        }
+    }
+
+    /**
+     * Makes sure the loop is out of its read, bounded by {@value #CLOSE_WAIT_MILLIS} ms: marks the doorbell closing
+     * (the loop does not read again), and if the loop is in its read rings the pipe itself (the read end we hold keeps
+     * the write from blocking or failing) and waits for it to leave. Idempotent; the doorbell is unusable afterwards.
      */
     void close() {
         if (closing) {
             return;
         }
         closing = true;
+        Thread b = bound;
+        if (b != null) {
+            LockSupport.unpark(b);
+        }
         Thread hook = exitHook;
         if (hook != null && Thread.currentThread() != hook) {
             try {
@@ -90,32 +138,20 @@ final class PipeDoorbell {
                 // the JVM is already exiting: the hook runs this again, as a no-op
             }
         }
-        Thread r = reader;
-        if (r == null || !r.isAlive()) {
+        if (!reading) {
             return;
         }
-        try (FileOutputStream self = new FileOutputStream("/proc/self/fd/" + fd)) {
-            self.write(0);
-        } catch (IOException e) {
-            System.err.println("vigil child: cannot end the doorbell reader, the exit waits for it: fd=" + fd + " error=" + e.getMessage());
-            return;
+        if (!ringSelf()) {
+            return; // the exit pays HotSpot's wait for the loop in its read
         }
-        try {
-            r.join(CLOSE_WAIT_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        long deadline = System.nanoTime() + CLOSE_WAIT_MILLIS * 1_000_000L;
+        while (reading && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(1_000_000);
         }
     }
 
     /** False once the pipe reached end of file: the loop must not sleep on it any more. */
     boolean usable() {
         return !broken;
-    }
-
-    /** Parks the serve loop until a ring (or end of file), at most {@code nanos}. */
-    void await(long nanos) {
-        if (!broken) {
-            LockSupport.parkNanos(this, Math.max(1, nanos));
-        }
     }
 }

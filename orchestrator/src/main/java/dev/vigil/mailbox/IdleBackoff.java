@@ -36,6 +36,15 @@ public final class IdleBackoff {
         this(DEFAULT_SPIN_NANOS, DEFAULT_YIELD_NANOS, DEFAULT_MAX_PARK_NANOS);
     }
 
+    /**
+     * The parent's wait for a child it has just rung awake: no spin phase, yield at once (for as long as the spin and
+     * yield phases together), then park. A woken child needs 10-15 us to run at all, and on a loaded machine it is
+     * often woken onto the parent's own core, where a spinning parent only delays it (docs/MAILBOX.md, "The doorbell").
+     */
+    public static IdleBackoff afterRing() {
+        return new IdleBackoff(0, DEFAULT_SPIN_NANOS + DEFAULT_YIELD_NANOS, DEFAULT_MAX_PARK_NANOS);
+    }
+
     public void reset() {
         idleSince = 0;
         parkNanos = 1_000;

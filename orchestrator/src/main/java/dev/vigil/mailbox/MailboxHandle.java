@@ -63,6 +63,8 @@ public final class MailboxHandle {
     private String pendingKind;
     private long pendingCommandId;
     private long pendingIssuedNanos;
+    /** Whether the pending command's publish rang the child awake. */
+    private boolean pendingRang;
 
     MailboxHandle(MailboxId id, ProtocolMode mode, Path mapFile, MappedMailbox mailbox) {
         this.id = Objects.requireNonNull(id, "id");
@@ -204,12 +206,13 @@ public final class MailboxHandle {
      * The doorbell's parent half (docs/MAILBOX.md, "The doorbell"): after a publish (the state-word CAS, the shutdown
      * CAS or the legacy store), a full fence, then the child's sleeping flag (volatile); only if it is set: the ring
      * word + 1, FUTEX_WAKE on it, and the child's extra doorbell (a Java child's pipe). The child stores its flag and
-     * then re-checks these words, so one of the two sides sees the other (DoorbellLitmus).
+     * then re-checks these words, so one of the two sides sees the other (DoorbellLitmus). True if it rang: the wait
+     * for the answer then starts by yielding ({@link IdleBackoff#afterRing()}).
      */
-    private void ringIfSleeping() {
+    private boolean ringIfSleeping() {
         VarHandle.fullFence();
         if (mailbox.sleepingVolatile() == 0) {
-            return;
+            return false;
         }
         mailbox.ringDoorbell();
         long address = ringAddress;
@@ -223,6 +226,7 @@ public final class MailboxHandle {
             extra.run();
         }
         rings.incrementAndGet();
+        return true;
     }
 
     /** Whether a shutdown has been published and is still visible to the child (legacy: the state word still reads SHUTDOWN). */
@@ -331,7 +335,7 @@ public final class MailboxHandle {
                 mailbox.writeCommand(commandId, opcode, argument);
                 long issuedNanos = System.nanoTime();
                 if (mailbox.transition(mode, word, requestState, WriterRole.PARENT, PARENT_PID) != MappedMailbox.TRANSITION_FAILED) {
-                    ringIfSleeping();
+                    pendingRang = ringIfSleeping();
                     pendingKind = kind;
                     pendingCommandId = commandId;
                     pendingIssuedNanos = issuedNanos;
@@ -362,7 +366,7 @@ public final class MailboxHandle {
                 throw new MailboxException("no " + kind + " command pending: " + id + " pending=" + pendingKind);
             }
             long deadline = System.nanoTime() + timeout.toNanos();
-            IdleBackoff backoff = new IdleBackoff();
+            IdleBackoff backoff = pendingRang ? IdleBackoff.afterRing() : new IdleBackoff();
             for (;;) {
                 long word = mailbox.stateAcquire();
                 if (MailboxDescriptor.state(word) == doneState && mailbox.resultId() == pendingCommandId) {

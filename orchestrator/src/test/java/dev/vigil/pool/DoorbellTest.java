@@ -99,6 +99,34 @@ class DoorbellTest {
         }
     }
 
+    /**
+     * A Java child blocks in its pipe's read, which has no timeout: its bound thread keeps the sleep bound. With the
+     * parent's pipe ring taken away (the futex ring alone reaches no JVM), a request still gets served within about
+     * one bound, and the sleeping child's heartbeat advances once per bound. Fails without the bound thread's ring
+     * (the command times out) or its beat.
+     */
+    @Test
+    void aJavaChildWhoseRingNeverCameIsStillServedWithinItsSleepBound() throws Exception {
+        ChildSpec java = ChildSpec.java(DemoHandler.class.getName()).withJvmOptions("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx64m")
+                .withEnv("VIGIL_CHILD_SLEEP_MILLIS", "1000");
+        try (Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("journal")).closeSettings(CloseSettings.defaults()).open();
+                Pool pool = Pool.builder(o, "unrung").group("java", 1, java).startTimeout(Duration.ofSeconds(60)).start()) {
+            PoolChild child = pool.child("java", 0);
+            assertEquals(7, pool.control("java", 0, DemoHandler.OP_ECHO, 7, Duration.ofSeconds(30)).value());
+            awaitAsleep(child.mailbox().mailbox(), child);
+            long beat = child.mailbox().heartbeat();
+            Thread.sleep(2_500);
+            assertTrue(child.mailbox().heartbeat() >= beat + 1, "asleep in its read, beaten by the bound thread: " + beat + " -> "
+                    + child.mailbox().heartbeat());
+            child.mailbox().alsoRing(null); // from here the parent's ring is the futex only: no JVM waits on it
+            long start = System.nanoTime();
+            assertEquals(11, pool.control("java", 0, DemoHandler.OP_ECHO, 11, Duration.ofSeconds(10)).value());
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("doorbell: unrung Java child served after " + millis + " ms (bound 1000 ms)");
+            assertTrue(millis < 5_000, "served within about one bound: " + millis + " ms");
+        }
+    }
+
     private static void awaitAsleep(MappedMailbox mailbox, PoolChild child) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (mailbox.sleepingVolatile() == 0) {

@@ -173,10 +173,18 @@ public final class IdleBench {
 
     private static String roundTrips(Pool pool) {
         StringBuilder s = new StringBuilder();
+        StringBuilder parts = new StringBuilder("\nWhere a round trip from asleep goes, from the transition ring's own stamps (CLOCK_MONOTONIC, both sides): "
+                + "the parent's CONTROL_REQUEST record, the child's CONTROL_DONE record, the parent's IDLE record once it saw the answer; each cell p50 / p90 in us.\n"
+                + "| child | call to request published | published to answered (ring, child's wake, serve) | answered to seen by the parent | seen to call returned | n |\n"
+                + "|---|---:|---:|---:|---:|---:|\n");
         s.append("| control round trip | child | p50 us | p90 us | p99 us | n |\n|---|---|---:|---:|---:|---:|\n");
         for (String group : List.of("c", "java")) {
             Histogram asleep = new Histogram(3_600_000_000L, 3);
             Histogram busy = new Histogram(3_600_000_000L, 3);
+            Histogram[] split = new Histogram[4];
+            for (int j = 0; j < split.length; j++) {
+                split[j] = new Histogram(3_600_000_000L, 3);
+            }
             int sample = (int) pool.children().stream().filter(ch -> ch.group().equals(group)).count();
             for (int i = 0; i < Math.min(5, sample); i++) {
                 PoolChild child = pool.child(group, i);
@@ -188,7 +196,9 @@ public final class IdleBench {
                     LockSupport.parkNanos(1_000_000); // well inside its sleep
                     long t = System.nanoTime();
                     h.control(DemoHandler.OP_ECHO, k, Duration.ofSeconds(10));
-                    asleep.recordValue(System.nanoTime() - t);
+                    long returned = System.nanoTime();
+                    asleep.recordValue(returned - t);
+                    split(h.mailbox(), t, returned, split);
                 }
             }
             MailboxHandle h = pool.child(group, 0).mailbox();
@@ -200,10 +210,37 @@ public final class IdleBench {
                 }
             }
             s.append(row("from asleep (doorbell rung)", group, asleep)).append(row("back to back (child spinning)", group, busy));
+            parts.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %d |%n", group.equals("c") ? "C" : "Java", p50p90(split[0]), p50p90(split[1]),
+                    p50p90(split[2]), p50p90(split[3]), split[0].getTotalCount()));
             FIGURES.put("asleep " + group, asleep.getValueAtPercentile(50) / 1e3);
             FIGURES.put("busy " + group, busy.getValueAtPercentile(50) / 1e3);
         }
-        return s.toString();
+        return s.append(parts).append('\n').toString();
+    }
+
+    /**
+     * Splits one round trip [{@code called}, {@code returned}] at the stamps of its three ring records (the parent's
+     * CONTROL_REQUEST, the child's CONTROL_DONE, the parent's IDLE: the last three tickets) into {@code into}: call to
+     * published, published to answered, answered to seen, seen to returned. A round trip whose records are not those
+     * three (a concurrent writer) is left out.
+     */
+    private static void split(dev.vigil.mailbox.MappedMailbox mailbox, long called, long returned, Histogram[] into) {
+        long head = mailbox.ringHeadAcquire();
+        dev.vigil.mailbox.TransitionRecord request = mailbox.readRing(head - 3);
+        dev.vigil.mailbox.TransitionRecord done = mailbox.readRing(head - 2);
+        dev.vigil.mailbox.TransitionRecord idle = mailbox.readRing(head - 1);
+        if (request.toState() != dev.vigil.mailbox.MailboxState.CONTROL_REQUEST || done.toState() != dev.vigil.mailbox.MailboxState.CONTROL_DONE
+                || idle.toState() != dev.vigil.mailbox.MailboxState.IDLE) {
+            return;
+        }
+        long[] stamps = {called, request.timeNanos(), done.timeNanos(), idle.timeNanos(), returned};
+        for (int j = 0; j < into.length; j++) {
+            into[j].recordValue(Math.max(0, stamps[j + 1] - stamps[j]));
+        }
+    }
+
+    private static String p50p90(Histogram h) {
+        return String.format(Locale.ROOT, "%.1f / %.1f", h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3);
     }
 
     /**

@@ -187,7 +187,8 @@ public final class StatsCommand implements Callable<Integer> {
         void reaped(ChildReaped e) {
             OpenClose c = open.get(e.closeId());
             if (c != null && e.sinceBroadcastNanos() >= 0) {
-                (c.escalated.contains(e.group() + "/" + e.index()) ? c.kills : c.reaps).add(e);
+                boolean killed = !c.escalated.isEmpty() && c.escalated.contains(e.group() + "/" + e.index());
+                (killed ? c.kills : c.reaps).add(e);
             }
         }
 
@@ -203,11 +204,15 @@ public final class StatsCommand implements Callable<Integer> {
             }
             int overlap = c.started.overlappingCloses();
             closesByOverlap.merge(overlap, 1, Integer::sum);
-            perClose.reset();
+            if (!summary) {
+                perClose.reset(); // clears every count (thousands): only when the per-close line is printed
+            }
             Histogram overlapHist = byOverlap.computeIfAbsent(overlap, k -> LatencySummary.newHistogram());
             for (ChildReaped r : c.reaps) {
                 long v = r.sinceBroadcastNanos();
-                perClose.recordValue(v);
+                if (!summary) {
+                    perClose.recordValue(v);
+                }
                 overall.recordValue(v);
                 overlapHist.recordValue(v);
                 int size = c.groupSizes.getOrDefault(r.group(), 0);
