@@ -1,8 +1,11 @@
 package dev.vigil.journal;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -71,6 +74,11 @@ public final class CloseIndex {
      * it was read whole, or the journal has none.
      */
     public static boolean read(Path journalDir, java.util.function.Consumer<Entry> sink) {
+        List<Entry> plain = PlainExcerpts.ENABLED ? readPlain(journalDir) : null;
+        if (plain != null) {
+            plain.forEach(sink);
+            return true;
+        }
         SingleChronicleQueue q;
         try {
             q = JournalDirectory.openCloseIndexForRead(journalDir);
@@ -101,6 +109,81 @@ public final class CloseIndex {
             return false;
         }
     }
+
+    /**
+     * The entries read with {@link PlainExcerpts} (no Chronicle runtime), or null when it does not
+     * fully understand the index (damage, a string beyond ASCII, anything unexpected): then
+     * Chronicle's tailer reads it, as before.
+     */
+    static List<Entry> readPlain(Path journalDir) {
+        Path indexDir = journalDir.resolve(JournalSchema.CLOSE_INDEX_DIR);
+        if (!java.nio.file.Files.isDirectory(indexDir)) {
+            return List.of();
+        }
+        TreeMap<Integer, CycleFiles.CycleFile> cycles = new TreeMap<>();
+        List<CycleFiles.CycleFile> files;
+        try {
+            files = CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of());
+        } catch (JournalException unlistable) {
+            return null;
+        }
+        for (CycleFiles.CycleFile f : files) {
+            cycles.put(f.cycle(), f);
+        }
+        ReadBefore before = lastRead;
+        if (before != null && before.indexDir.equals(indexDir) && before.files.equals(files)) {
+            return before.entries;
+        }
+        List<Entry> out = new ArrayList<>();
+        try (PlainExcerpts excerpts = new PlainExcerpts(cycles)) {
+            excerpts.toStart();
+            for (long i = excerpts.next(); i >= 0; i = excerpts.next()) {
+                Entry e = entry(excerpts.buffer(), excerpts.bodyOffset(), excerpts.bodyLength());
+                if (e == null) {
+                    return null;
+                }
+                out.add(e);
+            }
+        } catch (PlainExcerpts.NotUnderstood notPlain) {
+            return null;
+        }
+        lastRead = new ReadBefore(indexDir, files, List.copyOf(out));
+        return lastRead.entries;
+    }
+
+    /**
+     * The entries of the last index read whole in this process, and its files as inspected then (each
+     * file's length and the position and sequence of its last entry per its store header): a command
+     * reads the index two or three times (the close's span, the cycles a reader checks); entries are
+     * only ever appended, so unchanged files mean unchanged entries.
+     */
+    private record ReadBefore(Path indexDir, List<CycleFiles.CycleFile> files, List<Entry> entries) {
+    }
+
+    private static volatile ReadBefore lastRead;
+
+    /** One entry as {@link #append} wrote it, or null unless the body is exactly that with an ASCII pool id. */
+    private static Entry entry(byte[] b, int at, int length) {
+        int end = at + length;
+        if (length < 1 + 8 + 1 + 8) {
+            return null;
+        }
+        int kind = b[at] & 0xFF;
+        long closeId = FieldCursor.longAt(b, at + 1);
+        int p = at + 9;
+        int n = b[p++];
+        if (n < 0 || p + n + 8 != end) {
+            return null; // a stop-bit length of 128 or more, the null marker, or not this layout
+        }
+        for (int i = p; i < p + n; i++) {
+            if (b[i] < 0) {
+                return null;
+            }
+        }
+        return new Entry(kind, closeId, new String(b, p, n, java.nio.charset.StandardCharsets.US_ASCII),
+                FieldCursor.longAt(b, p + n));
+    }
+
 
     /**
      * Every cycle the index says events were written to: its cycle entries, and the cycles of the

@@ -2,7 +2,6 @@ package dev.vigil.journal;
 
 import java.util.zip.CRC32C;
 
-import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesIn;
 
 /**
@@ -12,7 +11,8 @@ import net.openhft.chronicle.bytes.BytesIn;
  * reader adds the file and index).
  */
 public final class EventDecoder {
-    private Bytes<byte[]> body = EventCodec.heapBuffer(512);
+    /** A plain array, so that a reader that never meets a string beyond ASCII never initialises Chronicle. */
+    private byte[] body = new byte[512];
     private final CRC32C crc = new CRC32C();
     private final FieldCursor cursor = new FieldCursor();
     private boolean schema1Allowed;
@@ -37,18 +37,9 @@ public final class EventDecoder {
      */
     public EventType readHeader(BytesIn<?> in) {
         long remaining = in.readRemaining();
-        if (remaining < EventCodec.SCHEMA1_FIELDS_OFFSET) {
-            throw new EventCodec.UnreadableEventException("the excerpt is " + remaining
-                    + " bytes long, too short for an event header");
-        }
-        if (remaining > Integer.MAX_VALUE - 16) {
-            throw new EventCodec.UnreadableEventException("the excerpt is " + remaining + " bytes long");
-        }
+        checkLength(remaining);
         length = (int) remaining;
-        if (body.realCapacity() < length) {
-            body.ensureCapacity(length);
-        }
-        byte[] array = body.underlyingObject();
+        byte[] array = body(length);
         int copied = 0;
         while (copied < length) {
             int n = in.read(array, copied, length - copied);
@@ -57,6 +48,36 @@ public final class EventDecoder {
             }
             copied += n;
         }
+        return checkHeader();
+    }
+
+    /** Like {@link #readHeader(BytesIn)} for the body at {@code src}'s {@code [offset, offset + bodyLength)}. */
+    EventType readHeader(byte[] src, int offset, int bodyLength) {
+        checkLength(bodyLength);
+        length = bodyLength;
+        System.arraycopy(src, offset, body(length), 0, length);
+        return checkHeader();
+    }
+
+    private static void checkLength(long remaining) {
+        if (remaining < EventCodec.SCHEMA1_FIELDS_OFFSET) {
+            throw new EventCodec.UnreadableEventException("the excerpt is " + remaining
+                    + " bytes long, too short for an event header");
+        }
+        if (remaining > Integer.MAX_VALUE - 16) {
+            throw new EventCodec.UnreadableEventException("the excerpt is " + remaining + " bytes long");
+        }
+    }
+
+    private byte[] body(int capacity) {
+        if (body.length < capacity) {
+            body = new byte[Math.max(capacity, body.length * 2)];
+        }
+        return body;
+    }
+
+    private EventType checkHeader() {
+        byte[] array = body;
         int typeId = unsignedShortAt(array, EventCodec.TYPE_ID_OFFSET);
         int word = unsignedShortAt(array, EventCodec.LAYOUT_WORD_OFFSET);
         EventType type = EventType.byId(typeId);

@@ -21,7 +21,10 @@ final class FieldCursor {
     }
 
     private final StringCache strings = new StringCache();
-    /** The same array as a Chronicle buffer: strings that are not plain ASCII are decoded by Chronicle itself. */
+    /**
+     * The same array as a Chronicle buffer: strings that are not plain ASCII are decoded by Chronicle
+     * itself. Made on the first such string, so that a read of ASCII strings never initialises Chronicle.
+     */
     private Bytes<byte[]> bytes;
     private byte[] array;
     private int position;
@@ -31,8 +34,13 @@ final class FieldCursor {
 
     /** Reads {@code [position, limit)} of {@code body}'s array as the fields of a {@code kind}. */
     void reset(Bytes<byte[]> body, int position, int limit, String kind) {
+        reset(body.underlyingObject(), position, limit, kind);
         this.bytes = body;
-        this.array = body.underlyingObject();
+    }
+
+    /** Reads {@code [position, limit)} of {@code body} as the fields of a {@code kind}. */
+    void reset(byte[] body, int position, int limit, String kind) {
+        this.array = body;
         this.position = position;
         this.limit = limit;
         this.kind = kind;
@@ -113,6 +121,9 @@ final class FieldCursor {
 
     private String readUtf8(String field) {
         String s;
+        if (bytes == null || bytes.underlyingObject() != array) {
+            bytes = Bytes.wrapForRead(array);
+        }
         try {
             bytes.readPositionRemaining(position, limit - position);
             s = bytes.readUtf8();

@@ -29,9 +29,17 @@ import net.openhft.chronicle.wire.DocumentContext;
  */
 public final class JournalReader implements AutoCloseable {
     private final Path dir;
-    private final SingleChronicleQueue queue;
-    /** Null when the first cycle file is unreadable: Chronicle's tailer opens it as it is created. */
-    private final ExcerptTailer tailer;
+    /** Chronicle's queue and tailer, opened on first need (see {@link PlainExcerpts}); null before. */
+    private SingleChronicleQueue queue;
+    private ExcerptTailer tailer;
+    /** Whether the first cycle file is unreadable: Chronicle's tailer would wait on it. */
+    private final boolean firstCycleUnreadable;
+    /** The plain reader, which reads while {@link #onPlain}; Chronicle's tailer takes over where it stops understanding. */
+    private final PlainExcerpts plain;
+    private boolean onPlain;
+    /** Where the plain read started (-1: the start), and the last excerpt it read whole (-1: none yet). */
+    private long plainFrom = -1;
+    private long plainDone = -1;
     private final EventDecoder decoder;
     /**
      * How long data past the point where Chronicle's tailer stops may stay undeliverable before it
@@ -67,21 +75,85 @@ public final class JournalReader implements AutoCloseable {
                 CloseIndex.cyclesWritten(dir))) {
             cycles.put(f.cycle(), f);
         }
-        try {
-            this.queue = JournalDirectory.openForRead(dir);
-        } catch (JournalException e) {
-            throw e;
-        } catch (RuntimeException | InternalError e) {
-            throw new JournalException("cannot open journal dir=" + dir + ": " + JournalException.plain(e), e);
-        }
         CycleFiles.CycleFile first = cycles.isEmpty() ? null : cycles.firstEntry().getValue();
-        if (first != null && !first.readable()) {
+        this.firstCycleUnreadable = first != null && !first.readable();
+        if (firstCycleUnreadable) {
             this.pendingDamage = unreadableCycle(first, -1);
-            this.tailer = null;
-        } else {
-            this.tailer = queue.createTailer();
         }
         this.decoder = new EventDecoder(JournalDirectory.markerSchemaVersion(dir) < 2);
+        this.plain = new PlainExcerpts(cycles);
+        if (!firstCycleUnreadable) {
+            startPlain();
+        }
+    }
+
+    private void startPlain() {
+        plainFrom = -1;
+        plainDone = -1;
+        if (!PlainExcerpts.ENABLED) {
+            onPlain = true; // nothing read: the hand-over starts Chronicle's tailer at the start
+            handOver();
+            return;
+        }
+        try {
+            plain.toStart();
+            onPlain = true;
+        } catch (PlainExcerpts.NotUnderstood e) {
+            onPlain = true; // nothing read yet: the hand-over starts Chronicle's tailer at the start
+            handOver();
+        }
+    }
+
+    /** Chronicle's tailer, the queue opened on the first call. */
+    private ExcerptTailer chronicle() {
+        if (tailer == null) {
+            try {
+                queue = JournalDirectory.openForRead(dir);
+            } catch (JournalException e) {
+                throw e;
+            } catch (RuntimeException | InternalError e) {
+                throw new JournalException("cannot open journal dir=" + dir + ": " + JournalException.plain(e), e);
+            }
+            tailer = queue.createTailer();
+        }
+        return tailer;
+    }
+
+    /**
+     * The plain reader met something it does not fully understand (or damage): Chronicle's tailer
+     * goes on from the last excerpt the plain reader read whole, so that whatever follows is read,
+     * or named, exactly as Chronicle's path reads it.
+     */
+    private void handOver() {
+        onPlain = false;
+        ExcerptTailer t = chronicle();
+        if (plainDone < 0) {
+            if (plainFrom < 0) {
+                currentCycle = Integer.MIN_VALUE;
+                currentSequence = -1;
+                lastEndCycle = Integer.MIN_VALUE;
+                lastEndPosition = -1;
+                lastEndIndex = -1;
+                t.toStart();
+            } else if (!chronicleFromIndex(plainFrom)) {
+                throw new JournalException("journal dir=" + dir + " has no excerpt at index=" + hex(plainFrom));
+            }
+            return;
+        }
+        if (!chronicleFromIndex(plainDone)) {
+            throw new JournalException("journal dir=" + dir + ": Chronicle finds no excerpt at index=" + hex(plainDone)
+                    + ", which was read");
+        }
+        try (DocumentContext dc = t.readingDocument()) {
+            if (!dc.isPresent() || dc.isMetaData() || dc.index() != plainDone) {
+                throw new JournalException("journal dir=" + dir + ": Chronicle reads no excerpt at index=" + hex(plainDone)
+                        + ", which was read");
+            }
+            currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(plainDone);
+            lastEndPosition = dc.wire().bytes().readLimit();
+            lastEndCycle = t.cycle();
+            lastEndIndex = plainDone;
+        }
     }
 
     /** Opens an existing journal; fails with a clear message if {@code dir} is not one. */
@@ -106,12 +178,12 @@ public final class JournalReader implements AutoCloseable {
         currentCycle = Integer.MIN_VALUE;
         currentSequence = -1;
         pendingDamage = null;
-        if (tailer == null || !cycles.isEmpty() && !cycles.firstEntry().getValue().readable()) {
+        if (firstCycleUnreadable) {
             // Chronicle would wait on (or fault in) this file: nothing can be read before it anyway.
             pendingDamage = unreadableCycle(cycles.firstEntry().getValue(), -1);
             return this;
         }
-        tailer.toStart();
+        startPlain();
         return this;
     }
 
@@ -119,11 +191,33 @@ public final class JournalReader implements AutoCloseable {
     public boolean fromIndex(long index) {
         int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
         CycleFiles.CycleFile f = cycles.get(cycle);
-        if (tailer == null || f != null && !f.readable()) {
+        if (firstCycleUnreadable || f != null && !f.readable()) {
             return false;
         }
         pendingDamage = null;
-        boolean found = tailer.moveToIndex(index);
+        boolean found;
+        try {
+            found = PlainExcerpts.ENABLED && plain.toIndex(index);
+        } catch (PlainExcerpts.NotUnderstood e) {
+            found = false;
+        }
+        if (found) {
+            onPlain = true;
+            plainFrom = index;
+            plainDone = -1;
+            currentCycle = cycle;
+            currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) - 1;
+            currentLastSequence = f == null ? -1 : f.lastSequence();
+            return true;
+        }
+        onPlain = false;
+        return chronicleFromIndex(index);
+    }
+
+    private boolean chronicleFromIndex(long index) {
+        int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
+        CycleFiles.CycleFile f = cycles.get(cycle);
+        boolean found = chronicle().moveToIndex(index);
         if (found) {
             currentCycle = cycle;
             currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) - 1;
@@ -238,7 +332,7 @@ public final class JournalReader implements AutoCloseable {
         read(t -> true, (i, e) -> {
             out[0] = e;
             return false;
-        }, () -> false);
+        }, null);
         return out[0];
     }
 
@@ -249,12 +343,12 @@ public final class JournalReader implements AutoCloseable {
 
     /** Reads every event from the current position to the current end. Returns how many were read. */
     public long readAll(EventSink sink) {
-        return read(t -> true, sink, () -> false);
+        return read(t -> true, sink, null);
     }
 
     /** Like {@link #readAll} but decodes only the kinds {@code filter} wants; others are skipped by header. */
     public long read(TypeFilter filter, EventSink sink) {
-        return read(filter, sink, () -> false);
+        return read(filter, sink, null);
     }
 
     /**
@@ -265,17 +359,67 @@ public final class JournalReader implements AutoCloseable {
         return read(t -> true, sink, keepWaiting);
     }
 
+    /** {@code keepWaiting} null: to the end as it stands (the plain reader's part); else following. */
     private long read(TypeFilter filter, EventSink sink, BooleanSupplier keepWaiting) {
         if (pendingDamage != null) {
             throw pendingDamage;
         }
+        long delivered = 0;
+        if (onPlain) {
+            if (keepWaiting == null) {
+                long[] plainDelivered = {0};
+                if (readPlain(filter, sink, plainDelivered)) {
+                    return plainDelivered[0];
+                }
+                delivered = plainDelivered[0];
+            } else {
+                handOver();
+            }
+        }
         try {
-            return readChecked(filter, sink, keepWaiting);
+            return delivered + readChecked(filter, sink, keepWaiting == null ? () -> false : keepWaiting);
         } catch (InternalError fault) {
             // A fault on a mapped page past the end of a cut file is delivered at some later
             // instruction of compiled code, not necessarily inside Chronicle's call.
             String truncation = truncationAfterLastEvent();
             throw corrupt(-1, truncation != null ? truncation : JournalException.plain(fault), fault);
+        }
+    }
+
+    /**
+     * Reads with the plain reader until the sink stops (true), the journal ends whole (true), or the
+     * plain reader stops understanding (false: handed over to Chronicle, which reads on).
+     */
+    private boolean readPlain(TypeFilter filter, EventSink sink, long[] delivered) {
+        while (true) {
+            long index;
+            JournalEvent event;
+            try {
+                index = plain.next();
+                if (index < 0) {
+                    endOfJournal();
+                    return true;
+                }
+                int cycle = plain.cycle();
+                enteringCycle(cycle);
+                currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index);
+                lastEndPosition = plain.bodyEnd();
+                lastEndCycle = cycle;
+                lastEndIndex = index;
+                EventType type = decoder.readHeader(plain.buffer(), plain.bodyOffset(), plain.bodyLength());
+                event = filter.wants(type) ? decoder.readBody(type) : null;
+            } catch (PlainExcerpts.NotUnderstood | EventCodec.UnreadableEventException | JournalException notPlain) {
+                handOver();
+                return false;
+            }
+            plainDone = index;
+            if (event != null) {
+                lastIndex = index;
+                delivered[0]++;
+                if (!sink.accept(index, event)) {
+                    return true;
+                }
+            }
         }
     }
 
@@ -477,16 +621,16 @@ public final class JournalReader implements AutoCloseable {
         Map<Long, CloseIndex.Span> spans = CloseIndex.load(dir);
         CloseIndex.Span span = spans.get(closeId);
         List<IndexedEvent> out = new ArrayList<>();
-        if (tailer == null) {
-            throw pendingDamage;
+        if (firstCycleUnreadable) {
+            throw unreadableCycle(cycles.firstEntry().getValue(), -1);
         }
         if (span != null) {
-            if (!tailer.moveToIndex(span.startIndex())) {
+            if (!fromIndex(span.startIndex())) {
                 throw new JournalException("journal dir=" + dir + " close-index names index=" + span.startIndex()
                         + " for closeId=" + closeId + " but the journal has no such excerpt");
             }
         } else {
-            tailer.toStart();
+            fromStart();
         }
         String[] pool = {span == null ? null : span.poolId()};
         readAll((i, e) -> {
@@ -522,6 +666,9 @@ public final class JournalReader implements AutoCloseable {
     }
 
     private String fileOfCycle(int cycle) {
+        if (queue == null) {
+            return CycleFiles.fileName(cycle, JournalDirectory.ROLL_CYCLE, 0);
+        }
         try {
             RollCycle rc = queue.rollCycle();
             String pattern = rc.format();
@@ -538,9 +685,12 @@ public final class JournalReader implements AutoCloseable {
 
     @Override
     public void close() {
+        plain.close();
         if (tailer != null) {
             tailer.close();
         }
-        queue.close();
+        if (queue != null) {
+            queue.close();
+        }
     }
 }

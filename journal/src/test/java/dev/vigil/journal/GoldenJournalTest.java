@@ -53,7 +53,7 @@ class GoldenJournalTest {
         assertTrue(read.stream().map(JournalEvent::type).distinct().count() >= 19, "every kind of the core schema");
     }
 
-    private static void copyTree(Path from, Path to) throws IOException {
+    static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path f : files.toList()) {
                 Path target = to.resolve(from.relativize(f).toString());

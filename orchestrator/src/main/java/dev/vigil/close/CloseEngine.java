@@ -80,6 +80,7 @@ public final class CloseEngine implements AutoCloseable {
         // The doorbell's futex binding likewise: the first close's first ring would otherwise hold its broadcast back.
         Thread warmUp = new Thread(() -> {
             CloseReport.warmUp();
+            CloseJfr.on(); // JFR's own class, not its events (those load only while a recording runs)
             try {
                 Futex.warmUp();
             } catch (RuntimeException | LinkageError e) {
@@ -230,6 +231,7 @@ public final class CloseEngine implements AutoCloseable {
                 r.run();
             }
             if (endOfBatch) {
+                machine.endOfBatch();
                 tickIfDue();
             }
         }

@@ -57,8 +57,9 @@ import dev.vigil.spawn.internal.Linux;
  *               ESCALATING: each EscalationStep, then its wait --all reaped or steps done
  * </pre>
  *
- * A reaped child's mailbox is freed at its own reap, while the others still exit, once the operations caught by the
- * fence on it ended ({@link #release}); SETTLING frees what the reaps could not.
+ * A reaped child's mailbox is freed at the end of the batch of inputs that reaped it, while the others still exit, once
+ * the operations caught by the fence on it ended and no fork of it can hold it ({@link #endOfBatch}); SETTLING, after
+ * the stray sweep, frees what the reaps could not.
  *
  * SWEEPING (pools with a container): a kill of the container awaits {@code populated 0} (bounded), journaled as
  * ContainmentKilled with what it covered; then the container is swept for strays, processes left in it whose own
@@ -109,6 +110,24 @@ final class CloseMachine {
 
     enum Phase { REAPING, ESCALATING, SWEEPING, SETTLING, DONE }
 
+    /** Indexes of {@link Run#at}: when each phase of a close ended, nanoseconds from its request (ClosePhaseEvent). */
+    static final class Stamp {
+        static final int ENGINE_START = 0;
+        static final int TOLD = 1;
+        static final int PUBLISHED = 2;
+        static final int LAST_REAP = 3;
+        static final int LAST_EXIT = 4;
+        static final int SWEPT = 5;
+        static final int SETTLED = 6;
+        static final int REPORTED = 7;
+        static final int FINISHED = 8;
+        static final int COMPLETED = 9;
+        static final int COUNT = 10;
+
+        private Stamp() {
+        }
+    }
+
     private final CloseJournal journal;
     private final Inputs inputs;
     private final LongSupplier clock;
@@ -146,7 +165,7 @@ final class CloseMachine {
     /** A close requested at {@code requestedNanos} (the caller's submit: the phases are timed from it). */
     void closeRequested(CloseTarget target, long closeId, CompletableFuture<CloseReport> result, long requestedNanos) {
         Run run = new Run(target, closeId, result, requestedNanos);
-        run.phases.engineStart = clock.getAsLong() - requestedNanos;
+        run.at[Stamp.ENGINE_START] = clock.getAsLong() - requestedNanos;
         runs.put(closeId, run);
         running = runs.size();
         guarded(run, () -> {
@@ -308,11 +327,11 @@ final class CloseMachine {
         for (Track t : told) {
             t.delivery = t.child.deliverShutdown(run.closeId);
         }
-        run.phases.told = run.since(clock);
+        run.stamp(Stamp.TOLD, clock);
         for (Track t : told) {
             published(run, t);
         }
-        run.phases.published = run.since(clock);
+        run.stamp(Stamp.PUBLISHED, clock);
         advance(run, now);
     }
 
@@ -388,16 +407,31 @@ final class CloseMachine {
         if (run.phase == Phase.REAPING) {
             run.budget.progress(time);
         }
-        // Its mailbox now, while the others are still exiting, not all of them after the last reap.
-        if (!release(run, t, false)) {
-            run.awaitingRelease.add(t);
-        }
-        run.phases.lastExit = run.since(clock);
+        // Its mailbox at the end of this batch of inputs ({@link #endOfBatch}), while the others are still exiting,
+        // not all of them after the last reap.
+        run.awaitingRelease.add(t);
+        run.stamp(Stamp.LAST_EXIT, clock);
     }
 
-    /** Retries the releases a reap could not do (an operation on the child had not ended, or a caller was inside). */
+    /**
+     * The engine handled every input published so far: frees the mailboxes of the children reaped meanwhile whose
+     * operations ended, once no descendant of theirs can hold them ({@link #descendantsGone}: one look at the
+     * container for the whole batch, however many exits it held).
+     */
+    void endOfBatch() {
+        for (Run run : runs.values().toArray(new Run[0])) {
+            if (!run.awaitingRelease.isEmpty()) {
+                guarded(run, () -> releaseAwaiting(run));
+            }
+        }
+    }
+
+    /** Frees what it can of the mailboxes reaps left (an operation on the child had not ended, or a caller was inside). */
     private void releaseAwaiting(Run run) {
-        run.awaitingRelease.removeIf(t -> release(run, t, false));
+        if (!run.awaitingRelease.isEmpty() && (run.phase == Phase.REAPING || run.phase == Phase.ESCALATING)
+                && descendantsGone(run)) {
+            run.awaitingRelease.removeIf(t -> release(run, t, false));
+        }
     }
 
     static String describe(ChildExit exit) {
@@ -527,7 +561,7 @@ final class CloseMachine {
                     if (!containerKillSettled(run, now) || !sweep(run, now) || !containerKillSettled(run, now)) {
                         return; // a tick (or a reap) looks again
                     }
-                    run.phases.swept = run.since(clock);
+                    run.stamp(Stamp.SWEPT, clock);
                     run.phase = Phase.SETTLING;
                 }
                 case SETTLING -> {
@@ -537,7 +571,7 @@ final class CloseMachine {
                         }
                         return;
                     }
-                    run.phases.settled = run.since(clock);
+                    run.stamp(Stamp.SETTLED, clock);
                     report(run);
                     return;
                 }
@@ -757,8 +791,32 @@ final class CloseMachine {
     }
 
     /**
+     * True when the pool's container holds nothing but direct children still running (none: no container), so a
+     * reaped child left no descendant alive: a forked one inherits the mailbox mapping, and the mailbox is freed only
+     * once no process can hold it (else after the stray sweep, as SETTLING does). False too when the container cannot
+     * be listed cheaply (the process-group fallback).
+     */
+    private static boolean descendantsGone(Run run) {
+        PoolContainment container = run.target.containment();
+        if (container == null) {
+            return true;
+        }
+        List<Integer> pids = container.pidsIfCheap();
+        if (pids == null) {
+            return false;
+        }
+        Set<Integer> running = new java.util.HashSet<>();
+        for (Track t : run.tracks) {
+            if (t.exit == null) {
+                running.add(t.child.pid());
+            }
+        }
+        return running.containsAll(pids);
+    }
+
+    /**
      * Frees reaped {@code t}'s mailbox once the operations caught by the fence on it ended ({@code opsEnded}: known
-     * already): settles what its mailbox answers, drains its transition ring (after those settles: a caller's own
+     * already, in SETTLING) and no descendant of its child lives (the caller checked): settles what its mailbox answers, drains its transition ring (after those settles: a caller's own
      * transitions are in it), frees it and journals MailboxReleased. False while an operation on it runs or a caller
      * is inside a command on it (tried again on the next op-settled input or tick).
      */
@@ -784,7 +842,7 @@ final class CloseMachine {
         }
         t.released = true;
         if (run.phase == Phase.REAPING || run.phase == Phase.ESCALATING) {
-            run.phases.releasedAtReap++;
+            run.releasedAtReap++;
         }
         journal.append(new MailboxReleased(clock.getAsLong(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
                 offset));
@@ -824,20 +882,18 @@ final class CloseMachine {
         journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
                 children.size() - reaped, report.durationNanos(), report.toJson()));
         journal.hurry(); // the caller flushes the journal before it returns: the appender starts now
-        run.phases.reported = run.since(clock);
+        run.stamp(Stamp.REPORTED, clock);
         finish(run);
         run.target.closeFinished(report);
-        run.phases.finished = run.since(clock);
+        run.stamp(Stamp.FINISHED, clock);
         run.result.complete(report);
         commitPhases(run);
     }
 
-    /** The close's {@link ClosePhaseEvent} (JFR; nothing when no recording enables it). */
+    /** The close's {@link ClosePhaseEvent}, when JFR runs ({@link CloseJfr}). */
     private void commitPhases(Run run) {
-        ClosePhaseEvent e = run.phases;
-        e.completed = run.since(clock);
-        e.end();
-        if (!e.shouldCommit()) {
+        run.stamp(Stamp.COMPLETED, clock);
+        if (run.jfr == null) {
             return;
         }
         long lastReap = 0;
@@ -846,11 +902,8 @@ final class CloseMachine {
                 lastReap = Math.max(lastReap, t.exit.reapedNanos() - run.requestedNanos);
             }
         }
-        e.pool = run.poolId();
-        e.closeId = run.closeId;
-        e.children = run.tracks.size();
-        e.lastReap = lastReap;
-        e.commit();
+        run.at[Stamp.LAST_REAP] = lastReap;
+        CloseJfr.commitPhases(run.jfr, run.poolId(), run.closeId, run.tracks.size(), run.at, run.releasedAtReap);
     }
 
     /**
@@ -904,8 +957,11 @@ final class CloseMachine {
         /** Reaped children whose mailbox could not be freed at the reap yet. */
         final List<Track> awaitingRelease = new ArrayList<>();
         final long requestedNanos;
-        /** Its phases, as they end (JFR). */
-        final ClosePhaseEvent phases = new ClosePhaseEvent();
+        /** When each of its phases ended ({@link Stamp}), nanoseconds from the request. */
+        final long[] at = new long[Stamp.COUNT];
+        int releasedAtReap;
+        /** Its ClosePhaseEvent while JFR runs, else null (typed Object: see {@link CloseJfr}). */
+        final Object jfr = CloseJfr.beginPhases();
         Phase phase = Phase.REAPING;
         long startNanos;
         ReapBudget budget;
@@ -932,12 +988,11 @@ final class CloseMachine {
             this.settings = target.closeSettings();
             this.result = result;
             this.requestedNanos = requestedNanos;
-            phases.begin();
         }
 
-        /** Nanoseconds from the request to now. */
-        long since(LongSupplier clock) {
-            return clock.getAsLong() - requestedNanos;
+        /** Phase {@code index} ({@link Stamp}) ended now. */
+        void stamp(int index, LongSupplier clock) {
+            at[index] = clock.getAsLong() - requestedNanos;
         }
 
         String poolId() {

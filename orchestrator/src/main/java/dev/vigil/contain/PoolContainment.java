@@ -23,6 +23,14 @@ public interface PoolContainment {
     /** Every process in the container now (zombies included until their parent reaps them). */
     List<ContainedProcess> processes();
 
+    /**
+     * The pids in the container when listing them is cheap (cgroup: one read of {@code cgroup.procs}); null when it
+     * is not (the process-group fallback scans /proc).
+     */
+    default List<Integer> pidsIfCheap() {
+        return null;
+    }
+
     /** Sends {@code signal} to every process in the container, one by one (a fork racing it may escape one signal). */
     void signalEach(int signal);
 

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
 import dev.vigil.close.ChildExit;
 import dev.vigil.close.CloseEngine;
 import dev.vigil.close.CloseFailedException;
-import dev.vigil.close.CloseReturnedEvent;
+import dev.vigil.close.CloseJfr;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.close.CloseTarget;
 import dev.vigil.close.ClosingChild;
@@ -789,8 +789,7 @@ public final class Pool implements AutoCloseable {
     private CloseReport runClose(CloseSettings with) {
         long closeId;
         CompletableFuture<CloseReport> future;
-        CloseReturnedEvent returned = new CloseReturnedEvent();
-        returned.begin();
+        Object returned = CloseJfr.beginReturned();
         long submitted = MonotonicClock.nanos();
         synchronized (this) { // a failure's close and this one never both start (fail() looks under this lock)
             closeId = CloseEngine.nextCloseId();
@@ -807,8 +806,8 @@ public final class Pool implements AutoCloseable {
         return report;
     }
 
-    /** Waits for the report, flushes the journal; {@code returned} (JFR, may be null) is timed from {@code submitted}. */
-    private CloseReport awaitClose(CompletableFuture<CloseReport> future, long closeId, CloseReturnedEvent returned,
+    /** Waits for the report, flushes the journal; {@code returned} (JFR, null when off) is timed from {@code submitted}. */
+    private CloseReport awaitClose(CompletableFuture<CloseReport> future, long closeId, Object returned,
             long submitted) {
         boolean interrupted = false;
         try {
@@ -821,14 +820,8 @@ public final class Pool implements AutoCloseable {
                     // report says so when the journal is incomplete.
                     var gap = journal.flush(CLOSE_FLUSH_BOUND);
                     if (returned != null) {
-                        returned.end();
-                        if (returned.shouldCommit()) {
-                            returned.pool = poolId;
-                            returned.closeId = closeId;
-                            returned.woke = woke - submitted;
-                            returned.flushed = MonotonicClock.nanos() - submitted;
-                            returned.commit();
-                        }
+                        CloseJfr.commitReturned(returned, poolId, closeId, woke - submitted,
+                                MonotonicClock.nanos() - submitted);
                     }
                     if (gap.isPresent()) {
                         report = report.withJournalGap(gap.get().describe());

@@ -108,6 +108,7 @@ class CloseMachineTest {
                 timeline.poll();
                 now = Math.max(now, t.time);
                 t.action.run();
+                machine.endOfBatch(); // as the engine after each batch of inputs (here: of one)
             }
         }
     }
@@ -552,6 +553,59 @@ class CloseMachineTest {
                     .mapToLong(JournalEvent::timeNanos).findFirst().orElseThrow();
             assertTrue(busyReleased >= opEnd && busyReleased <= opEnd + TICK + 3 * MS,
                     "seed=" + seed + " released at the end of the operation on it (or the next tick), not later");
+        }
+    }
+
+    @Test
+    void aReapedChildsMailboxWaitsWhileAnotherProcessIsInItsPoolsContainer() {
+        // A descendant forked by a reaped child inherits its mailbox mapping: while the container holds a process that
+        // is no running direct child, no mailbox is freed at a reap (the sweep deals with it first).
+        for (long seed = 1; seed <= 50; seed++) {
+            World w = new World(seed);
+            Child early = new Child(w, "g", 0, 0, 0, 0, 5 * MS, false, false);
+            Child late = new Child(w, "g", 1, 0, 0, 0, 300 * MS, false, false);
+            long strayGone = w.now + 100 * MS;
+            dev.vigil.contain.PoolContainment container = new dev.vigil.contain.PoolContainment() {
+                @Override public dev.vigil.contain.ContainmentMode mode() { return dev.vigil.contain.ContainmentMode.CGROUP; }
+                @Override public java.nio.file.Path cgroup() { return java.nio.file.Path.of("/sim"); }
+                @Override public String describe() { return "cgroup /sim"; }
+                @Override public void childStarted(int pid) { }
+                @Override public List<dev.vigil.contain.ContainedProcess> processes() { return new ArrayList<>(); }
+                @Override public void signalEach(int signal) { }
+                @Override public List<dev.vigil.contain.ContainedProcess> killAll() { return new ArrayList<>(); }
+                @Override public boolean awaitEmpty(long nanos) { return true; }
+                @Override public boolean isEmpty() { return true; }
+                @Override public boolean remove() { return true; }
+
+                @Override
+                public List<Integer> pidsIfCheap() {
+                    List<Integer> pids = new ArrayList<>();
+                    if (w.now < strayGone) {
+                        pids.add(3_000_000); // the early child's fork, still running
+                    }
+                    for (Child c : List.of(early, late)) {
+                        if (!c.exit.isDone()) {
+                            pids.add(c.pid());
+                        }
+                    }
+                    return pids;
+                }
+            };
+            Target t = new Target(w, CloseSettings.builder().window(Duration.ofSeconds(2)).build(), List.of(early, late)) {
+                @Override
+                public dev.vigil.contain.PoolContainment containment() {
+                    return container;
+                }
+            };
+            CompletableFuture<CloseReport> result = new CompletableFuture<>();
+            w.at(w.now, () -> w.machine.closeRequested(t, 6, result));
+            w.run(result, w.now + 10_000 * MS);
+            assertEquals(List.of(), check(w.journal, t, result, EscalationPolicy.LEAK, false), "seed=" + seed);
+            long released = w.journal.stream().filter(e -> e instanceof MailboxReleased r && r.index() == 0)
+                    .mapToLong(JournalEvent::timeNanos).findFirst().orElseThrow();
+            assertTrue(released >= strayGone, "seed=" + seed + " released at " + released + " while its fork ran (until "
+                    + strayGone + ")");
+            assertTrue(released < late.reapedAt, "seed=" + seed + " released once the fork was gone, at its own pace");
         }
     }
 

@@ -93,7 +93,8 @@ public final class RingFlowControlBenchmark {
                     + " (back-to-back controls)", String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
                     on / ROUNDS, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off / ROUNDS),
                     String.format(Locale.ROOT, "%.1f %%", 100.0 * on / off), ">= 90 % of off, lossless",
-                    on >= 0.9 * off && lost == 0).line());
+                    // journaled well above off means the run's load decided the rates, not journaling: no verdict from it
+                    on >= 0.9 * off && on <= 1.1 * off && lost == 0).line());
         }
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
             report.append(roundTrips());

@@ -101,13 +101,14 @@ public final class CloseBenchmark {
         for (int i = 1; i < WARM_UP_CLOSES; i++) {
             runRound(o, work, new Config("C", 1, i % 2 == 0, 1), i, null);
         }
+        // JFR from here (the event classes load in the first close it sees, ~20 ms: not a measured one)
+        ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
         // and one unmeasured round of each configuration, both sides: what runs once per child (the report's JSON of
         // n children, the per-child loops) is compiled for n children too, as in an orchestrator closing such pools
         for (Config c : configs) {
             runRound(o, work, c, WARM_UP_CLOSES, null);
             referenceRound(o, work, c);
         }
-        ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
         for (Config c : configs) {
             for (int round = 0; round < c.rounds(); round++) {
                 if (round % 2 == 0) {

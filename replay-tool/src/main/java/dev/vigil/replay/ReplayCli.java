@@ -3,8 +3,10 @@ package dev.vigil.replay;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import dev.vigil.journal.JournalException;
+import dev.vigil.journal.JsonEvents;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,8 +18,6 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "vigil-replay", mixinStandardHelpOptions = true, version = "vigil-replay 0.1",
         description = "Rebuild, audit, measure and draw the closes recorded in a Vigil journal (no live orchestrator needed).",
-        subcommands = {ClosesCommand.class, ShowCommand.class, AuditCommand.class, StatsCommand.class,
-            ExportCommand.class, TimelineCommand.class, TailCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success (audit: no violations)", "1:audit found violations",
             "2:unusable input (missing or damaged journal, unknown close id, bad arguments)"})
@@ -46,7 +46,76 @@ public final class ReplayCli implements Runnable {
                 StandardCharsets.UTF_8);
         int code = execute(out, System.err, args);
         out.flush();
+        if (Boolean.getBoolean("vigil.replay.cdsTraining")) {
+            useWhatOtherCommandsUse();
+        }
         System.exit(code);
+    }
+
+    /**
+     * The launcher's class-data archive is dumped by the first command that reads a journal after a
+     * build (bin/vigil-replay); this makes it also hold what the other commands load: HdrHistogram
+     * (stats), Jackson's record reading and writing (show's live report, JSON output).
+     */
+    private static void useWhatOtherCommandsUse() {
+        LatencySummary.of(LatencySummary.newHistogram()).columns();
+        CloseOutcome.fromJson(new CloseOutcome("p", 1, CloseOutcome.CLEAN, 0, List.of()).toJson(), 1);
+        JsonEvents.mapper().createObjectNode().put("type", "overall").toString();
+        for (Class<?> inJar : List.of(ReplayCli.class, JsonEvents.class, dev.vigil.close.decision.SurvivorClass.class)) {
+            loadEveryClassOf(inJar);
+        }
+    }
+
+    /** Loads (does not initialise) every {@code dev.vigil} class of the jar that holds {@code inJar}. */
+    private static void loadEveryClassOf(Class<?> inJar) {
+        ClassLoader loader = inJar.getClassLoader();
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(
+                java.nio.file.Path.of(inJar.getProtectionDomain().getCodeSource().getLocation().toURI()).toFile())) {
+            for (String name : jar.stream().map(java.util.zip.ZipEntry::getName)
+                    .filter(n -> n.startsWith("dev/vigil/") && n.endsWith(".class")).toList()) {
+                try {
+                    Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), false, loader);
+                } catch (ClassNotFoundException | LinkageError optional) {
+                    // e.g. a class of the Kafka source without the fleet jar: not archived
+                }
+            }
+        } catch (java.io.IOException | java.net.URISyntaxException | RuntimeException notAJar) {
+            // run from classes (tests): nothing to archive
+        }
+    }
+
+    /** The subcommands, in the order the help lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(ClosesCommand.class, ShowCommand.class, AuditCommand.class,
+            StatsCommand.class, ExportCommand.class, TimelineCommand.class, TailCommand.class, CommandLine.HelpCommand.class);
+
+    /**
+     * The command line with its subcommands: when the first argument names one, only that one (picocli
+     * builds each subcommand's model by reflection over its annotations, a tenth of a short command's
+     * start-up for all of them); otherwise (help, a typo, no subcommand) all of them.
+     */
+    static CommandLine commandLine(ReplayCli cli, String... args) {
+        CommandLine cl = new CommandLine(cli);
+        Class<?> only = null;
+        for (Class<?> c : SUBCOMMANDS) {
+            Command command = c.getAnnotation(Command.class);
+            if (args.length > 0 && command.name().equals(args[0]) && c != CommandLine.HelpCommand.class) {
+                only = c;
+            }
+        }
+        for (Class<?> c : SUBCOMMANDS) {
+            if (only == null || c == only) {
+                cl.addSubcommand(c.getAnnotation(Command.class).name(), newInstance(c));
+            }
+        }
+        return cl;
+    }
+
+    private static Object newInstance(Class<?> c) {
+        try {
+            return c.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot make subcommand " + c.getName(), e);
+        }
     }
 
     /** Runs one command line; never throws, never exits the JVM. Returns the exit code. */
@@ -54,7 +123,7 @@ public final class ReplayCli implements Runnable {
         ReplayCli cli = new ReplayCli();
         cli.out = out;
         cli.err = err;
-        CommandLine cl = new CommandLine(cli);
+        CommandLine cl = commandLine(cli, args);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler((ex, a) -> {

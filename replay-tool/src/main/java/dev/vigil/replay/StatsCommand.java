@@ -82,7 +82,26 @@ public final class StatsCommand implements Callable<Integer> {
                     + "%15s  %-16s  %8s  %7s  %6s  %6s  %4s  %s%n", "close", "pool", "children", "overlap", "reaped",
                     "killed", "kept", LatencySummary.header());
         }
-        JournalReader.EventSink sink = (i, e) -> {
+        Path dir = source.journalDir();
+        if (dir != null) {
+            JournalDirectory.validate(dir);
+        }
+        List<long[]> ranges = dir == null ? null : CloseSpans.ranges(dir);
+        if (ranges == null) {
+            source.read(KINDS, sinkOf(agg));
+        } else if (summary && ranges.size() > 1 && Runtime.getRuntime().availableProcessors() > 1) {
+            readRangesInTwo(dir, ranges, agg);
+            CycleFileCheck.requireNotTruncated(dir);
+        } else {
+            readRanges(dir, ranges, sinkOf(agg), true);
+            CycleFileCheck.requireNotTruncated(dir);
+        }
+        agg.printTotals();
+        return 0;
+    }
+
+    private static JournalReader.EventSink sinkOf(Aggregate agg) {
+        return (i, e) -> {
             switch (e.type()) {
                 case CLOSE_STARTED -> agg.started((CloseStarted) e);
                 case SHUTDOWN_PUBLISHED -> agg.published((ShutdownPublished) e);
@@ -94,26 +113,50 @@ public final class StatsCommand implements Callable<Integer> {
             }
             return true;
         };
-        Path dir = source.journalDir();
-        if (dir != null) {
-            JournalDirectory.validate(dir);
+    }
+
+    /**
+     * {@code --summary} over many ranges: the second half of the ranges is read on a thread of its own, with a
+     * reader and an aggregate of its own, added to the first half's at the end. The answer is a single pass's:
+     * every close lies inside one range (CloseSpans merges overlapping spans), no line is printed before the
+     * totals, and damage in the first half is thrown before damage in the second, as a single pass meets it.
+     */
+    private static void readRangesInTwo(Path dir, List<long[]> ranges, Aggregate agg) {
+        int half = ranges.size() / 2;
+        Aggregate second = new Aggregate(agg.json, true, agg.out);
+        Throwable[] failed = new Throwable[1];
+        Thread other = new Thread(() -> {
+            try {
+                readRanges(dir, ranges.subList(half, ranges.size()), sinkOf(second), false);
+            } catch (RuntimeException | Error e) {
+                failed[0] = e;
+            }
+        }, "stats-second-half");
+        other.start();
+        try {
+            readRanges(dir, ranges.subList(0, half), sinkOf(agg), true);
+        } finally {
+            try {
+                other.join(); // bounded: the thread reads to the end of the journal as it stands, never waits for data
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        List<long[]> ranges = dir == null ? null : CloseSpans.ranges(dir);
-        if (ranges == null) {
-            source.read(KINDS, sink);
-        } else {
-            readRanges(dir, ranges, sink);
+        if (failed[0] instanceof RuntimeException e) {
+            throw e;
         }
-        agg.printTotals();
-        return 0;
+        if (failed[0] instanceof Error e) {
+            throw e;
+        }
+        agg.add(second);
     }
 
     /**
      * Reads only the stretches that hold closes (every event stats needs lies between a close's
      * start and its completion): on a long journal most events are pool work between closes.
      */
-    private static void readRanges(Path dir, List<long[]> ranges, JournalReader.EventSink sink) {
-        ScanProgress progress = ScanProgress.onTerminal();
+    private static void readRanges(Path dir, List<long[]> ranges, JournalReader.EventSink sink, boolean showProgress) {
+        ScanProgress progress = showProgress ? ScanProgress.onTerminal() : ScanProgress.silent();
         try (JournalReader reader = JournalReader.open(dir)) {
             for (long[] range : ranges) {
                 if (!reader.fromIndex(range[0])) {
@@ -129,7 +172,6 @@ public final class StatsCommand implements Callable<Integer> {
         } finally {
             progress.done();
         }
-        CycleFileCheck.requireNotTruncated(dir);
     }
 
     /** Per close in progress: its reaps so far and how many children each group has in it. */
@@ -187,7 +229,8 @@ public final class StatsCommand implements Callable<Integer> {
         void reaped(ChildReaped e) {
             OpenClose c = open.get(e.closeId());
             if (c != null && e.sinceBroadcastNanos() >= 0) {
-                (c.escalated.contains(e.group() + "/" + e.index()) ? c.kills : c.reaps).add(e);
+                boolean killed = !c.escalated.isEmpty() && c.escalated.contains(e.group() + "/" + e.index());
+                (killed ? c.kills : c.reaps).add(e);
             }
         }
 
@@ -203,11 +246,15 @@ public final class StatsCommand implements Callable<Integer> {
             }
             int overlap = c.started.overlappingCloses();
             closesByOverlap.merge(overlap, 1, Integer::sum);
-            perClose.reset();
+            if (!summary) {
+                perClose.reset(); // clears every count (thousands): only when the per-close line is printed
+            }
             Histogram overlapHist = byOverlap.computeIfAbsent(overlap, k -> LatencySummary.newHistogram());
             for (ChildReaped r : c.reaps) {
                 long v = r.sinceBroadcastNanos();
-                perClose.recordValue(v);
+                if (!summary) {
+                    perClose.recordValue(v);
+                }
                 overall.recordValue(v);
                 overlapHist.recordValue(v);
                 int size = c.groupSizes.getOrDefault(r.group(), 0);
@@ -228,6 +275,18 @@ public final class StatsCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "%15d  %-16s  %8d  %7d  %6d  %6d  %4d  %s%n", e.closeId(), e.poolId(),
                         c.started.children(), overlap, s.count(), c.kills.size(), e.survivors(), s.columns());
             }
+        }
+
+        /** Adds the closes {@code other} read (in other ranges of the same journal, with --summary). */
+        void add(Aggregate other) {
+            open.putAll(other.open);
+            overall.add(other.overall);
+            killed.add(other.killed);
+            other.byGroupSize.forEach((size, h) -> byGroupSize.computeIfAbsent(size, k -> LatencySummary.newHistogram()).add(h));
+            other.byOverlap.forEach((overlap, h) -> byOverlap.computeIfAbsent(overlap, k -> LatencySummary.newHistogram()).add(h));
+            other.closesByOverlap.forEach((overlap, n) -> closesByOverlap.merge(overlap, n, Integer::sum));
+            closes += other.closes;
+            survivors += other.survivors;
         }
 
         void printTotals() {

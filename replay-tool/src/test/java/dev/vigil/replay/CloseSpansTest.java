@@ -22,7 +22,8 @@ import dev.vigil.replay.source.JournalDirectorySource;
 /**
  * stats reads only the stretches of a journal that hold closes, found through the close index: for a journal
  * written by today's writer (whose index also records the cycles it wrote to) the ranges are found, they hold
- * every close, and stats over them answers exactly as stats over the whole journal.
+ * every close, and stats over them answers exactly as stats over the whole journal (also with --summary, which
+ * reads the two halves of the ranges on two threads).
  */
 @Timeout(60)
 class CloseSpansTest {
@@ -61,12 +62,53 @@ class CloseSpansTest {
                 return d.read(filter, sink);
             }
         };
-        assertEquals(stats(whole), stats(new JournalDirectorySource(dir)));
+        String full = stats(whole, false);
+        assertEquals(full, stats(new JournalDirectorySource(dir), false));
+        // --summary reads the two halves of the ranges on two threads: its totals are the single pass's
+        String totals = full.substring(full.indexOf(System.lineSeparator() + System.lineSeparator()) + 2 * System.lineSeparator().length());
+        assertEquals(totals, stats(new JournalDirectorySource(dir), true));
+        assertEquals(stats(whole, true), stats(new JournalDirectorySource(dir), true));
     }
 
-    private static String stats(EventSource source) {
+    @Test
+    void damageInBothHalvesOfTheRangesIsNamedAsASinglePassMeetsIt() throws Exception {
+        Path dir = tmp.resolve("journal");
+        ReplayBenchmark.generate(dir, 20_000);
+        List<long[]> ranges = CloseSpans.ranges(dir);
+        assertTrue(ranges.size() > 4, "ranges: " + ranges.size());
+        // one changed byte in an event of the first range and one in an event of the last: two CRC32C mismatches
+        for (long index : new long[] {ranges.get(0)[0] + 1, ranges.get(ranges.size() - 1)[0] + 1}) {
+            long body;
+            Path file;
+            try (var q = net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder.binary(dir.toFile())
+                    .readOnly(true).build(); var t = q.createTailer()) {
+                assertTrue(t.moveToIndex(index));
+                try (var dc = t.readingDocument()) {
+                    body = dc.wire().bytes().readPosition();
+                }
+                file = JournalFiles.cycleFiles(dir).get(0);
+            }
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+                f.seek(body + 12);
+                int b = f.read();
+                f.seek(body + 12);
+                f.write(b ^ 0x40);
+            }
+        }
+        String single = damage(dir, false);
+        assertTrue(single.contains("index=0x" + Long.toHexString(ranges.get(0)[0] + 1)) && single.contains("checksum"), single);
+        assertEquals(single, damage(dir, true), "--summary (two threads) names the damage a single pass meets first");
+    }
+
+    private static String damage(Path dir, boolean summary) {
+        dev.vigil.journal.JournalException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.vigil.journal.JournalException.class, () -> stats(new JournalDirectorySource(dir), summary));
+        return e.getMessage();
+    }
+
+    private static String stats(EventSource source, boolean summary) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        StatsCommand.run(source, false, false, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        StatsCommand.run(source, false, summary, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         return bytes.toString(StandardCharsets.UTF_8);
     }
 }

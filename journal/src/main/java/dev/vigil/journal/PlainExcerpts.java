@@ -1,0 +1,406 @@
+package dev.vigil.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
+import java.util.NavigableMap;
+
+/**
+ * The data excerpts of a Chronicle queue's cycle files, read with plain positional file reads and
+ * without Chronicle's runtime (whose class initialisation alone costs a short replay command about
+ * half a second of CPU). Chronicle Queue's on-disk format: excerpts end to end from byte 0, each
+ * behind a 4-byte little-endian header aligned to 4 bytes (bit 31 not complete, bit 30 metadata,
+ * bits 0-29 body length); the store header, the index2index and the index arrays are metadata
+ * excerpts between the data; a zero header (or Chronicle's end-of-data word) ends a cycle. A data
+ * excerpt's index is its cycle and its sequence number, counted from 0 in each cycle.
+ *
+ * <p>Strict by design: this reader only ever answers for a journal it fully understands. A cycle
+ * that is not read to exactly the last excerpt its store header records (sequence and position), an
+ * excerpt that is not complete or runs past the end of its file, a cycle file that is unreadable,
+ * an index entry it cannot check: anything else throws {@link NotUnderstood}, and
+ * {@link JournalReader} hands the read over to Chronicle's tailer at the last excerpt it read, so
+ * that damage is named exactly as Chronicle's path names it. Files are read with {@code pread}
+ * into one buffer, never memory-mapped: a cut file gives a short read, not a fault, and the pages
+ * read do not count to the process's resident set.
+ */
+final class PlainExcerpts implements AutoCloseable {
+    /**
+     * {@code -Dvigil.journal.reader=chronicle} reads every journal with Chronicle's tailer alone, as
+     * before this reader existed: the baseline of {@code bin/vigil-bench replay}, and a way out.
+     */
+    static final boolean ENABLED = !"chronicle".equals(System.getProperty("vigil.journal.reader"));
+    static final int NOT_COMPLETE = 0x80000000;
+    static final int META_DATA = 0x40000000;
+    static final int LENGTH_MASK = 0x3FFFFFFF;
+    static final int END_OF_DATA = NOT_COMPLETE | META_DATA;
+    /** Read-ahead after a jump (a short range is cheap), doubled per sequential refill up to MAX_READ. */
+    private static final int FIRST_READ = 16 * 1024;
+    private static final int MAX_READ = 1024 * 1024;
+
+    /** Something this reader does not fully understand: the caller reads on with Chronicle. */
+    static final class NotUnderstood extends RuntimeException {
+        NotUnderstood(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    private final NavigableMap<Integer, CycleFiles.CycleFile> cycles;
+    /**
+     * The bytes read, a plain array: read with array accesses (FieldCursor's), which the interpreter and
+     * C1 run far faster than ByteBuffer calls, and bodies copied out with arraycopy.
+     */
+    private byte[] window = new byte[MAX_READ];
+    private ByteBuffer windowBuffer = ByteBuffer.wrap(window);
+    private long windowStart;
+    private int windowLength;
+    private int readSize = FIRST_READ;
+
+    private CycleFiles.CycleFile file;
+    private FileChannel channel;
+    private long fileLength;
+    /** Where the file's first excerpt after its store header is. */
+    private long firstPosition;
+    private Indexing indexing;
+    private long[] indexArray;
+    private long indexArrayPosition = -1;
+
+    private int cycle = Integer.MIN_VALUE;
+    /** Position of the next header to look at, and the sequence number the next data excerpt has. */
+    private long position;
+    private long sequence;
+    /** Header position of the last data excerpt passed, -1 for none in this cycle. */
+    private long lastHeader = -1;
+    private long bodyPosition;
+    private int bodyLength;
+    private boolean ended;
+
+    /** Over the cycles as {@link CycleFiles#inspect} found them (unreadable and missing ones included). */
+    PlainExcerpts(NavigableMap<Integer, CycleFiles.CycleFile> cycles) {
+        this.cycles = cycles;
+    }
+
+    /** Before the first excerpt of the first cycle. */
+    void toStart() {
+        ended = false;
+        if (cycles.isEmpty()) {
+            closeFile();
+            ended = true;
+            return;
+        }
+        enter(cycles.firstEntry().getValue());
+    }
+
+    /**
+     * Before the excerpt at {@code index}, found through the cycle's own Chronicle index (the
+     * position of every 256th excerpt) and a walk over the headers from there. False when the index
+     * cannot be followed with certainty (the caller asks Chronicle).
+     */
+    boolean toIndex(long index) {
+        int c = JournalDirectory.ROLL_CYCLE.toCycle(index);
+        long seq = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index);
+        CycleFiles.CycleFile f = cycles.get(c);
+        if (f == null || !f.readable() || seq > f.lastSequence() || seq < 0) {
+            return false;
+        }
+        ended = false;
+        enter(f);
+        Indexing ix = indexing();
+        long perArray = (long) ix.count * ix.spacing;
+        long[] index2index = ix.index2index;
+        int arraySlot = (int) (seq / perArray);
+        if (arraySlot >= index2index.length || index2index[arraySlot] <= 0) {
+            return false;
+        }
+        long[] entries = indexArray(index2index[arraySlot], ix.count);
+        long entry = entries[(int) ((seq / ix.spacing) % ix.count)];
+        if (entry <= 0 || (entry & 3) != 0 || entry > f.lastPosition()) {
+            return false;
+        }
+        int header = intAt(entry);
+        if (header == 0 || (header & (NOT_COMPLETE | META_DATA)) != 0) {
+            return false;
+        }
+        position = entry;
+        sequence = seq - seq % ix.spacing;
+        lastHeader = -1;
+        readSize = FIRST_READ;
+        while (sequence < seq) {
+            if (next() < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Moves to the next data excerpt and returns its index; -1 at the end of the last cycle, read
+     * to exactly the last excerpt its store header records.
+     */
+    long next() {
+        if (ended) {
+            return -1;
+        }
+        while (true) {
+            int header = intAt(position);
+            if (header == 0 || header == END_OF_DATA) {
+                requireWhole();
+                var later = cycles.higherEntry(cycle);
+                if (later == null) {
+                    ended = true;
+                    return -1;
+                }
+                enter(later.getValue());
+                continue;
+            }
+            if ((header & NOT_COMPLETE) != 0) {
+                throw new NotUnderstood("excerpt at byte=" + position + " not complete");
+            }
+            int length = header & LENGTH_MASK;
+            long end = position + 4 + length;
+            if (end > fileLength) {
+                throw new NotUnderstood("excerpt at byte=" + position + " runs past the end of the file");
+            }
+            if ((header & META_DATA) != 0) {
+                position = align4(end);
+                continue;
+            }
+            lastHeader = position;
+            bodyPosition = position + 4;
+            bodyLength = length;
+            position = align4(end);
+            return JournalDirectory.ROLL_CYCLE.toIndex(cycle, sequence++);
+        }
+    }
+
+    /** The cycle of the excerpt {@link #next} returned. */
+    int cycle() {
+        return cycle;
+    }
+
+    /** Position just past the body of the excerpt {@link #next} returned. */
+    long bodyEnd() {
+        return bodyPosition + bodyLength;
+    }
+
+    int bodyLength() {
+        return bodyLength;
+    }
+
+    /** The body of the excerpt {@link #next} returned: its bytes in {@link #buffer} from the offset returned. */
+    int bodyOffset() {
+        ensure(bodyPosition, bodyLength);
+        return (int) (bodyPosition - windowStart);
+    }
+
+    byte[] buffer() {
+        return window;
+    }
+
+    /** A cycle ends where its store header says its last excerpt is, or it is not understood. */
+    private void requireWhole() {
+        long read = sequence - 1;
+        if (read != file.lastSequence() || read >= 0 && lastHeader != file.lastPosition()) {
+            throw new NotUnderstood("cycle " + cycle + " ends after sequence=" + read + " (byte=" + lastHeader
+                    + "), its store header says " + file.lastSequence() + " (byte=" + file.lastPosition() + ")");
+        }
+    }
+
+    private void enter(CycleFiles.CycleFile f) {
+        if (!f.readable()) {
+            throw new NotUnderstood("file=" + f.file().getFileName() + " " + f.problem());
+        }
+        if (f != file) {
+            closeFile();
+            try {
+                channel = FileChannel.open(f.file(), StandardOpenOption.READ);
+                fileLength = channel.size();
+            } catch (IOException e) {
+                throw new NotUnderstood("file=" + f.file().getFileName() + " cannot be read: " + JournalException.plain(e));
+            }
+            file = f;
+            indexing = null;
+            indexArray = null;
+            indexArrayPosition = -1;
+            windowLength = 0;
+            firstPosition = align4(4 + (intAt(0) & LENGTH_MASK));
+        }
+        cycle = f.cycle();
+        position = firstPosition;
+        sequence = 0;
+        lastHeader = -1;
+    }
+
+    private void closeFile() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // read-only
+            }
+        }
+        channel = null;
+        file = null;
+    }
+
+    @Override
+    public void close() {
+        closeFile();
+    }
+
+    private int intAt(long p) {
+        ensure(p, 4);
+        return FieldCursor.intAt(window, (int) (p - windowStart));
+    }
+
+    /** Makes {@code [p, p + n)} readable in the window, or throws when the file ends before. */
+    private void ensure(long p, int n) {
+        if (p >= windowStart && p + n <= windowStart + windowLength) {
+            return;
+        }
+        if (p < 0 || p + n > fileLength) {
+            throw new NotUnderstood("byte=" + p + " length=" + n + " is past the end of the file (length=" + fileLength + ")");
+        }
+        boolean sequential = p == windowStart + windowLength || p > windowStart && p < windowStart + windowLength;
+        readSize = sequential ? Math.min(MAX_READ, readSize * 2) : FIRST_READ;
+        int size = (int) Math.min(Math.max(readSize, n), fileLength - p);
+        if (window.length < size) {
+            window = new byte[size];
+            windowBuffer = ByteBuffer.wrap(window);
+        }
+        windowBuffer.clear().limit(size);
+        try {
+            while (windowBuffer.hasRemaining()) {
+                if (channel.read(windowBuffer, p + windowBuffer.position()) < 0) {
+                    throw new NotUnderstood("file=" + file.file().getFileName() + " ends at byte="
+                            + (p + windowBuffer.position()));
+                }
+            }
+        } catch (IOException e) {
+            throw new NotUnderstood("file=" + file.file().getFileName() + " cannot be read: " + JournalException.plain(e));
+        }
+        windowStart = p;
+        windowLength = size;
+    }
+
+    private static long align4(long p) {
+        return (p + 3) & ~3L;
+    }
+
+    /** The store header's indexing: entries per index array, excerpts per entry, and the index2index array. */
+    private record Indexing(int count, int spacing, long[] index2index) {
+    }
+
+    private Indexing indexing() {
+        if (indexing != null) {
+            return indexing;
+        }
+        int length = intAt(0) & LENGTH_MASK;
+        ensure(4, length);
+        int from = (int) (4 - windowStart);
+        long count = field(from, from + length, "indexCount");
+        long spacing = field(from, from + length, "indexSpacing");
+        long index2index = field(from, from + length, "index2Index");
+        if (count <= 0 || count > 1 << 20 || spacing <= 0 || spacing > 1 << 20 || Long.bitCount(spacing) != 1) {
+            throw new NotUnderstood("store header indexing count=" + count + " spacing=" + spacing);
+        }
+        indexing = new Indexing((int) count, (int) spacing, array(index2index, "index2index", (int) count));
+        return indexing;
+    }
+
+    private long[] indexArray(long at, int count) {
+        if (at != indexArrayPosition) {
+            indexArray = array(at, "index", count);
+            indexArrayPosition = at;
+        }
+        return indexArray;
+    }
+
+    /**
+     * The values of a metadata excerpt {@code name: [int64 array]} at {@code at}: a field name,
+     * padding, then Chronicle's int64 array (capacity, used, values); unused values are 0.
+     */
+    private long[] array(long at, String name, int capacity) {
+        if (at <= 0 || (at & 3) != 0 || at >= fileLength) {
+            throw new NotUnderstood(name + " at byte=" + at);
+        }
+        int header = intAt(at);
+        int length = header & LENGTH_MASK;
+        if ((header & (NOT_COMPLETE | META_DATA)) != META_DATA) {
+            throw new NotUnderstood(name + " at byte=" + at + " is not a metadata excerpt");
+        }
+        ensure(at + 4, length);
+        int p = (int) (at + 4 - windowStart);
+        int end = p + length;
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+        if ((window[p] & 0xFF) != 0xb9 || window[p + 1] != n.length || end < p + 2 + n.length) {
+            throw new NotUnderstood(name + " at byte=" + at + " has no field name");
+        }
+        for (int i = 0; i < n.length; i++) {
+            if (window[p + 2 + i] != n[i]) {
+                throw new NotUnderstood(name + " at byte=" + at + " is another field");
+            }
+        }
+        p = skipPadding(p + 2 + n.length, end);
+        if (p + 17 > end || (window[p] & 0xFF) != 0x8d) {
+            throw new NotUnderstood(name + " at byte=" + at + " is not an int64 array");
+        }
+        long cap = FieldCursor.longAt(window, p + 1);
+        long used = FieldCursor.longAt(window, p + 9);
+        if (cap != capacity || used < 0 || used > cap || p + 17 + 8 * cap > end) {
+            throw new NotUnderstood(name + " at byte=" + at + " capacity=" + cap + " used=" + used);
+        }
+        long[] values = new long[(int) cap];
+        for (int i = 0; i < used; i++) {
+            values[i] = FieldCursor.longAt(window, p + 17 + 8 * i);
+        }
+        return values;
+    }
+
+    private int skipPadding(int p, int end) {
+        while (p < end) {
+            int code = window[p] & 0xFF;
+            if (code == 0x8f) {
+                p++;
+            } else if (code == 0x8e && p + 5 <= end) {
+                p += 5 + FieldCursor.intAt(window, p + 1);
+            } else {
+                break;
+            }
+        }
+        return p;
+    }
+
+    /** A number field of the binary wire document in the window's {@code [from, end)}. */
+    private long field(int from, int end, String name) {
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+        outer:
+        for (int i = from; i + 1 + n.length < end; i++) {
+            if ((window[i] & 0xFF) != (0xC0 | n.length)) {
+                continue;
+            }
+            for (int j = 0; j < n.length; j++) {
+                if (window[i + 1 + j] != n[j]) {
+                    continue outer;
+                }
+            }
+            int p = skipPadding(i + 1 + n.length, end);
+            int code = window[p] & 0xFF;
+            if (code < 0x80) {
+                return code;
+            }
+            switch (code) {
+                case 0xa1: return window[p + 1] & 0xFF;
+                case 0xa2: return (window[p + 1] & 0xFF | (window[p + 2] & 0xFF) << 8);
+                case 0xa3: return FieldCursor.intAt(window, p + 1) & 0xFFFF_FFFFL;
+                case 0xa4: return window[p + 1];
+                case 0xa5: return (short) (window[p + 1] & 0xFF | (window[p + 2] & 0xFF) << 8);
+                case 0xa6: return FieldCursor.intAt(window, p + 1);
+                case 0xa7: return FieldCursor.longAt(window, p + 1);
+                default: throw new NotUnderstood("store header field " + name + " has value code 0x" + Integer.toHexString(code));
+            }
+        }
+        throw new NotUnderstood("store header has no field " + name);
+    }
+}
