@@ -23,9 +23,18 @@ final class FieldSink {
     /** Chronicle's encoding of {@code true} / {@code false} (BytesOut.writeBoolean). */
     private static final byte TRUE = 'Y';
     private static final byte FALSE = 'N';
+    /** Longer strings (report JSON, command lines, output tails) rarely repeat: not kept. */
+    private static final int MAX_CACHED_BYTES = 129;
 
     private byte[] array;
     private int position;
+    /**
+     * Per string field (a slot each, {@link RecordWriters}): the last string written there and its encoded form (stop-bit
+     * length and bytes). Pool ids, group and writer names repeat as the same instances, so most strings are one
+     * identity check and one array copy.
+     */
+    private String[] lastStrings = new String[64];
+    private byte[][] lastEncoded = new byte[64][];
     /** For strings beyond ASCII: Chronicle encodes them, made on the first one. */
     private Bytes<byte[]> utf8;
 
@@ -74,6 +83,29 @@ final class FieldSink {
 
     static void writeBoolean(FieldSink s, boolean v) {
         s.room(1)[s.position++] = v ? TRUE : FALSE;
+    }
+
+    /**
+     * Writes the string of field slot {@code slot} (as {@link #writeString(FieldSink, String)}), from the slot's copy when
+     * it is the same instance as the last one written there.
+     */
+    static void writeString(FieldSink s, String value, int slot) {
+        if (slot >= s.lastStrings.length) {
+            s.lastStrings = Arrays.copyOf(s.lastStrings, slot * 2);
+            s.lastEncoded = Arrays.copyOf(s.lastEncoded, slot * 2);
+        }
+        if (value != null && value == s.lastStrings[slot]) {
+            byte[] encoded = s.lastEncoded[slot];
+            System.arraycopy(encoded, 0, s.room(encoded.length), s.position, encoded.length);
+            s.position += encoded.length;
+            return;
+        }
+        int start = s.position;
+        writeString(s, value);
+        if (value != null && s.position - start <= MAX_CACHED_BYTES) {
+            s.lastStrings[slot] = value;
+            s.lastEncoded[slot] = Arrays.copyOfRange(s.array, start, s.position);
+        }
     }
 
     /** A null string is written as the empty one (as the journal always has). */

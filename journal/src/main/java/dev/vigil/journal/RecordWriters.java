@@ -1,5 +1,7 @@
 package dev.vigil.journal;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
@@ -10,10 +12,11 @@ import org.objectweb.asm.Type;
  * {@code write} is straight-line bytecode,
  * <pre>
  *   MailboxTransition r = (MailboxTransition) event;
- *   FieldSink.writeLong(s, r.timeNanos()); FieldSink.writeInt(s, r.orchestratorPid()); FieldSink.writeString(s, r.poolId()); ...
+ *   FieldSink.writeLong(s, r.timeNanos()); FieldSink.writeInt(s, r.orchestratorPid()); FieldSink.writeString(s, r.poolId(), 17); ...
  * </pre>
  * the writing twin of {@link RecordReaders}: no method-handle call per field (the appender's encoding cost), no
- * boxing, the layout still described once, by the record. One class per kind, made on the kind's first write.
+ * boxing, the layout still described once, by the record. Each string field has a slot of its own in the sink's cache
+ * of the last string written (the constant after it). One class per kind, made on the kind's first write.
  */
 final class RecordWriters {
     /** Writes one event's fields into the sink. */
@@ -22,6 +25,8 @@ final class RecordWriters {
     }
 
     private static final String SINK = Type.getInternalName(FieldSink.class);
+    /** The next string field's slot in every {@link FieldSink}'s cache of last strings. */
+    private static final AtomicInteger STRING_SLOTS = new AtomicInteger();
 
     private RecordWriters() {
     }
@@ -42,6 +47,12 @@ final class RecordWriters {
             m.visitVarInsn(Opcodes.ALOAD, 2);
             m.visitVarInsn(Opcodes.ALOAD, 3);
             m.visitMethodInsn(Opcodes.INVOKEVIRTUAL, record, names[i], Type.getMethodDescriptor(t), false);
+            if (types[i] == String.class) {
+                m.visitLdcInsn(STRING_SLOTS.getAndIncrement());
+                m.visitMethodInsn(Opcodes.INVOKESTATIC, SINK, write, Type.getMethodDescriptor(Type.VOID_TYPE,
+                        Type.getType(FieldSink.class), t, Type.INT_TYPE), false);
+                continue;
+            }
             m.visitMethodInsn(Opcodes.INVOKESTATIC, SINK, write,
                     Type.getMethodDescriptor(Type.VOID_TYPE, Type.getType(FieldSink.class), t), false);
         }

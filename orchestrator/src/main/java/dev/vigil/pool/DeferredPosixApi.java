@@ -5,10 +5,13 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 
+import net.openhft.posix.MSyncFlag;
 import net.openhft.posix.PosixAPI;
 import net.openhft.posix.internal.PosixAPIHolder;
 import net.openhft.posix.internal.jnr.JNRPosixAPI;
 import net.openhft.posix.internal.noop.NoOpPosixAPI;
+
+import dev.vigil.spawn.internal.Linux;
 
 /**
  * Chronicle's PosixAPI, bound on its first call instead of in Chronicle core's class initialization.
@@ -16,10 +19,12 @@ import net.openhft.posix.internal.noop.NoOpPosixAPI;
  * <p>Why: Chronicle core's {@code Jvm.<clinit>} calls {@code PosixAPI.posix()} unconditionally, which generates
  * Chronicle's jnr-ffi binding of ~70 libc functions with ASM and compiles x86 stubs for them: the largest piece of an
  * orchestrator's start (measured with {@code -Xlog:class+load}: ~0.37 s of the preload thread at load 10), although
- * nothing on the way to the first child calls it (Chronicle calls it for {@code msync} and Chronicle Map's
- * {@code fallocate}). {@code PosixAPI.posix()} keeps whatever {@link PosixAPIHolder#POSIX_API} already holds, so
- * installing this first moves that work to the first real call, where it is done exactly as Chronicle does it (the
- * jnr binding, or Chronicle's no-op API when it cannot load). Calls behave as before; only their first one is slower.
+ * nothing in a run calls it but Chronicle Map making a new file (a new mailbox store: {@code fallocate}, and
+ * {@code msync} of its header), which goes to Vigil's own libc binding instead (Chronicle Queue's msync of released
+ * chunks is off: {@code mappedFile.defaultSyncMode=NONE}).
+ * {@code PosixAPI.posix()} keeps whatever {@link PosixAPIHolder#POSIX_API} already holds, so installing this first
+ * moves that work to the first other call, where it is done exactly as Chronicle does it (the jnr binding, or
+ * Chronicle's no-op API when it cannot load). Calls behave as before; only the first one is slower.
  */
 final class DeferredPosixApi implements InvocationHandler {
     private volatile PosixAPI bound;
@@ -62,6 +67,15 @@ final class DeferredPosixApi implements InvocationHandler {
                 case "hashCode" -> System.identityHashCode(proxy);
                 default -> "DeferredPosixApi[" + bound + "]";
             };
+        }
+        // Chronicle Map's calls when it makes a new file (a new mailbox store): libc's fallocate and msync, as
+        // Chronicle's binding calls them (0, or -1 with errno), through Vigil's own binding, which the spawner loads anyway.
+        if (method.getName().equals("fallocate") && args.length == 4) {
+            return Linux.calls().fallocate((int) args[0], (int) args[1], (long) args[2], (long) args[3]);
+        }
+        if (method.getName().equals("msync") && args.length == 3) {
+            int flags = args[2] instanceof MSyncFlag flag ? flag.value() : (int) args[2];
+            return Linux.calls().msync((long) args[0], (long) args[1], flags);
         }
         try {
             return method.invoke(bound(), args);

@@ -36,4 +36,10 @@ public interface LinuxCalls {
     int waitpid(int pid, @Out int[] status, int options);
 
     int getpid();
+
+    /** Allocates the file's blocks for {@code [offset, offset + length)}: 0, or -1 with errno (ENOSPC on a full disk). */
+    int fallocate(int fd, int mode, long offset, long length);
+
+    /** Writes back the mapped pages at {@code address} (page-aligned) for {@code length} bytes: 0, or -1 with errno. */
+    int msync(long address, long length, int flags);
 }
