@@ -58,6 +58,20 @@ public final class MarkedProcesses {
         return left;
     }
 
+    /**
+     * Waits up to {@code millis} for exactly {@code count} marked processes to be alive; returns those alive at the
+     * end. A process between fork and exec (a {@code setsid -f} daemon) can read as unmarked for a moment.
+     */
+    public List<ProcessTree.Proc> awaitAlive(int count, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        List<ProcessTree.Proc> now = alive();
+        while (now.size() != count && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            now = alive();
+        }
+        return now;
+    }
+
     /** SIGKILLs every marked process still alive (a test's cleanup after showing a leak). */
     public void killAll() {
         for (ProcessTree.Proc p : alive()) {

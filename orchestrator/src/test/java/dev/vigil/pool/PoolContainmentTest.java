@@ -185,7 +185,8 @@ class PoolContainmentTest {
                 .group("starter", 1, script("setsid -f sleep 600; exit 0")).start();
         int child = pool.child("starter", 0).pid();
         pool.child("starter", 0).exit().get(); // it exited 0; its daemon runs on in the pool's cgroup
-        assertEquals(1, marked.alive().size(), marked.alive().toString());
+        List<ProcessTree.Proc> daemon = marked.awaitAlive(1, 2000);
+        assertEquals(1, daemon.size(), daemon.toString());
         CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
         CloseReport report = failed.report();
         assertEquals(ChildOutcome.EXITED, report.child("starter", 0).outcome());
