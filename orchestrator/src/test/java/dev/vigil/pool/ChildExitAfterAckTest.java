@@ -2,6 +2,7 @@ package dev.vigil.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,7 @@ class ChildExitAfterAckTest {
     private static final int CHILDREN = 3;
     /** Under HotSpot's 300 ms floor for an exit that waits on a thread in a system call. */
     private static final long BOUND_MILLIS = 250;
+    private static final int ATTEMPTS = 2;
 
     @TempDir
     Path tmp;
@@ -49,11 +51,28 @@ class ChildExitAfterAckTest {
         assertFastestAckToReapUnderBound(ChildSpec.python("vigil_child.demo:DemoHandler"), "python");
     }
 
+    /**
+     * One pool, then (only if its fastest exit missed the bound) a second: a child that waits on a thread in a system
+     * call misses it in both, whatever the load; an exit slowed by a burst of load on a 2-core machine does not twice.
+     */
     private void assertFastestAckToReapUnderBound(ChildSpec spec, String kind) throws Exception {
-        Path journal = tmp.resolve("journal-" + kind);
+        List<Long> fastestPerPool = new ArrayList<>();
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            long fastest = fastestAckToReap(spec, kind, attempt);
+            fastestPerPool.add(fastest);
+            if (fastest < BOUND_MILLIS) {
+                return;
+            }
+        }
+        fail("a " + kind + " child reaped " + fastestPerPool + " ms after its ack at the fastest of each pool (bound "
+                + BOUND_MILLIS + " ms): its exit waited (a JVM waits for a thread left in a system call: the doorbell reader?)");
+    }
+
+    private long fastestAckToReap(ChildSpec spec, String kind, int attempt) throws Exception {
+        Path journal = tmp.resolve("journal-" + kind + "-" + attempt);
         CloseReport report;
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open();
-                Pool pool = Pool.builder(o, kind + "exit").group(kind, CHILDREN, spec).startTimeout(Duration.ofSeconds(60)).start()) {
+                Pool pool = Pool.builder(o, kind + "exit" + attempt).group(kind, CHILDREN, spec).startTimeout(Duration.ofSeconds(60)).start()) {
             for (PoolChild child : pool.children()) {
                 assertEquals(5, pool.control(child.group(), child.index(), DemoHandler.OP_ECHO, 5, Duration.ofSeconds(30)).value());
             }
@@ -77,8 +96,8 @@ class ChildExitAfterAckTest {
             millis.add((reap.getValue() - ack) / 1_000_000);
         }
         long fastest = millis.stream().mapToLong(Long::longValue).min().orElseThrow();
-        System.out.println(kind + " child exit: ack to reap " + millis + " ms (fastest " + fastest + " ms, bound " + BOUND_MILLIS + " ms)");
-        assertTrue(fastest < BOUND_MILLIS, "a " + kind + " child reaped " + fastest + " ms after its ack at the fastest (every child: " + millis
-                + " ms): its exit waited (a JVM waits for a thread left in a system call: the doorbell reader?)");
+        System.out.println(kind + " child exit, pool " + attempt + ": ack to reap " + millis + " ms (fastest " + fastest + " ms, bound "
+                + BOUND_MILLIS + " ms)");
+        return fastest;
     }
 }
