@@ -76,15 +76,15 @@ public final class StatsCommand implements Callable<Integer> {
     }
 
     public static int run(EventSource source, boolean json, boolean summary, PrintStream out) {
+        Path dir = source.journalDir();
+        if (dir != null) {
+            JournalDirectory.validate(dir); // before any output: a wrong DIR is one ERR line, not a header and then one
+        }
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
             out.printf(Locale.ROOT, "reap latency per close (seconds; children killed by escalation are not in it)%n"
                     + "%15s  %-16s  %8s  %7s  %6s  %6s  %4s  %s%n", "close", "pool", "children", "overlap", "reaped",
                     "killed", "kept", LatencySummary.header());
-        }
-        Path dir = source.journalDir();
-        if (dir != null) {
-            JournalDirectory.validate(dir);
         }
         List<long[]> ranges = dir == null ? null : CloseSpans.ranges(dir);
         if (ranges == null) {

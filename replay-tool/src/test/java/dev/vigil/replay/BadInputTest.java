@@ -54,6 +54,7 @@ class BadInputTest {
             CliRun run = CliRun.of(args);
             assertTrue(run.isOneErrLine(), () -> String.join(" ", args) + "\n" + run);
             assertTrue(run.err().contains(expected), () -> String.join(" ", args) + " should say '" + expected + "'\n" + run);
+            assertTrue(run.out().isBlank(), () -> String.join(" ", args) + " printed before refusing\n" + run);
         }
     }
 
