@@ -117,20 +117,24 @@ public final class Containment implements AutoCloseable {
                 return "path=" + dir + " is not in a cgroup v2 file system";
             }
             return null;
-        } catch (AccessDeniedException e) {
-            return "path=" + dir + " not writable (permission denied)";
-        } catch (java.nio.file.FileSystemException e) {
-            String why = e.getReason() == null ? "" : e.getReason();
-            if (why.contains("Read-only file system")) {
-                return "path=" + dir + " not writable (read-only file system)";
-            }
-            if (why.contains("Operation not permitted")) {
-                return "path=" + dir + " not writable (operation not permitted)";
-            }
-            return "path=" + dir + " cannot be created (" + JournalException.plain(e) + ")";
         } catch (IOException e) {
-            return "path=" + dir + " cannot be created (" + JournalException.plain(e) + ")";
+            return "path=" + dir + whyNot(e);
         }
+    }
+
+    /** Why a directory could not be made: the refusals a delegated subtree fixes named as such, else the system's words. */
+    private static String whyNot(IOException e) {
+        String reason = e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason() : "";
+        if (e instanceof AccessDeniedException) {
+            return " not writable (permission denied)";
+        }
+        if (reason.contains("Read-only file system")) {
+            return " not writable (read-only file system)";
+        }
+        if (reason.contains("Operation not permitted")) {
+            return " not writable (operation not permitted)";
+        }
+        return " cannot be created (" + JournalException.plain(e) + ")";
     }
 
     private static void remove(Path dir) {

@@ -49,13 +49,7 @@ public final class MarkedProcesses {
 
     /** Waits up to {@code millis} for no marked process to be alive; returns those still alive. */
     public List<ProcessTree.Proc> awaitNone(long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        List<ProcessTree.Proc> left = alive();
-        while (!left.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            left = alive();
-        }
-        return left;
+        return awaitAlive(0, millis);
     }
 
     /**
