@@ -199,13 +199,20 @@ public final class CycleFiles {
         }
         long position = b.getLong(p + 17);
         long sequenceAndPosition = b.getLong(p + 25);
-        if (position <= 0) {
+        if (position <= 0 && sequenceAndPosition == 0) {
             return new long[] {-1, -1};
         }
-        if ((int) (sequenceAndPosition >>> 32) != (int) position) {
+        long pairPosition = sequenceAndPosition >>> 32;
+        if (pairPosition == (position & 0xFFFFFFFFL)) {
+            return new long[] {position, sequenceAndPosition & 0xFFFFFFFFL};
+        }
+        // The two values are two stores (the pair when the excerpt completes, then the position): a writer
+        // killed between them, or read between them, leaves them apart. The pair is one word, so it is
+        // whole; below 4 GB it names its position in full, and the reader checks against it.
+        if (position < 0 || position > 0xFFFFFFFFL || pairPosition == 0) {
             return null;
         }
-        return new long[] {position, sequenceAndPosition & 0xFFFFFFFFL};
+        return new long[] {pairPosition, sequenceAndPosition & 0xFFFFFFFFL};
     }
 
     private static int indexOf(ByteBuffer b, byte[] needle, int end) {
