@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import jnr.posix.POSIX;
-import jnr.posix.SpawnFileAction;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
 
 /**
  * One spawn in two steps: {@link #fork} on a spawner thread (status pipe, posix_spawnp of the shim with the
@@ -26,14 +26,12 @@ final class ShimLauncher {
     private static final int FILE_MODE = 0644;
 
     private final Path shim;
-    private final POSIX posix;
     private final boolean pidfds;
     private final LinuxCalls calls = Linux.calls();
     private final int ownPid;
 
-    ShimLauncher(Path shim, POSIX posix, boolean pidfds) {
+    ShimLauncher(Path shim, boolean pidfds) {
         this.shim = shim;
-        this.posix = posix;
         this.pidfds = pidfds;
         this.ownPid = calls.getpid();
     }
@@ -81,14 +79,16 @@ final class ShimLauncher {
                     throw new SpawnException(command, Linux.errno(), "pipe2", "moving the status fd");
                 }
             }
-            long pid = posix.posix_spawnp(shim.toString(), fileActions(request, writeFd, doorbell[0]), shimArgv(request), environment(request));
+            int[] spawned = {-1};
+            int error = spawn(request, writeFd, doorbell[0], spawned);
             calls.close(writeFd);
             writeFd = -1;
-            if (pid <= 0) {
-                throw new SpawnException(command, SpawnException.UNKNOWN_ERRNO, "posix_spawn", "shim=" + shim
+            if (error != 0) {
+                throw new SpawnException(command, error, "posix_spawn", "shim=" + shim
                         + " stdin=" + request.stdin() + " stdout=" + request.stdout() + " stderr=" + request.stderr()
-                        + " (jnr-posix drops posix_spawnp's error code; a redirect file that cannot be opened fails here)");
+                        + " (a redirect file that cannot be opened fails here)");
             }
+            long pid = spawned[0];
             long spawnedNanos = MonotonicClock.nanos();
             // Reopened while our read end still counts as a reader (an open for writing would wait for one).
             FileOutputStream ring = doorbell[1] < 0 ? null : openDoorbell(doorbell[1]);
@@ -250,39 +250,45 @@ final class ShimLauncher {
         return status[0];
     }
 
-    private List<SpawnFileAction> fileActions(SpawnRequest request, int statusWriteFd, int doorbellReadFd) {
-        List<SpawnFileAction> actions = new ArrayList<>(5);
-        redirect(actions, 0, request.stdin());
-        if (request.log() == null) { // with a log the shim makes 1 and 2 its log writer's pipes
-            redirect(actions, 1, request.stdout());
-            redirect(actions, 2, request.stderr());
+    /**
+     * posix_spawnp of the shim with the request's redirections and the status (and doorbell) pipe on their fixed
+     * descriptors: 0 with the pid in {@code pid[0]}, or the error number of the step that failed.
+     */
+    private int spawn(SpawnRequest request, int statusWriteFd, int doorbellReadFd, int[] pid) {
+        Pointer actions = Memory.allocateDirect(Linux.runtime(), Linux.POSIX_SPAWN_FILE_ACTIONS_SIZE);
+        int error = calls.posix_spawn_file_actions_init(actions);
+        if (error != 0) {
+            return error;
         }
-        actions.add(SpawnFileAction.dup(statusWriteFd, ShimProtocol.STATUS_FD));
-        if (doorbellReadFd >= 0) {
-            actions.add(SpawnFileAction.dup(doorbellReadFd, ShimProtocol.DOORBELL_FD));
+        try {
+            error = redirect(actions, 0, request.stdin());
+            if (request.log() == null) { // with a log the shim makes 1 and 2 its log writer's pipes
+                error = error != 0 ? error : redirect(actions, 1, request.stdout());
+                error = error != 0 ? error : redirect(actions, 2, request.stderr());
+            }
+            error = error != 0 ? error : calls.posix_spawn_file_actions_adddup2(actions, statusWriteFd, ShimProtocol.STATUS_FD);
+            if (error == 0 && doorbellReadFd >= 0) {
+                error = calls.posix_spawn_file_actions_adddup2(actions, doorbellReadFd, ShimProtocol.DOORBELL_FD);
+            }
+            return error != 0 ? error : calls.posix_spawnp(pid, shim.toString(), actions, null,
+                    shimArgv(request).toArray(new CharSequence[0]), environment(request));
+        } finally {
+            calls.posix_spawn_file_actions_destroy(actions);
         }
-        return actions;
     }
 
-    private static void redirect(List<SpawnFileAction> actions, int fd, Redirect redirect) {
-        switch (redirect.kind()) {
-            case INHERIT:
-                return;
-            case DISCARD:
-                actions.add(SpawnFileAction.open("/dev/null", fd, fd == 0 ? Linux.O_RDONLY : Linux.O_WRONLY, 0));
-                return;
-            case READ:
-                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_RDONLY, 0));
-                return;
-            case WRITE:
-                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_WRONLY | Linux.O_CREAT | Linux.O_TRUNC, FILE_MODE));
-                return;
-            case APPEND:
-                actions.add(SpawnFileAction.open(redirect.file().toString(), fd, Linux.O_WRONLY | Linux.O_CREAT | Linux.O_APPEND, FILE_MODE));
-                return;
-            default:
-                throw new IllegalArgumentException("redirect kind=" + redirect.kind());
-        }
+    /** Adds the open that makes {@code fd} the redirect's file (nothing for INHERIT): 0, or the error number. */
+    private int redirect(Pointer actions, int fd, Redirect redirect) {
+        return switch (redirect.kind()) {
+            case INHERIT -> 0;
+            case DISCARD -> calls.posix_spawn_file_actions_addopen(actions, fd, "/dev/null",
+                    fd == 0 ? Linux.O_RDONLY : Linux.O_WRONLY, 0);
+            case READ -> calls.posix_spawn_file_actions_addopen(actions, fd, redirect.file().toString(), Linux.O_RDONLY, 0);
+            case WRITE -> calls.posix_spawn_file_actions_addopen(actions, fd, redirect.file().toString(),
+                    Linux.O_WRONLY | Linux.O_CREAT | Linux.O_TRUNC, FILE_MODE);
+            case APPEND -> calls.posix_spawn_file_actions_addopen(actions, fd, redirect.file().toString(),
+                    Linux.O_WRONLY | Linux.O_CREAT | Linux.O_APPEND, FILE_MODE);
+        };
     }
 
     private List<String> shimArgv(SpawnRequest request) {
@@ -318,10 +324,10 @@ final class ShimLauncher {
         return argv;
     }
 
-    private static List<String> environment(SpawnRequest request) {
+    private static CharSequence[] environment(SpawnRequest request) {
         Map<String, String> env = request.environment() == null ? System.getenv() : request.environment();
         List<String> entries = new ArrayList<>(env.size());
         env.forEach((name, value) -> entries.add(name + "=" + value));
-        return entries;
+        return entries.toArray(new CharSequence[0]);
     }
 }

@@ -9,7 +9,7 @@ import dev.vigil.spawn.internal.Linux;
 public final class SpawnException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** errno value when the cause has none (e.g. jnr-posix does not pass posix_spawnp's error on). */
+    /** errno value when the cause has none (e.g. the doorbell pipe's reopen, an IOException). */
     public static final int UNKNOWN_ERRNO = -1;
 
     private final String command;

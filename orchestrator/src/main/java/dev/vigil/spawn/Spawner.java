@@ -14,11 +14,9 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import jnr.posix.POSIX;
-import jnr.posix.POSIXFactory;
 
 /**
- * Starts children and reaps them. Every child is started with jnr-posix posix_spawnp from one of the
+ * Starts children and reaps them. Every child is started with libc's posix_spawnp from one of the
  * JVM's spawner threads, through vigil-spawn-shim (PDEATHSIG, parent re-check, own process
  * group, inherited descriptors closed; docs/SPAWNING.md), gets a pidfd at once, and is watched by
  * this spawner's {@link Reaper}. A failed exec comes back as a {@link SpawnException} with errno
@@ -46,7 +44,7 @@ public final class Spawner implements AutoCloseable {
     }
 
     /**
-     * @throws NativePartUnavailableException when the shim is missing or not executable, or jnr-posix cannot load
+     * @throws NativePartUnavailableException when the shim is missing or not executable, or libc cannot be bound
      */
     public static Spawner start(SpawnerOptions options) {
         Path shim = options.nativeDir().resolve(ShimProtocol.SHIM_BINARY).toAbsolutePath();
@@ -57,31 +55,28 @@ public final class Spawner implements AutoCloseable {
         if (!Files.isExecutable(shim)) {
             throw new NativePartUnavailableException("the spawn shim is not executable: path=" + shim);
         }
-        POSIX posix;
         try {
-            posix = POSIXFactory.getNativePOSIX();
+            Linux.calls();
         } catch (RuntimeException | LinkageError e) {
-            throw new NativePartUnavailableException("jnr-posix could not load libc: " + JournalException.plain(e), e);
+            throw new NativePartUnavailableException("jnr-ffi could not bind libc: " + JournalException.plain(e), e);
         }
-        raiseOpenFileLimit(posix);
+        raiseOpenFileLimit();
         boolean pidfds = pidfdsAvailable();
         Reaper reaper = pidfds && options.reapMode() == ReapMode.PIDFD_POLL ? new PidfdPollReaper() : new WaitpidBackoffReaper();
         reaper.start();
-        return new Spawner(new ShimLauncher(shim, posix, pidfds), reaper);
+        return new Spawner(new ShimLauncher(shim, pidfds), reaper);
     }
-
-    private static final int RLIMIT_NOFILE = 7;
 
     /**
      * Every child holds descriptors in the orchestrator (its pidfd; a Java child's doorbell pipe; a spawn's status pipe
      * for a moment): raise the soft RLIMIT_NOFILE to the hard one, as HotSpot's MaxFDLimit already does unless it was
      * turned off. Past the hard limit a spawn fails naming pipe2 / pidfd_open and errno 24 (Too many open files).
      */
-    private static void raiseOpenFileLimit(POSIX posix) {
+    private static void raiseOpenFileLimit() {
         try {
-            jnr.posix.RLimit limit = posix.getrlimit(RLIMIT_NOFILE);
-            if (limit != null && limit.rlimCur() < limit.rlimMax()) {
-                posix.setrlimit(RLIMIT_NOFILE, limit.rlimMax(), limit.rlimMax());
+            long[] limit = new long[2]; // {soft, hard}
+            if (Linux.calls().getrlimit(Linux.RLIMIT_NOFILE, limit) == 0 && Long.compareUnsigned(limit[0], limit[1]) < 0) {
+                Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, new long[] {limit[1], limit[1]});
             }
         } catch (RuntimeException | LinkageError e) {
             // the JVM's own default raise stands; a spawn past the limit names EMFILE

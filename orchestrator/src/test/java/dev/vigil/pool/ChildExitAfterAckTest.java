@@ -35,7 +35,7 @@ class ChildExitAfterAckTest {
     private static final int CHILDREN = 3;
     /** Under HotSpot's 300 ms floor for an exit that waits on a thread in a system call. */
     private static final long BOUND_MILLIS = 250;
-    private static final int ATTEMPTS = 2;
+    private static final int ATTEMPTS = 4;
 
     @TempDir
     Path tmp;
@@ -52,8 +52,9 @@ class ChildExitAfterAckTest {
     }
 
     /**
-     * One pool, then (only if its fastest exit missed the bound) a second: a child that waits on a thread in a system
-     * call misses it in both, whatever the load; an exit slowed by a burst of load on a 2-core machine does not twice.
+     * One pool, then (only while its fastest exit missed the bound) another, up to four: a child that waits on a thread in a system
+     * call misses it in all, whatever the load; an exit slowed by bursts of load on a 2-core machine (310 ms seen twice
+     * at load 14) does not four times.
      */
     private void assertFastestAckToReapUnderBound(ChildSpec spec, String kind) throws Exception {
         List<Long> fastestPerPool = new ArrayList<>();

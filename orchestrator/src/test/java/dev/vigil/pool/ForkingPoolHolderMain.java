@@ -11,7 +11,7 @@ import dev.vigil.contain.ContainmentSettings;
  * A throwaway orchestrator process for the crash tests: opens an orchestrator on {@code args[0]} with
  * containment {@code args[1]} (cgroup / pgroup; {@code args[3]} = guardian-off runs without its guardian), starts pool "forking" of 3 TERM-ignoring shell children
  * that each fork a grandchild and 2 C mailbox children (the environment it inherits carries the test's mark), prints
- * {@code STARTED <guardian pid>}, begins a close with a 30 s window on another thread, prints
+ * {@code STARTED <guardian pid>}, waits (up to 20 s) for the 6 marked {@code sleep}s, begins a close with a 30 s window on another thread, prints
  * {@code CLOSING}, and waits to be killed. Started with ProcessBuilder by the test: it is no pool child.
  */
 public final class ForkingPoolHolderMain {
@@ -34,6 +34,13 @@ public final class ForkingPoolHolderMain {
                 .start();
         System.out.println("STARTED " + (o.guardian() == null ? 0 : o.guardian().pid()));
         System.out.flush();
+        // The close begins once every shell has forked its grandchild, however slow the machine: with only direct
+        // children in the container, a C child's mailbox would be freed at its own reap, before the crash.
+        MarkedProcesses marked = new MarkedProcesses(args[2]);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (marked.alive().stream().filter(p -> p.comm().equals("sleep")).count() < 6 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         Thread closer = new Thread(pool::close, "closer");
         closer.start();
         Thread.sleep(100);

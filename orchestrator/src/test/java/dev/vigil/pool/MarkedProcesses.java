@@ -15,7 +15,16 @@ import java.util.UUID;
  */
 public final class MarkedProcesses {
     public static final String VARIABLE = "VIGIL_TEST_MARK";
-    private final String mark = UUID.randomUUID().toString();
+    private final String mark;
+
+    public MarkedProcesses() {
+        this(UUID.randomUUID().toString());
+    }
+
+    /** The processes marked with {@code mark} by another process (a test's holder process, given the test's mark). */
+    public MarkedProcesses(String mark) {
+        this.mark = mark;
+    }
 
     /** {@code VIGIL_TEST_MARK=<uuid>}, to add to a child's environment. */
     public String variableValue() {

@@ -28,8 +28,10 @@ import dev.vigil.close.CloseSettings;
 import dev.vigil.contain.ContainmentSettings;
 import dev.vigil.contain.GuardianRecord;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
+import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxRecovered;
+import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.OrchestratorDeathFound;
 import dev.vigil.recovery.CrashRecovery;
 import dev.vigil.recovery.JournalDirInUseException;
@@ -95,6 +97,7 @@ class OrchestratorCrashTest {
                 Thread.sleep(10);
             }
             assertEquals(6, sleeps(marked), "every child and grandchild runs before the crash: " + marked.alive());
+            awaitJournaled(journal, CloseStarted.class, 10_000); // the crash comes inside a close, however slow the machine
             Thread.sleep(100); // in the close's reap stage: the broadcast SIGTERM was ignored
             holder.destroyForcibly();
             long killedAt = System.nanoTime();
@@ -114,6 +117,22 @@ class OrchestratorCrashTest {
             // the holder's guardian writes its record beside the journal, then exits: before the temp dir goes
             ProcessTree.awaitNoneNaming(journal.toAbsolutePath().toString(), 15_000);
         }
+    }
+
+    /** Waits until the live holder's journal holds an event of {@code kind}; fails after {@code millis}. */
+    private static void awaitJournaled(Path journal, Class<? extends JournalEvent> kind, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Files.isDirectory(journal) && JournalChecks.readAll(journal).stream().anyMatch(kind::isInstance)) {
+                    return;
+                }
+            } catch (dev.vigil.journal.JournalException beingWritten) {
+                // a cycle file being created reads as unfinished for a moment: look again
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no " + kind.getSimpleName() + " in " + journal + " within " + millis + " ms");
     }
 
     private static long sleeps(MarkedProcesses marked) {
@@ -196,6 +215,9 @@ class OrchestratorCrashTest {
         } finally {
             marked.killAll();
         }
+        // The container held the shells' forks all through the close, so no C child's mailbox was freed at its reap.
+        assertEquals(0, JournalChecks.readAll(journal).stream().filter(e -> e instanceof MailboxReleased).count(),
+                "mailboxes freed before the crash");
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
                 .closeSettings(CloseSettings.defaults()).open()) {
             CrashRecovery.Outcome r = o.recovery().orElseThrow(() -> new AssertionError("nothing recovered"));

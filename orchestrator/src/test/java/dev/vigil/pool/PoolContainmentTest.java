@@ -185,7 +185,7 @@ class PoolContainmentTest {
                 .group("starter", 1, script("setsid -f sleep 600; exit 0")).start();
         int child = pool.child("starter", 0).pid();
         pool.child("starter", 0).exit().get(); // it exited 0; its daemon runs on in the pool's cgroup
-        List<ProcessTree.Proc> daemon = marked.awaitAlive(1, 2000);
+        List<ProcessTree.Proc> daemon = marked.awaitAlive(1, 10_000);
         assertEquals(1, daemon.size(), daemon.toString());
         CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
         CloseReport report = failed.report();

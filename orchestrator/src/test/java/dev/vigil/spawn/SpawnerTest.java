@@ -92,7 +92,8 @@ class SpawnerTest {
         SpawnException failure = assertThrows(SpawnException.class, () -> spawner.spawn(
                 SpawnRequest.of("/bin/true").withStdout(Redirect.writeTo(tmp.resolve("no-such-dir/out.txt")))));
         assertEquals("posix_spawn", failure.stage());
-        assertEquals(SpawnException.UNKNOWN_ERRNO, failure.errno());
+        assertEquals(2, failure.errno(), failure.getMessage()); // ENOENT: posix_spawnp's own error number
+        assertEquals(List.of(), ProcFs.ourChildren());
     }
 
     @Test

@@ -39,6 +39,10 @@ public final class Linux {
 
     public static final int WNOHANG = 1;
 
+    public static final int RLIMIT_NOFILE = 7;
+    /** sizeof(posix_spawn_file_actions_t): 80 bytes in glibc on every 64-bit ABI (jnr-posix allocates the same). */
+    public static final int POSIX_SPAWN_FILE_ACTIONS_SIZE = 80;
+
     public static final int EINTR = 4;
     public static final int ESRCH = 3;
     public static final int ENOSYS = 38;

@@ -1,11 +1,13 @@
 package dev.vigil.spawn.internal;
 
 import jnr.ffi.Pointer;
+import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;
 import jnr.ffi.annotations.SaveError;
 
 /**
- * The libc calls the spawner and the reapers need beyond jnr-posix, bound through jnr-ffi.
+ * The libc calls the spawner and the reapers need, bound through jnr-ffi (one small binding, made on the preload
+ * thread: jnr-posix's would generate its whole libc interface on the way to the first child).
  * Every call saves errno; read it with {@link Linux#errno()} right after a failing call on the
  * same thread. Syscall arguments are passed as {@code long} so no register carries stale upper bits.
  */
@@ -43,6 +45,29 @@ public interface LinuxCalls {
     int waitpid(int pid, @Out int[] status, int options);
 
     int getpid();
+
+    /**
+     * {@code posix_spawnp(3)}: 0 with the child's pid in {@code pid[0]}, or the error number (returned, not in errno).
+     * {@code argv} and {@code envp} go as NULL-terminated arrays; {@code attributes} may be null.
+     */
+    int posix_spawnp(@Out int[] pid, String file, Pointer fileActions, Pointer attributes, CharSequence[] argv,
+            CharSequence[] envp);
+
+    /** 0, or the error number. */
+    int posix_spawn_file_actions_init(Pointer fileActions);
+
+    int posix_spawn_file_actions_destroy(Pointer fileActions);
+
+    /** 0, or the error number. */
+    int posix_spawn_file_actions_addopen(Pointer fileActions, int fd, String path, int flags, int mode);
+
+    /** 0, or the error number. */
+    int posix_spawn_file_actions_adddup2(Pointer fileActions, int fd, int newFd);
+
+    /** {@code struct rlimit} as {soft, hard}: 0, or -1 with errno. */
+    int getrlimit(int resource, @Out long[] limits);
+
+    int setrlimit(int resource, @In long[] limits);
 
     /** Allocates the file's blocks for {@code [offset, offset + length)}: 0, or -1 with errno (ENOSPC on a full disk). */
     int fallocate(int fd, int mode, long offset, long length);
