@@ -4,7 +4,7 @@
  * waits 1 ms (the child is surely asleep), stamps, wakes it, and waits for its answer; the child answers at once
  * and blocks again. Prints the round trips' p50, p90 and p99 in nanoseconds:
  *
- *   vigil-wake-reference <futex|pipe> <rounds>
+ *   vigil-wake-reference <futex|pipe> <rounds> [same|apart]
  *
  *   futex - the child in FUTEX_WAIT on a word of a shared mapping (as a sleeping C child on DOORBELL_RING); the
  *           parent bumps the word and FUTEX_WAKEs, then spins 10 us, yields 200 us and FUTEX_WAITs on the answer word
@@ -12,7 +12,11 @@
  *   pipe  - the child blocked in read(2) of a pipe (as a sleeping Java child's doorbell reader); the parent writes a
  *           byte and blocks in read(2) of the answer pipe
  *
- * Output: "p50_ns N", "p90_ns N", "p99_ns N", "rounds N".
+ *   same  - both processes pinned to the CPU the parent started on: the woken child runs on the waker's CPU
+ *   apart - the child pinned to another CPU: every wake-up goes to a CPU that is idle (on a VM, a halted vCPU woken
+ *           by an inter-processor interrupt through the hypervisor); without either, the scheduler places them
+ *
+ * Output: "p50_ns N", "p90_ns N", "p99_ns N", "rounds N" (and "parent_cpu N", "child_cpu N" when pinned).
  */
 #include <linux/futex.h>
 #include <sched.h>
@@ -67,6 +71,41 @@ static void await_answer(uint32_t *answer, uint32_t want)
     }
 }
 
+/* The CPUs the two processes are pinned to (-1: not pinned), chosen by pick_cpus. */
+static int parent_cpu = -1, child_cpu = -1;
+
+static int pin(int cpu)
+{
+    if (cpu < 0) {
+        return 0;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
+/* same: the child on the parent's CPU; apart: on another CPU this process may use. Returns 0, or -1 if impossible. */
+static int pick_cpus(const char *placement)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        return -1;
+    }
+    parent_cpu = sched_getcpu();
+    if (strcmp(placement, "same") == 0) {
+        child_cpu = parent_cpu;
+        return 0;
+    }
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (cpu != parent_cpu && CPU_ISSET(cpu, &allowed)) {
+            child_cpu = cpu;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int futex_rounds(int rounds, int64_t *rtt)
 {
     uint32_t *words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -77,6 +116,7 @@ static int futex_rounds(int rounds, int64_t *rtt)
     uint32_t *ring = &words[0], *answer = &words[16];
     pid_t child = fork();
     if (child == 0) {
+        pin(child_cpu);
         for (uint32_t seen = 0; (int) seen < rounds;) {
             uint32_t now = __atomic_load_n(ring, __ATOMIC_ACQUIRE);
             if (now == seen) {
@@ -110,6 +150,7 @@ static int pipe_rounds(int rounds, int64_t *rtt)
     }
     pid_t child = fork();
     if (child == 0) {
+        pin(child_cpu);
         close(down[1]); /* else its own read would never see end of file */
         close(up[0]);
         char byte;
@@ -139,9 +180,14 @@ static int pipe_rounds(int rounds, int64_t *rtt)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc == 3 ? atoi(argv[2]) : 0;
-    if (rounds <= 0 || rounds > MAX_ROUNDS || (strcmp(argv[1], "futex") != 0 && strcmp(argv[1], "pipe") != 0)) {
-        fprintf(stderr, "usage: vigil-wake-reference <futex|pipe> <rounds 1..%d>\n", MAX_ROUNDS);
+    int rounds = argc == 3 || argc == 4 ? atoi(argv[2]) : 0;
+    if (rounds <= 0 || rounds > MAX_ROUNDS || (strcmp(argv[1], "futex") != 0 && strcmp(argv[1], "pipe") != 0)
+        || (argc == 4 && strcmp(argv[3], "same") != 0 && strcmp(argv[3], "apart") != 0)) {
+        fprintf(stderr, "usage: vigil-wake-reference <futex|pipe> <rounds 1..%d> [same|apart]\n", MAX_ROUNDS);
+        return 2;
+    }
+    if (argc == 4 && (pick_cpus(argv[3]) != 0 || pin(parent_cpu) != 0)) {
+        fprintf(stderr, "ERR: cannot place the two processes: placement=%s (apart needs two CPUs this process may use)\n", argv[3]);
         return 2;
     }
     static int64_t rtt[MAX_ROUNDS];
@@ -152,5 +198,8 @@ int main(int argc, char **argv)
     qsort(rtt, (size_t) rounds, sizeof rtt[0], compare);
     printf("p50_ns %lld\np90_ns %lld\np99_ns %lld\nrounds %d\n", (long long) rtt[rounds / 2],
             (long long) rtt[rounds * 9 / 10], (long long) rtt[rounds * 99 / 100], rounds);
+    if (parent_cpu >= 0) {
+        printf("parent_cpu %d\nchild_cpu %d\n", parent_cpu, child_cpu);
+    }
     return 0;
 }

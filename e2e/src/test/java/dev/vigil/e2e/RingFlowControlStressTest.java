@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -126,9 +127,10 @@ class RingFlowControlStressTest {
             Map<String, List<long[]>> lost = new TreeMap<>();
             try (JournalReader reader = JournalReader.open(journal)) {
                 reader.fromStart().readAll((index, event) -> {
-                    if (event instanceof MailboxTransition t) {
+                    for (MailboxTransition t : MailboxTransitionBatch.expand(event)) {
                         seen.computeIfAbsent(t.group() + "/" + t.index(), k -> new ArrayList<>()).add(t.seq());
-                    } else if (event instanceof RingOverrun o) {
+                    }
+                    if (event instanceof RingOverrun o) {
                         lost.computeIfAbsent(o.group() + "/" + o.index(), k -> new ArrayList<>())
                                 .add(new long[] {o.firstLostSeq(), o.lastLostSeq()});
                     }

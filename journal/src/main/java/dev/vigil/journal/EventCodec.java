@@ -18,7 +18,8 @@ import net.openhft.chronicle.bytes.BytesOut;
  *   layout word: bit 15 = checksummed (always set since schema 2), bits 0-14 = the kind's layout version
  *   CRC32C: over bytes 0-3 and 8 to the end of the body
  *   fields: the record components in declaration order that the layout version has (see AddedIn);
- *   long: 8 bytes LE, int: 4 bytes LE, boolean: 1 byte, String: Chronicle stop-bit length + UTF-8
+ *   long: 8 bytes LE, int: 4 bytes LE, boolean: 1 byte, String: Chronicle stop-bit length + UTF-8,
+ *   byte[]: stop-bit length + the bytes
  * </pre>
  * Schema 1 bodies (written before the checksum) are {@code u16 type id | u16 1 | fields}: layout
  * version 1 without the checksum bit and without the CRC word. {@link EventEncoder} writes,
@@ -134,6 +135,11 @@ public final class EventCodec {
                     return text.isEmpty() ? 0 : Integer.parseInt(text);
                 } else if (type == boolean.class) {
                     return !text.isEmpty() && Boolean.parseBoolean(text);
+                } else if (type == byte[].class) {
+                    if (!text.isEmpty()) {
+                        throw new IllegalStateException(field + ": @AddedIn absent of a byte[] field is always empty");
+                    }
+                    return new byte[0];
                 }
                 return text;
             } catch (NumberFormatException e) {
@@ -145,7 +151,8 @@ public final class EventCodec {
             RecordComponent[] components = recordClass.getRecordComponents();
             for (RecordComponent c : components) {
                 Class<?> type = c.getType();
-                if (type != long.class && type != int.class && type != boolean.class && type != String.class) {
+                if (type != long.class && type != int.class && type != boolean.class && type != String.class
+                        && type != byte[].class) {
                     throw new IllegalStateException(recordClass.getSimpleName() + "." + c.getName()
                             + ": unsupported field type " + type);
                 }

@@ -45,7 +45,9 @@ public enum EventType {
     CHILD_OUTPUT_TAIL(48, ChildOutputTail.class),
     ESCALATE_NOW_REQUESTED(49, EscalateNowRequested.class),
     // 50-59: forensics
-    SURVIVOR_STACKS(50, SurvivorStacks.class);
+    SURVIVOR_STACKS(50, SurvivorStacks.class),
+    // 60-64: mailbox ring
+    MAILBOX_TRANSITION_BATCH(60, MailboxTransitionBatch.class);
 
     private static final EventType[] BY_ID;
 

@@ -7,7 +7,7 @@ import net.openhft.chronicle.bytes.Bytes;
 /**
  * Reads the fields of one event body held in a byte array, in the encodings of {@link EventCodec}
  * (Chronicle's: numbers in native byte order, little-endian wherever Chronicle runs; a boolean as
- * one byte; a string as a stop-bit length and UTF-8), without boxing and, for a string seen
+ * one byte; a string as a stop-bit length and UTF-8; a byte array as a stop-bit length and its bytes), without boxing and, for a string seen
  * before, without allocating ({@link StringCache}). The generated per-kind readers of {@link EventCodec.RecordLayout} call
  * the static {@code read*} methods, one per field, in declaration order. Not thread-safe: one per
  * {@link EventDecoder}.
@@ -88,6 +88,30 @@ final class FieldCursor {
         c.require(1, field);
         byte b = c.array[c.position++];
         return b != 0 && b != 'N' && b != 'n';
+    }
+
+    /** A stop-bit length and that many bytes (a length that does not fit in what is left is an error, never a large array). */
+    static byte[] readBytes(FieldCursor c, String field) {
+        c.require(1, field);
+        byte[] a = c.array;
+        int p = c.position;
+        long n = 0;
+        int shift = 0;
+        int b;
+        do {
+            if (p >= c.limit || shift > 28) {
+                throw new EventCodec.UnreadableEventException(c.kind + " field " + field + " has no readable length");
+            }
+            b = a[p++];
+            n |= (long) (b & 0x7F) << shift;
+            shift += 7;
+        } while (b < 0);
+        if (n > c.limit - p) {
+            throw new EventCodec.UnreadableEventException(c.kind + " body ends inside field " + field + ": "
+                    + (c.limit - p) + " bytes left, need " + n);
+        }
+        c.position = p + (int) n;
+        return java.util.Arrays.copyOfRange(a, p, c.position);
     }
 
     /**

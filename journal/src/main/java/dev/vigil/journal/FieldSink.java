@@ -10,7 +10,8 @@ import net.openhft.chronicle.bytes.Bytes;
 /**
  * Writes the fields of one event body into a growable byte array, in the encodings of {@link EventCodec}: the
  * writing half of {@link FieldCursor}, with the same bytes Chronicle's {@code BytesOut} would write (numbers
- * little-endian, a boolean as Chronicle's 'Y'/'N', a string as a stop-bit length and UTF-8). Plain ASCII strings
+ * little-endian, a boolean as Chronicle's 'Y'/'N', a string as a stop-bit length and UTF-8, a byte array as a stop-bit
+ * length and its bytes). Plain ASCII strings
  * (nearly all: ids, names, states, report JSON) are copied char by char here; any other string is encoded by
  * Chronicle's own {@code writeUtf8}, so both agree on every string. The generated per-kind writers
  * ({@link RecordWriters}) call the static {@code write*} methods, one per field, in declaration order. Not
@@ -106,6 +107,17 @@ final class FieldSink {
             s.lastStrings[slot] = value;
             s.lastEncoded[slot] = Arrays.copyOfRange(s.array, start, s.position);
         }
+    }
+
+    /** A stop-bit length and the bytes, as Chronicle's {@code writeStopBit} then {@code write}; null is written as empty. */
+    static void writeBytes(FieldSink s, byte[] value) {
+        int n = value == null ? 0 : value.length;
+        byte[] a = s.room(5 + n);
+        int p = writeStopBit(a, s.position, n);
+        if (n > 0) {
+            System.arraycopy(value, 0, a, p, n);
+        }
+        s.position = p + n;
     }
 
     /** A null string is written as the empty one (as the journal always has). */

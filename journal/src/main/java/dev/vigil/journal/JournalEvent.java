@@ -17,6 +17,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(ChildSpawned.class),
     @JsonSubTypes.Type(SpawnFailed.class),
     @JsonSubTypes.Type(MailboxTransition.class),
+    @JsonSubTypes.Type(MailboxTransitionBatch.class),
     @JsonSubTypes.Type(RingOverrun.class),
     @JsonSubTypes.Type(CommandIssued.class),
     @JsonSubTypes.Type(CommandCompleted.class),
@@ -49,7 +50,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(SurvivorStacks.class),
     @JsonSubTypes.Type(PoolKept.class),
 })
-public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
+public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, MailboxTransitionBatch, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
         HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed,
         ContainmentChosen, StrayFound, ContainmentKilled, OrchestratorDeathFound, CloseEndedByOrchestratorDeath,
         MailboxRecovered, EscalateNowRequested, SurvivorStacks, PoolKept, ChildOutputTail {

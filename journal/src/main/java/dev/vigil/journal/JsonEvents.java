@@ -57,13 +57,27 @@ public final class JsonEvents {
      * than written twice.
      */
     public static void write(JsonGenerator gen, String name, long value, JournalEvent event) throws IOException {
+        write(gen, name, value, null, 0, event);
+    }
+
+    /**
+     * Like {@link #write(JsonGenerator, String, long, JournalEvent)} with a second field after the first, unless
+     * {@code name2} is null (export: a packed transition's journal index, then its position in the batch).
+     */
+    public static void write(JsonGenerator gen, String name, long value, String name2, long value2, JournalEvent event)
+            throws IOException {
         SerializerProvider provider = PROVIDER;
         JsonSerializer<Object> fields = UNWRAPPED.get(event.getClass());
-        if (hasField(event.getClass(), name)) {
-            throw new IllegalArgumentException(event.type() + " already has a field " + name);
+        for (String added : new String[] {name, name2}) {
+            if (added != null && hasField(event.getClass(), added)) {
+                throw new IllegalArgumentException(event.type() + " already has a field " + added);
+            }
         }
         gen.writeStartObject();
         gen.writeNumberField(name, value);
+        if (name2 != null) {
+            gen.writeNumberField(name2, value2);
+        }
         gen.writeStringField(TYPE_PROPERTY, event.getClass().getSimpleName());
         fields.serialize(event, gen, provider);
         gen.writeEndObject();

@@ -44,13 +44,16 @@ final class RecordReaders {
             if (addedIn[i] > version) {
                 if (types[i] == boolean.class) {
                     m.visitInsn((Boolean) absent[i] ? Opcodes.ICONST_1 : Opcodes.ICONST_0);
+                } else if (types[i] == byte[].class) {
+                    m.visitInsn(Opcodes.ICONST_0); // an absent byte array is an empty one
+                    m.visitIntInsn(Opcodes.NEWARRAY, Opcodes.T_BYTE);
                 } else {
                     m.visitLdcInsn(absent[i]);
                 }
                 continue;
             }
             String read = types[i] == long.class ? "readLong" : types[i] == int.class ? "readInt"
-                    : types[i] == boolean.class ? "readBoolean" : "readString";
+                    : types[i] == boolean.class ? "readBoolean" : types[i] == byte[].class ? "readBytes" : "readString";
             m.visitVarInsn(Opcodes.ALOAD, 1);
             m.visitLdcInsn(names[i]);
             m.visitMethodInsn(Opcodes.INVOKESTATIC, CURSOR, read,

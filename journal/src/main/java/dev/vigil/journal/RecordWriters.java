@@ -43,7 +43,7 @@ final class RecordWriters {
         for (int i = 0; i < types.length; i++) {
             Type t = Type.getType(types[i]);
             String write = types[i] == long.class ? "writeLong" : types[i] == int.class ? "writeInt"
-                    : types[i] == boolean.class ? "writeBoolean" : "writeString";
+                    : types[i] == boolean.class ? "writeBoolean" : types[i] == byte[].class ? "writeBytes" : "writeString";
             m.visitVarInsn(Opcodes.ALOAD, 2);
             m.visitVarInsn(Opcodes.ALOAD, 3);
             m.visitMethodInsn(Opcodes.INVOKEVIRTUAL, record, names[i], Type.getMethodDescriptor(t), false);

@@ -28,7 +28,8 @@ class EventCodecFormatTest {
 
     /**
      * The generated writers against Chronicle's BytesOut, field by field in declaration order, for every kind: numbers at
-     * their extremes, both booleans, strings across the stop-bit length steps (127/128, 16383/16384 bytes) and beyond ASCII.
+     * their extremes, both booleans, strings across the stop-bit length steps (127/128, 16383/16384 bytes) and beyond ASCII,
+     * byte arrays across the same steps.
      */
     @Test
     void everyKindIsWrittenExactlyAsChroniclesBytesOutWritesItsFields() throws ReflectiveOperationException {
@@ -36,6 +37,15 @@ class EventCodecFormatTest {
                 "\u007f", "\u0080", "ünï", "emoji \uD83D\uDE00", "\u0000nul");
         long[] longs = {0, -1, Long.MIN_VALUE, Long.MAX_VALUE, 0x0102030405060708L};
         int[] ints = {0, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, 0x01020304};
+        // byte arrays across the stop-bit steps too, in whole packed transitions (MailboxTransitionBatch checks that)
+        List<byte[]> arrays = new java.util.ArrayList<>();
+        for (int length : new int[] {0, 24, 120, 144, 16_368, 16_392}) {
+            byte[] a = new byte[length];
+            for (int i = 0; i < length; i++) {
+                a[i] = (byte) (i * 31 + length);
+            }
+            arrays.add(a);
+        }
         for (EventType type : EventType.values()) {
             java.lang.reflect.RecordComponent[] components = type.recordClass().getRecordComponents();
             Class<?>[] types = new Class<?>[components.length];
@@ -48,7 +58,8 @@ class EventCodecFormatTest {
                     int k = variant + i;
                     args[i] = types[i] == long.class ? (Object) longs[k % longs.length]
                             : types[i] == int.class ? (Object) ints[k % ints.length]
-                            : types[i] == boolean.class ? (Object) (k % 2 == 0) : strings.get(k % strings.size());
+                            : types[i] == boolean.class ? (Object) (k % 2 == 0)
+                            : types[i] == byte[].class ? (Object) arrays.get(k % arrays.size()) : strings.get(k % strings.size());
                 }
                 JournalEvent e = type.recordClass().getDeclaredConstructor(types).newInstance(args);
                 int v = variant;
@@ -86,6 +97,9 @@ class EventCodecFormatTest {
                 b.writeInt(i);
             } else if (v instanceof Boolean z) {
                 b.writeBoolean(z);
+            } else if (v instanceof byte[] bytes) {
+                b.writeStopBit(bytes.length);
+                b.write(bytes);
             } else {
                 b.writeUtf8((String) v);
             }
@@ -93,7 +107,8 @@ class EventCodecFormatTest {
         return withCrc(b.toByteArray());
     }
 
-    private static byte[] withCrc(byte[] body) {
+    /** Sets the CRC32C of a checksummed body. */
+    static byte[] withCrc(byte[] body) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(body, 0, 4);
         crc.update(body, 8, body.length - 8);

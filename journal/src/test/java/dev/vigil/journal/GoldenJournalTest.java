@@ -31,7 +31,7 @@ class GoldenJournalTest {
     Path tmp;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"schema1", "schema2", "schema2-exit-decisions"})
+    @ValueSource(strings = {"schema1", "schema2", "schema2-exit-decisions", "schema2-transition-batch"})
     void aJournalWrittenByAnEarlierBuildReadsEventForEvent(String golden) throws IOException {
         Path source = Path.of("src/test/resources/golden", golden);
         Path journal = tmp.resolve("journal");

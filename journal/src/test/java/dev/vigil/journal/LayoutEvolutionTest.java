@@ -25,6 +25,22 @@ class LayoutEvolutionTest {
             @AddedIn(3) String why) {
     }
 
+    /** Before with a byte array added in version 2. */
+    public record WithBytes(long timeNanos, String poolId, int pid, @AddedIn(2) byte[] packed) {
+    }
+
+    @Test
+    void anAddedByteArrayReadsEmptyFromAnOlderBodyAndWholeFromItsOwn() {
+        Bytes<byte[]> v1 = Bytes.allocateElasticOnHeap(64);
+        EventCodec.RecordLayout.of(Before.class).write(new Before(7L, "p", 4711), v1);
+        WithBytes old = (WithBytes) EventCodec.RecordLayout.of(WithBytes.class).read(v1, 1);
+        assertEquals(0, old.packed().length);
+        Bytes<byte[]> v2 = Bytes.allocateElasticOnHeap(64);
+        EventCodec.RecordLayout.of(WithBytes.class).write(new WithBytes(7L, "p", 4711, new byte[] {1, 2, 3}), v2);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {1, 2, 3},
+                ((WithBytes) EventCodec.RecordLayout.of(WithBytes.class).read(v2, 2)).packed());
+    }
+
     @Test
     void aKindsLayoutVersionIsItsNewestAddedField() {
         assertEquals(1, EventCodec.layoutVersionOf(Before.class));

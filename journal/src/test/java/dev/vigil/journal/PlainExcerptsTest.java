@@ -46,7 +46,7 @@ class PlainExcerptsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"schema1", "schema2", "schema2-exit-decisions"})
+    @ValueSource(strings = {"schema1", "schema2", "schema2-exit-decisions", "schema2-transition-batch"})
     void aGoldenJournalReadsExcerptForExcerptAsChronicleReadsIt(String golden) throws IOException {
         Path journal = tmp.resolve(golden);
         GoldenJournalTest.copyTree(Path.of("src/test/resources/golden", golden, "journal"), journal);

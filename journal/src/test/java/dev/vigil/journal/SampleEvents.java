@@ -31,6 +31,12 @@ public final class SampleEvents {
                 args[i] = (int) v;
             } else if (types[i] == boolean.class) {
                 args[i] = (v & 1) == 0;
+            } else if (types[i] == byte[].class) {
+                byte[] bytes = new byte[(int) (v % 3 + 1) * 24]; // whole packed records for the kinds that pack them
+                for (int b = 0; b < bytes.length; b++) {
+                    bytes[b] = (byte) (v * 13 + b * 7);
+                }
+                args[i] = bytes;
             } else {
                 args[i] = components[i].getName() + "-" + v + (i % 3 == 0 ? " ünï \"q\"" : "");
             }

@@ -23,6 +23,7 @@ import dev.vigil.journal.JournalException;
 import dev.vigil.journal.JournalGap;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.mailbox.MailboxState;
@@ -81,8 +82,12 @@ public final class PoolJournal implements CloseJournal {
         if (key != null) {
             Deque<JournalEvent> tail = tails.computeIfAbsent(key, k -> new ArrayDeque<>());
             synchronized (tail) {
-                tail.addLast(event);
-                if (tail.size() > TAIL) {
+                if (event instanceof MailboxTransitionBatch batch) { // its last transitions, each as a tail event
+                    tail.addAll(batch.transitions(Math.max(0, batch.size() - TAIL), batch.size()));
+                } else {
+                    tail.addLast(event);
+                }
+                while (tail.size() > TAIL) {
                     tail.removeFirst();
                 }
             }
@@ -145,6 +150,9 @@ public final class PoolJournal implements CloseJournal {
         String group;
         int index;
         if (e instanceof MailboxTransition t) {
+            group = t.group();
+            index = t.index();
+        } else if (e instanceof MailboxTransitionBatch t) {
             group = t.group();
             index = t.index();
         } else if (e instanceof CommandIssued c) {

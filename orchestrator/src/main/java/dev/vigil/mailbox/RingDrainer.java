@@ -1,10 +1,12 @@
 package dev.vigil.mailbox;
 
 import dev.vigil.journal.JournalEvent;
-import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -15,9 +17,11 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * Moves mailbox transition rings into the journal: every record once, as a {@link MailboxTransition}
- * (time = the writer's own CLOCK_MONOTONIC stamp), in state-word sequence order per mailbox; any sequence
- * it can never see becomes a {@link RingOverrun} naming the gap.
+ * Moves mailbox transition rings into the journal: every record once, in state-word sequence order per mailbox, packed
+ * per pass into {@link MailboxTransitionBatch} events of at most {@value MailboxTransitionBatch#MAX_TRANSITIONS}
+ * transitions (time = the writer's own CLOCK_MONOTONIC stamp; one event per transition cost ~650 ns of CPU each,
+ * docs/JOURNAL.md "Packed transitions"); any sequence it can never see becomes a {@link RingOverrun} naming the gap,
+ * journaled after the batch of the records before it.
  *
  * <p>How order and gaps are decided. A writer first wins its state-word CAS, then claims a ring ticket
  * (fetch-and-add on the ring head) and publishes the record; so tickets can be claimed out of seq order and
@@ -41,24 +45,35 @@ import java.util.function.LongSupplier;
  *
  * <p>Promptness at little cost. A wake-up is the expensive part of draining (40-250 us of the drainer's CPU each on
  * this 2-core VM, measured: far more than the records it drains), so the drainer wakes seldom and drains much at a
- * time. The parent's command path calls {@link #commandCompleted} after it observes a completion: it drains that
- * mailbox inline when its ring is at least half full (the thread is running anyway, no wake-up, and a writer never
- * waits while commands keep coming), and wakes the background thread ({@link #start}) only when it is in its idle
- * park. The background thread journals what the command path left: it parks {@value #BUSY_PARK_NANOS} ns after a
- * pass that found records (so a record waits about that long at most), doubles its park after passes that found
- * none up to the idle bound ({@link dev.vigil.pool.Orchestrator#DRAIN_PERIOD}: one look a second at idle rings), and
- * a writer of this process that finds a ring full wakes it at once.
+ * time; the journal's appender thread pays the same per wake-up, so the drainer hands it much at a time too. The
+ * parent's command path calls {@link #commandCompleted} after it observes a completion: it drains that mailbox inline
+ * when its ring is at least half full (the thread is running anyway, no wake-up, and a writer never waits while
+ * commands keep coming), copying the records out of the ring into batches that wait for the background pass (or are
+ * journaled at once when {@value #JOURNAL_EVERY} wait), and wakes the background thread ({@link #start}) only when it
+ * is in its idle park. The background thread journals what the command path drained and what it left, every
+ * mailbox's batches back to back: it parks {@value #BUSY_PARK_NANOS} ns after a pass that found records (so a record
+ * waits about that long at most for the journal), doubles its park after passes that found none up to the idle bound
+ * ({@link dev.vigil.pool.Orchestrator#DRAIN_PERIOD}: one look a second at idle rings), and a writer of this process
+ * that finds a ring full wakes it at once. {@link #drain}, {@link #drainFinal}, {@link #drainAll} and {@link #forget}
+ * journal everything drained before they return.
  *
  * <p>Thread-safe; draining one mailbox from several threads serializes on its cursor.
  */
 public final class RingDrainer implements AutoCloseable {
     public static final Duration DEFAULT_STALL = Duration.ofSeconds(1);
     /**
-     * Park of the background thread after a pass that found records: the longest a record of a busy ring waits for the
-     * journal when the command path does not drain it first. Measured (docs/BENCHMARKS.md, "Transition ring flow
-     * control"): 50 us made ~5,000 wake-ups a second that cost 16 % of a core and drained ~10 records each.
+     * Park of the background thread after a pass that found records: about the longest a record of a busy ring waits
+     * for the journal. Each pass is a wake-up of this thread and one of the journal's appender (~100-250 us of CPU each
+     * on this VM): 50 us made ~5,000 wake-ups a second that cost 16 % of a core and drained ~10 records each; 1 ms made
+     * 1,000 appender wake-ups a second at 1.6 M transitions a second, a fifth of a core (docs/BENCHMARKS.md, "Transition
+     * ring flow control"). Ring space does not wait for it: the command path drains at half full, a full ring nudges.
      */
-    public static final long BUSY_PARK_NANOS = 1_000_000;
+    public static final long BUSY_PARK_NANOS = 5_000_000;
+    /**
+     * Transitions the command path's inline drains let wait for the background pass at most, per mailbox: at 1.6 M
+     * transitions a second about one busy park's worth (8 batches, 196 KiB).
+     */
+    public static final int JOURNAL_EVERY = 8 * MailboxTransitionBatch.MAX_TRANSITIONS;
     private static final int ORCHESTRATOR_PID = (int) ProcessHandle.current().pid();
     private static final Comparator<TransitionRecord> SEQ_ORDER =
             Comparator.comparingLong(TransitionRecord::seq).thenComparingLong(TransitionRecord::ticket);
@@ -108,6 +123,7 @@ public final class RingDrainer implements AutoCloseable {
     public void forget(MailboxHandle handle) {
         Cursor cursor = cursors.remove(handle);
         if (cursor != null) {
+            cursor.journalWaiting(handle); // drained by the command path, not journaled yet: nothing is dropped
             detach(handle);
         }
     }
@@ -141,8 +157,9 @@ public final class RingDrainer implements AutoCloseable {
         }
         MappedMailbox mailbox = handle.mailbox();
         if (mailbox.ringHeadAcquire() - cursor.nextTicket >= mailbox.ringCapacity() / 2) {
-            cursor.drain(handle, 0, false);
-        } else if (parkedForNanos > BUSY_PARK_NANOS) {
+            cursor.drain(handle, 0, false, false); // the records wait for the background pass (or JOURNAL_EVERY)
+        }
+        if (parkedForNanos > BUSY_PARK_NANOS) {
             nudge();
         }
     }
@@ -166,9 +183,12 @@ public final class RingDrainer implements AutoCloseable {
         return threads.isThreadCpuTimeSupported() ? threads.getThreadCpuTime(thread.getId()) : -1;
     }
 
-    /** Journals what is new and complete in the ring of {@code handle} (registering it if needed); returns the number of events. */
+    /**
+     * Journals what is new and complete in the ring of {@code handle} (registering it if needed); returns the number of
+     * transitions and overruns journaled.
+     */
     public int drain(MailboxHandle handle, long closeId) {
-        return cursorOf(handle).drain(handle, closeId, false);
+        return cursorOf(handle).drain(handle, closeId, false, true);
     }
 
     /**
@@ -176,7 +196,7 @@ public final class RingDrainer implements AutoCloseable {
      * reached but no record shows become RingOverrun events. Call once the child is gone (reaped) or at the end of a run.
      */
     public int drainFinal(MailboxHandle handle, long closeId) {
-        return cursorOf(handle).drain(handle, closeId, true);
+        return cursorOf(handle).drain(handle, closeId, true, true);
     }
 
     /** {@link #drain} over every registered mailbox. */
@@ -274,12 +294,22 @@ public final class RingDrainer implements AutoCloseable {
         long stalledSince;
         long gapSince;
         final TreeSet<TransitionRecord> held = new TreeSet<>(SEQ_ORDER);
+        /** Transitions copied out of the ring, not yet journaled: whole batches, then {@link #batch} (of batchCloseId). */
+        final List<MailboxTransitionBatch> packed = new ArrayList<>();
+        final MailboxTransitionBatch.Builder batch = new MailboxTransitionBatch.Builder();
+        long batchCloseId;
 
-        synchronized int drain(MailboxHandle handle, long closeId, boolean force) {
+        /**
+         * Copies what is new and complete out of the ring (freeing its slots for the writers) and, when {@code journal}
+         * or once {@value #JOURNAL_EVERY} transitions wait, journals every transition waiting. Returns the transitions
+         * and overruns read, plus those journaled now that an earlier call read.
+         */
+        synchronized int drain(MailboxHandle handle, long closeId, boolean force, boolean journal) {
+            int readBefore = journal ? unjournaled() : 0;
             MappedMailbox mailbox = handle.mailbox();
             long head = mailbox.ringHeadAcquire();
             if (nextTicket == head && held.isEmpty() && !force) {
-                return 0; // the idle case: one load
+                return readBefore == 0 ? 0 : journalPacked(handle); // the idle case: one load
             }
             long now = System.nanoTime();
             long drainedFrom = nextTicket;
@@ -326,7 +356,18 @@ public final class RingDrainer implements AutoCloseable {
                 }
                 lostTickets = 0;
             }
-            return events;
+            if (journal || unjournaled() >= JOURNAL_EVERY) {
+                journalPacked(handle);
+            }
+            return events + readBefore;
+        }
+
+        synchronized void journalWaiting(MailboxHandle handle) {
+            journalPacked(handle);
+        }
+
+        private int unjournaled() {
+            return packed.size() * MailboxTransitionBatch.MAX_TRANSITIONS + batch.size();
         }
 
         private int release(MailboxHandle handle, long closeId, long now, boolean force) {
@@ -364,12 +405,37 @@ public final class RingDrainer implements AutoCloseable {
         }
 
         private void transition(MailboxHandle handle, long closeId, TransitionRecord record) {
-            MailboxId id = handle.id();
-            sink.accept(new MailboxTransition(record.timeNanos(), ORCHESTRATOR_PID, id.poolId(), closeId, id.group(), id.index(),
-                    record.seq(), record.fromState(), record.toState(), WriterRole.nameOf(record.writerCode()), record.writerPid()));
+            if (batch.size() > 0 && closeId != batchCloseId) {
+                seal(handle);
+            }
+            batchCloseId = closeId;
+            batch.add(record.seq(), record.timeNanos(), record.fromState(), record.toState(), record.writerCode(), record.writerPid());
+            if (batch.size() == MailboxTransitionBatch.MAX_TRANSITIONS) {
+                seal(handle);
+            }
+        }
+
+        private void seal(MailboxHandle handle) {
+            if (batch.size() > 0) {
+                MailboxId id = handle.id();
+                packed.add(batch.build(ORCHESTRATOR_PID, id.poolId(), batchCloseId, id.group(), id.index(), WriterRole.CODE_NAMES));
+            }
+        }
+
+        /** Journals every transition waiting, in order, as batches back to back (one wake-up of the appender); returns how many. */
+        private int journalPacked(MailboxHandle handle) {
+            seal(handle);
+            int transitions = 0;
+            for (MailboxTransitionBatch b : packed) {
+                sink.accept(b);
+                transitions += b.size();
+            }
+            packed.clear();
+            return transitions;
         }
 
         private void overrun(MailboxHandle handle, long closeId, long firstLost, long lastLost) {
+            journalPacked(handle); // the records before the gap come first in the journal too
             MailboxId id = handle.id();
             sink.accept(new RingOverrun(System.nanoTime(), ORCHESTRATOR_PID, id.poolId(), closeId, id.group(), id.index(), firstLost, lastLost));
         }

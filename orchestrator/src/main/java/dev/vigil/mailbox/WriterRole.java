@@ -9,6 +9,24 @@ public enum WriterRole {
     /** The terminating side (close); writes the state word only in legacy mode. */
     CLOSER(3);
 
+    /**
+     * The names of the codes 0 to the highest, space separated ({@code NONE PARENT CHILD CLOSER}): what a journaled
+     * {@link dev.vigil.journal.MailboxTransitionBatch} carries as its writerNames.
+     */
+    public static final String CODE_NAMES;
+
+    static {
+        int max = 0;
+        for (WriterRole role : values()) {
+            max = Math.max(max, role.code);
+        }
+        java.util.StringJoiner names = new java.util.StringJoiner(" ");
+        for (int code = 0; code <= max; code++) {
+            names.add(nameOf(code));
+        }
+        CODE_NAMES = names.toString();
+    }
+
     private final int code;
 
     WriterRole(int code) {

@@ -8,7 +8,7 @@
  *   MailboxHandle (parent) ----- MappedMailbox (VarHandle words over the mapped record) ----- ChildRuntime / C runtime
  *        | control, tasks, publishShutdown                 ^ transition ring
  *        v                                                 |
- *   journal: CommandIssued/Completed/TimedOut      RingDrainer -> MailboxTransition / RingOverrun
+ *   journal: CommandIssued/Completed/TimedOut      RingDrainer -> MailboxTransitionBatch / RingOverrun
  * </pre>
  *
  * <p>Layout: {@link dev.vigil.mailbox.MailboxDescriptor}. Memory-ordering vocabulary used throughout:

@@ -10,6 +10,7 @@ import dev.vigil.journal.CommandIssued;
 import dev.vigil.journal.CommandTimedOut;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.mailbox.CommandResult;
 import dev.vigil.mailbox.CommandTimedOutException;
 import dev.vigil.mailbox.InitOutcome;
@@ -265,7 +266,7 @@ class ChildContractTest {
     }
 
     private List<MailboxTransition> transitions() {
-        return journal.stream().filter(e -> e instanceof MailboxTransition).map(e -> (MailboxTransition) e).toList();
+        return journal.stream().flatMap(e -> MailboxTransitionBatch.expand(e).stream()).toList();
     }
 
     private String log() {

@@ -9,6 +9,7 @@ import dev.vigil.child.ChildRuntime;
 import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
@@ -95,9 +96,10 @@ class JournaledTransitionsTest {
         Map<Integer, List<RingOverrun>> overruns = new HashMap<>();
         try (JournalReader reader = JournalReader.open(journalDir)) {
             reader.fromStart().readAll((index, event) -> {
-                if (event instanceof MailboxTransition t) {
+                for (MailboxTransition t : MailboxTransitionBatch.expand(event)) {
                     transitions.computeIfAbsent(t.index(), k -> new ArrayList<>()).add(t);
-                } else if (event instanceof RingOverrun o) {
+                }
+                if (event instanceof RingOverrun o) {
                     overruns.computeIfAbsent(o.index(), k -> new ArrayList<>()).add(o);
                 }
                 return true;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
@@ -24,7 +25,20 @@ class RingDrainerTest {
     @TempDir
     Path dir;
     MappedByteBuffer file;
+    /** What the drainer journaled, each packed transition as the MailboxTransition it stands for. */
     final List<JournalEvent> journal = new ArrayList<>();
+    /** What the drainer journaled, as it was handed over. */
+    final List<JournalEvent> written = new ArrayList<>();
+
+    private void journal(JournalEvent e) {
+        written.add(e);
+        journal.addAll(unpacked(e));
+    }
+
+    /** A batch's transitions, any other event itself. */
+    static List<? extends JournalEvent> unpacked(JournalEvent e) {
+        return e instanceof MailboxTransitionBatch b ? b.transitions() : List.of(e);
+    }
 
     @BeforeEach
     void map() throws Exception {
@@ -35,7 +49,7 @@ class RingDrainerTest {
     void everyTransitionIsJournaledOnceInSeqOrderWithItsWriterAndTime() {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(journal::add);
+        RingDrainer drainer = new RingDrainer(this::journal);
         long word = mailbox.stateAcquire();
         long before = System.nanoTime();
         word = mailbox.casTransition(word, INIT_READY, WriterRole.CHILD, PID);
@@ -63,6 +77,94 @@ class RingDrainerTest {
         assertTrue(first.timeNanos() >= before && first.timeNanos() <= System.nanoTime());
     }
 
+    /**
+     * One pass journals one MailboxTransitionBatch per mailbox (at most MAX_TRANSITIONS each), and a gap it declares lost
+     * ends the batch before it: the journal keeps the records' order, overruns included.
+     */
+    @Test
+    void aPassIsOneBatchOfAtMostItsBoundAndAnOverrunComesBetweenTheBatchesAroundIt() {
+        int capacity = 2 * MailboxTransitionBatch.MAX_TRANSITIONS;
+        MappedMailbox big = MappedMailbox.over(file.slice(0, MailboxDescriptor.mailboxLength(capacity)), 0, capacity);
+        big.format(ProtocolMode.STICKY, PID, 1, Duration.ofSeconds(1).toNanos());
+        MailboxHandle handle = MailboxHandle.over(new MailboxId("test", "big", 0), dir, big);
+        RingDrainer drainer = new RingDrainer(this::journal, Duration.ofHours(1));
+        long word = big.stateAcquire();
+        long firstAt = System.nanoTime();
+        for (int i = 0; i < capacity; i++) {
+            word = big.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        assertEquals(capacity, drainer.drain(handle, 7));
+        assertEquals(2, written.size(), "two batches of the bound each: " + written);
+        for (JournalEvent e : written) {
+            MailboxTransitionBatch b = (MailboxTransitionBatch) e;
+            assertEquals(MailboxTransitionBatch.MAX_TRANSITIONS, b.size());
+            assertEquals(WriterRole.CODE_NAMES, b.writerNames());
+            assertEquals("NONE PARENT CHILD CLOSER", b.writerNames());
+            assertEquals(7, b.closeId());
+            assertEquals(b.transitions().get(0).timeNanos(), b.timeNanos(), "a batch's time is its first transition's");
+        }
+        assertTrue(written.get(0).timeNanos() >= firstAt);
+        assertEquals(capacity, journal.size());
+        for (int i = 0; i < capacity; i++) {
+            assertEquals(i + 1, ((MailboxTransition) journal.get(i)).seq());
+        }
+
+        written.clear();
+        journal.clear();
+        long seq = capacity;
+        big.recordTransition(++seq, 10, IDLE, TASK_READY, WriterRole.PARENT, 1);
+        big.recordTransition(++seq, 20, TASK_READY, TASK_DONE, WriterRole.CHILD, PID);
+        seq++; // its writer died between its CAS and its record
+        big.recordTransition(++seq, 40, TASK_READY, TASK_DONE, WriterRole.CHILD, PID);
+        assertEquals(2, drainer.drain(handle, 0), "the seq after the gap waits");
+        assertEquals(2, drainer.drainFinal(handle, 0), "the gap declared lost, then the record after it");
+        assertEquals(3, written.size(), written::toString);
+        assertEquals(List.of(capacity + 1L, capacity + 2L), ((MailboxTransitionBatch) written.get(0)).transitions().stream()
+                .map(MailboxTransition::seq).toList());
+        assertEquals(capacity + 3L, ((RingOverrun) written.get(1)).firstLostSeq());
+        assertEquals(capacity + 4L, ((MailboxTransitionBatch) written.get(2)).transitions().get(0).seq());
+    }
+
+    /**
+     * The command path's inline drain frees the ring at once but lets the records wait (packed) for the background pass,
+     * so that the journal's appender wakes once for many batches; JOURNAL_EVERY waiting are journaled at once, and
+     * drain / forget journal whatever waits: nothing the command path drained is dropped.
+     */
+    @Test
+    void recordsTheCommandPathDrainedWaitForTheJournalBoundedAndAreNeverDropped() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(this::journal);
+        drainer.register(handle);
+        int half = mailbox.ringCapacity() / 2;
+        long word = mailbox.stateAcquire();
+        long made = 0;
+        for (int round = 1; round <= RingDrainer.JOURNAL_EVERY / half; round++) {
+            for (int i = 0; i < half; i++) {
+                word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            }
+            drainer.commandCompleted(handle);
+            assertEquals(made, mailbox.ringConsumerPositionAcquire(), "the command path freed the ring's slots");
+            if (made < RingDrainer.JOURNAL_EVERY) {
+                assertEquals(List.of(), written, "drained records wait for the background pass");
+            }
+        }
+        assertEquals(RingDrainer.JOURNAL_EVERY / MailboxTransitionBatch.MAX_TRANSITIONS, written.size(),
+                "JOURNAL_EVERY waiting: journaled at once, as full batches back to back");
+        for (int i = 0; i < half; i++) {
+            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        drainer.commandCompleted(handle);
+        word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1); // not drained yet
+        assertEquals(RingDrainer.JOURNAL_EVERY, journal.size());
+        drainer.forget(handle); // as after a final drain: what waits is journaled, not dropped
+        assertEquals(RingDrainer.JOURNAL_EVERY + half, journal.size());
+        assertEquals(made - 1, ((MailboxTransition) journal.get(journal.size() - 1)).seq());
+        for (int i = 0; i < journal.size(); i++) {
+            assertEquals(i + 1, ((MailboxTransition) journal.get(i)).seq());
+        }
+    }
+
     @Test
     void aRingThatLappedBeforeItWasDrainedIsJournaledAsAnOverrunNamingTheGap() {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 1, ProtocolMode.STICKY);
@@ -72,7 +174,7 @@ class RingDrainerTest {
         for (int i = 0; i < total; i++) {
             word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
         }
-        new RingDrainer(journal::add).drain(handle, 0);
+        new RingDrainer(this::journal).drain(handle, 0);
         RingOverrun overrun = (RingOverrun) journal.get(0);
         assertEquals(1, overrun.firstLostSeq());
         assertEquals(10, overrun.lastLostSeq());
@@ -95,7 +197,7 @@ class RingDrainerTest {
         MailboxHandle handle = smallRing(0, Duration.ofNanos(MailboxDescriptor.DEFAULT_RING_WAIT_NANOS));
         MappedMailbox mailbox = handle.mailbox();
         List<JournalEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
-        try (RingDrainer drainer = new RingDrainer(events::add)) {
+        try (RingDrainer drainer = new RingDrainer(e -> events.addAll(unpacked(e)))) {
             drainer.register(handle);
             assertTrue(mailbox.ringFlowControlAcquire(), "registering turns flow control on");
             drainer.start(Duration.ofMillis(5), () -> 0L);
@@ -118,7 +220,7 @@ class RingDrainerTest {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
         List<JournalEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
-        try (RingDrainer drainer = new RingDrainer(events::add)) {
+        try (RingDrainer drainer = new RingDrainer(e -> events.addAll(unpacked(e)))) {
             drainer.register(handle);
             drainer.start(Duration.ofSeconds(20), () -> 0L);
             Thread.sleep(2_500); // idle passes double the park: it is now parked for seconds
@@ -142,7 +244,7 @@ class RingDrainerTest {
     void aWedgedDrainerMakesWritersLapAfterTheirBoundedWaitAndTheOverrunCountsExactlyTheLostRecords() {
         MailboxHandle handle = smallRing(1, Duration.ofMillis(30));
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(journal::add);
+        RingDrainer drainer = new RingDrainer(this::journal);
         drainer.register(handle); // flow control on, position 0; then the drainer does nothing (wedged)
         long word = mailbox.stateAcquire();
         long start = System.nanoTime();
@@ -166,7 +268,7 @@ class RingDrainerTest {
     void aClaimedButUnpublishedRecordHoldsLaterSeqsBackUntilItIsPublishedOrDeclaredLost() {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(journal::add, Duration.ofHours(1));
+        RingDrainer drainer = new RingDrainer(this::journal, Duration.ofHours(1));
         // seq 1 recorded; seq 2 "won its CAS" but its writer has not recorded yet; seq 3 recorded
         mailbox.recordTransition(1, 10, IDLE, INIT_READY, WriterRole.CHILD, PID);
         mailbox.recordTransition(3, 30, CONTROL_REQUEST, CONTROL_DONE, WriterRole.CHILD, PID);
@@ -194,7 +296,7 @@ class RingDrainerTest {
         assertTrue(published.won());
         assertEquals(request, published.observed());
         mailbox.storeTransition(request, CONTROL_DONE, WriterRole.CHILD, PID); // computed from the word before SHUTDOWN
-        new RingDrainer(journal::add).drainFinal(handle, 0);
+        new RingDrainer(this::journal).drainFinal(handle, 0);
         List<MailboxTransition> transitions = journal.stream().map(e -> (MailboxTransition) e).toList();
         assertEquals(3, transitions.size(), transitions::toString);
         assertEquals(List.of(1L, 2L, 2L), transitions.stream().map(MailboxTransition::seq).toList());

@@ -7,6 +7,7 @@ import dev.vigil.child.demo.DemoHandler;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.bench.BenchSummary;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ import org.HdrHistogram.Histogram;
  *   <li>transitions per second of 1 and 16 C demo children answering back-to-back echo controls, journaled (a
  *       flow-controlling {@link RingDrainer} into a real {@link JournalWriter}) against the same load with journaling
  *       off (nobody drains; the rings lap), rounds alternating; journaled rounds are checked lossless (every
- *       transition made is a MailboxTransition, no RingOverrun);</li>
+ *       transition made is in a MailboxTransitionBatch, no RingOverrun);</li>
  *   <li>control round trip p50 of one C child with flow control on (drainer registered and running) against the
  *       same child with no drainer (what every round trip cost before flow control: no position to read);</li>
  *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds.</li>
@@ -135,8 +136,8 @@ public final class RingFlowControlBenchmark {
         try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("bench-" + store++ + ".map"), children + 1, RING);
                 JournalWriter journal = journaled ? JournalWriter.open(journalDir) : null) {
             Consumer<JournalEvent> sink = e -> {
-                if (e instanceof MailboxTransition) {
-                    transitions.incrementAndGet();
+                if (e instanceof MailboxTransitionBatch b) {
+                    transitions.addAndGet(b.size());
                 } else if (e instanceof RingOverrun o) {
                     overruns.addAndGet(o.lastLostSeq() - o.firstLostSeq() + 1);
                 }
@@ -256,33 +257,45 @@ public final class RingFlowControlBenchmark {
     }
 
     /**
-     * What the journal costs per drained batch, which is why the ring's capacity matters (a busy ring is drained inline at
-     * half full, so a batch holds capacity / 2 records): bursts of MailboxTransition events appended into a real
-     * JournalWriter 1 ms apart (flushed), the appender thread's and the appending thread's CPU per event.
+     * What the journal costs per drained batch, packed (one MailboxTransitionBatch, what the drainer journals) against the
+     * same transitions as one MailboxTransition event each (what it journaled before), in the same run: bursts appended
+     * into a real JournalWriter 1 ms apart (flushed), the appender thread's and the appending thread's CPU per transition.
      */
     private String batchCost() throws Exception {
-        StringBuilder out = new StringBuilder("journal cost of one drained batch (400 bursts 1 ms apart, CPU per event):\n");
+        StringBuilder out = new StringBuilder("journal cost of one drained batch (400 bursts 1 ms apart, CPU per transition),"
+                + " one MailboxTransitionBatch vs one MailboxTransition event each:\n");
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         try (JournalWriter journal = JournalWriter.open(dir.resolve("batch-journal"))) {
             long seq = 0;
+            MailboxTransitionBatch.Builder packer = new MailboxTransitionBatch.Builder();
             for (int pass = 0; pass < 2; pass++) { // the first pass warms up
-                for (int burst : new int[] {128, 512, 2048}) {
-                    int bursts = 400;
-                    long appender = appenderCpuNanos();
-                    long producer = threads.getCurrentThreadCpuTime();
-                    for (int b = 0; b < bursts; b++) {
-                        for (int i = 0; i < burst; i++) {
-                            journal.append(new MailboxTransition(System.nanoTime(), 1, "bench", 0, "c", 0, ++seq, 4, 5, "CHILD", 2));
+                for (int burst : new int[] {128, 512, 1024}) {
+                    double[][] perTransition = new double[2][2];
+                    for (int packed = 0; packed < 2; packed++) {
+                        int bursts = 400;
+                        long appender = appenderCpuNanos();
+                        long producer = threads.getCurrentThreadCpuTime();
+                        for (int b = 0; b < bursts; b++) {
+                            for (int i = 0; i < burst; i++) {
+                                if (packed == 1) {
+                                    packer.add(++seq, System.nanoTime(), 4, 5, WriterRole.CHILD.code(), 2);
+                                } else {
+                                    journal.append(new MailboxTransition(System.nanoTime(), 1, "bench", 0, "c", 0, ++seq, 4, 5, "CHILD", 2));
+                                }
+                            }
+                            if (packed == 1) {
+                                journal.append(packer.build(1, "bench", 0, "c", 0, WriterRole.CODE_NAMES));
+                            }
+                            journal.flush();
+                            Thread.sleep(1);
                         }
-                        journal.flush();
-                        Thread.sleep(1);
+                        perTransition[packed][0] = (double) (appenderCpuNanos() - appender) / bursts / burst;
+                        perTransition[packed][1] = (double) (threads.getCurrentThreadCpuTime() - producer) / bursts / burst;
                     }
-                    appender = appenderCpuNanos() - appender;
-                    producer = threads.getCurrentThreadCpuTime() - producer;
                     if (pass == 1) {
-                        out.append(String.format(Locale.ROOT, "  burst %4d (ring %4d): appender %6.1f us a burst, %5.0f ns an event;"
-                                + " appending thread %5.0f ns an event%n", burst, 2 * burst, appender / 1e3 / bursts,
-                                (double) appender / bursts / burst, (double) producer / bursts / burst));
+                        out.append(String.format(Locale.ROOT, "  burst %4d: packed appender %6.0f ns, appending thread %5.0f ns;"
+                                + " one event each: appender %6.0f ns, appending thread %5.0f ns%n", burst, perTransition[1][0],
+                                perTransition[1][1], perTransition[0][0], perTransition[0][1]));
                     }
                 }
             }

@@ -4,6 +4,7 @@ import static dev.vigil.mailbox.MailboxState.*;
 
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,18 +131,19 @@ final class ShutdownRaceSchedule {
                 lastTo = -1; // unknown after a lost record
                 continue;
             }
-            MailboxTransition t = (MailboxTransition) event;
-            transitions++;
-            if (handle.mode() == ProtocolMode.STICKY) {
-                if (t.seq() != expectedSeq || (lastTo >= 0 && t.fromState() != lastTo)) {
-                    return "broken chain at seq=" + t.seq() + " expectedSeq=" + expectedSeq + " from=" + name(t.fromState())
-                            + " previousTo=" + (lastTo < 0 ? "?" : name(lastTo)) + " " + events;
+            for (MailboxTransition t : MailboxTransitionBatch.expand(event)) {
+                transitions++;
+                if (handle.mode() == ProtocolMode.STICKY) {
+                    if (t.seq() != expectedSeq || (lastTo >= 0 && t.fromState() != lastTo)) {
+                        return "broken chain at seq=" + t.seq() + " expectedSeq=" + expectedSeq + " from=" + name(t.fromState())
+                                + " previousTo=" + (lastTo < 0 ? "?" : name(lastTo)) + " " + events;
+                    }
+                } else if (t.seq() > expectedSeq) {
+                    return "legacy seq gap at seq=" + t.seq() + " expected<=" + expectedSeq + " " + events;
                 }
-            } else if (t.seq() > expectedSeq) {
-                return "legacy seq gap at seq=" + t.seq() + " expected<=" + expectedSeq + " " + events;
+                expectedSeq = Math.max(expectedSeq, t.seq() + 1);
+                lastTo = t.toState();
             }
-            expectedSeq = Math.max(expectedSeq, t.seq() + 1);
-            lastTo = t.toState();
         }
         if (transitions != tickets - overruns && transitions != tickets) {
             return "journaled=" + transitions + " ringTickets=" + tickets + " overruns=" + overruns + " " + events;

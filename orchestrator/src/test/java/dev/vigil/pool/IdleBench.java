@@ -164,6 +164,12 @@ public final class IdleBench {
         return m;
     }
 
+    /** The CPU a task last ran on (field 39 of a /proc stat file): for a sleeping task, where its next wake-up starts. */
+    private static int lastCpu(String stat) throws IOException {
+        String line = Files.readString(Path.of(stat));
+        return Integer.parseInt(line.substring(line.lastIndexOf(')') + 2).split(" ")[36]);
+    }
+
     /** utime + stime of every thread of {@code pid}, in clock ticks (/proc/PID/stat fields 14 and 15). */
     static long ticks(int pid) throws IOException {
         String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
@@ -171,7 +177,7 @@ public final class IdleBench {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
-    private static String roundTrips(Pool pool) {
+    private static String roundTrips(Pool pool) throws IOException {
         StringBuilder s = new StringBuilder();
         StringBuilder parts = new StringBuilder("\nWhere a round trip from asleep goes, from the transition ring's own stamps (CLOCK_MONOTONIC, both sides): "
                 + "the parent's CONTROL_REQUEST record, the child's CONTROL_DONE record, the parent's IDLE record once it saw the answer; each cell p50 / p90 in us.\n"
@@ -180,6 +186,8 @@ public final class IdleBench {
         s.append("| control round trip | child | p50 us | p90 us | p99 us | n |\n|---|---|---:|---:|---:|---:|\n");
         for (String group : List.of("c", "java")) {
             Histogram asleep = new Histogram(3_600_000_000L, 3);
+            // a C child's round trips from asleep again, by where it went to sleep: the parent thread's CPU or another
+            Histogram[] byPlace = {new Histogram(3_600_000_000L, 3), new Histogram(3_600_000_000L, 3)};
             Histogram busy = new Histogram(3_600_000_000L, 3);
             Histogram[] split = new Histogram[4];
             for (int j = 0; j < split.length; j++) {
@@ -194,10 +202,12 @@ public final class IdleBench {
                         LockSupport.parkNanos(200_000);
                     }
                     LockSupport.parkNanos(1_000_000); // well inside its sleep
+                    int apart = group.equals("c") && lastCpu("/proc/" + h.childPid() + "/stat") != lastCpu("/proc/thread-self/stat") ? 1 : 0;
                     long t = System.nanoTime();
                     h.control(DemoHandler.OP_ECHO, k, Duration.ofSeconds(10));
                     long returned = System.nanoTime();
                     asleep.recordValue(returned - t);
+                    byPlace[apart].recordValue(returned - t);
                     split(h.mailbox(), t, returned, split);
                 }
             }
@@ -209,7 +219,12 @@ public final class IdleBench {
                     busy.recordValue(System.nanoTime() - t);
                 }
             }
-            s.append(row("from asleep (doorbell rung)", group, asleep)).append(row("back to back (child spinning)", group, busy));
+            s.append(row("from asleep (doorbell rung)", group, asleep));
+            if (group.equals("c")) {
+                s.append(row("from asleep, child asleep on the calling thread's CPU", group, byPlace[0]))
+                        .append(row("from asleep, child asleep on another CPU", group, byPlace[1]));
+            }
+            s.append(row("back to back (child spinning)", group, busy));
             parts.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %d |%n", group.equals("c") ? "C" : "Java", p50p90(split[0]), p50p90(split[1]),
                     p50p90(split[2]), p50p90(split[3]), split[0].getTotalCount()));
             FIGURES.put("asleep " + group, asleep.getValueAtPercentile(50) / 1e3);
@@ -245,14 +260,18 @@ public final class IdleBench {
 
     /**
      * The floor in the same run: vigil-wake-reference's round trip to a sleeping C process (no JVM, no protocol), woken
-     * through a futex on a shared word and through a pipe, 200 rounds each, each after 1 ms asleep.
+     * through a futex on a shared word and through a pipe, 200 rounds each, each after 1 ms asleep; then the futex
+     * round trip with both processes pinned to one CPU and with the child pinned to the other one (where the scheduler
+     * put them decides most of a wake-up's cost on this VM: docs/BENCHMARKS.md, "Idle children").
      */
     private static String wakeReference(Orchestrator o, Path tmp) throws Exception {
         StringBuilder s = new StringBuilder();
-        for (String mode : List.of("futex", "pipe")) {
-            Path output = tmp.resolve("wake-" + mode + ".txt");
-            dev.vigil.spawn.ChildProcess reference = o.spawner().spawn(dev.vigil.spawn.SpawnRequest.of(
-                    Path.of(System.getProperty("vigil.native.dir", "native/build")).resolve("vigil-wake-reference").toString(), mode, "200")
+        for (String run : List.of("futex", "pipe", "futex same", "futex apart")) {
+            List<String> argv = new java.util.ArrayList<>(List.of(run.split(" "))); // mode [placement]
+            argv.add(0, Path.of(System.getProperty("vigil.native.dir", "native/build")).resolve("vigil-wake-reference").toString());
+            argv.add(2, "200");
+            Path output = tmp.resolve("wake-" + run.replace(' ', '-') + ".txt");
+            dev.vigil.spawn.ChildProcess reference = o.spawner().spawn(dev.vigil.spawn.SpawnRequest.of(argv)
                     .withStdout(dev.vigil.spawn.Redirect.writeTo(output)));
             dev.vigil.spawn.ExitStatus status = reference.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
             java.util.Map<String, Long> f = new java.util.HashMap<>();
@@ -261,11 +280,13 @@ public final class IdleBench {
                 f.put(w[0], Long.parseLong(w[1]));
             }
             if (status.exitCode() != 0 || !f.containsKey("p50_ns")) {
-                throw new IllegalStateException("vigil-wake-reference " + mode + " failed: " + status.describe() + " output=" + f);
+                throw new IllegalStateException("vigil-wake-reference " + run + " failed: " + status.describe() + " output=" + f);
             }
-            FIGURES.put("floor " + mode, f.get("p50_ns") / 1e3);
-            s.append(String.format(Locale.ROOT, "| from asleep, C reference (vigil-wake-reference %s: two C processes) | C | %.2f | %.2f | %.2f | %d |%n",
-                    mode, f.get("p50_ns") / 1e3, f.get("p90_ns") / 1e3, f.get("p99_ns") / 1e3, f.get("rounds")));
+            FIGURES.put("floor " + run, f.get("p50_ns") / 1e3);
+            String placed = !f.containsKey("child_cpu") ? "" : String.format(Locale.ROOT, ", parent on CPU %d, child on CPU %d",
+                    f.get("parent_cpu"), f.get("child_cpu"));
+            s.append(String.format(Locale.ROOT, "| from asleep, C reference (vigil-wake-reference %s: two C processes%s) | C | %.2f | %.2f | %.2f | %d |%n",
+                    run, placed, f.get("p50_ns") / 1e3, f.get("p90_ns") / 1e3, f.get("p99_ns") / 1e3, f.get("rounds")));
         }
         return s.toString();
     }
@@ -371,10 +392,12 @@ public final class IdleBench {
             }
             Double asleep = FIGURES.get("asleep " + kind);
             Double floor = FIGURES.get(kind.equals("c") ? "floor futex" : "floor pipe");
+            Double apart = kind.equals("c") ? FIGURES.get("floor futex apart") : null;
             if (asleep != null && floor != null) {
                 new dev.vigil.journal.bench.BenchSummary("control round trip to a sleeping " + name + " child, p50",
-                        String.format(Locale.ROOT, "%.1f us", asleep), String.format(Locale.ROOT, "%.1f us two C processes, %s",
-                                floor, kind.equals("c") ? "futex" : "pipe"),
+                        String.format(Locale.ROOT, "%.1f us", asleep), String.format(Locale.ROOT, "%.1f us two C processes, %s%s",
+                                floor, kind.equals("c") ? "futex" : "pipe", apart == null ? ""
+                                        : String.format(Locale.ROOT, " (%.1f us with the child pinned to the other CPU)", apart)),
                         dev.vigil.journal.bench.BenchSummary.ratio(asleep / floor), "<= 50 us", asleep <= 50).print(System.out);
             }
         }

@@ -143,14 +143,19 @@ public final class AuditCommand implements Callable<Integer> {
     private static void print(Violation v, long origin, boolean json, PrintStream out) {
         if (json) {
             ObjectNode n = JsonEvents.mapper().createObjectNode();
-            n.put("rule", v.rule().name()).put("index", v.index()).put("timeNanos", v.timeNanos())
+            n.put("rule", v.rule().name()).put("index", v.index());
+            if (v.position() >= 0) {
+                n.put("position", v.position());
+            }
+            n.put("timeNanos", v.timeNanos())
                     .put("offsetNanos", v.timeNanos() - origin).put("poolId", v.poolId()).put("closeId", v.closeId())
                     .put("where", v.where()).put("evidence", v.evidence());
             out.println(n);
         } else {
             out.printf(Locale.ROOT, "VIOLATION %s at %s %s pool %s close %d, %s: %s%n", v.rule(),
                     CloseVerdict.at(v.timeNanos(), origin), v.index() < 0 ? "in the map file's ring"
-                            : "index 0x" + Long.toHexString(v.index()), v.poolId(), v.closeId(), v.where(), v.evidence());
+                            : "index 0x" + Long.toHexString(v.index()) + (v.position() < 0 ? "" : " position " + v.position()),
+                    v.poolId(), v.closeId(), v.where(), v.evidence());
         }
     }
 }

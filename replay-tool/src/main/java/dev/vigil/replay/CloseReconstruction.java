@@ -28,6 +28,7 @@ import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxRecovered;
 import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.PoolStarted;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
@@ -54,7 +55,7 @@ public final class CloseReconstruction {
 
     /** The event kinds the fold reads; a reader may skip every other kind by its header. */
     public static final Set<EventType> KINDS = EnumSet.of(EventType.POOL_STARTED, EventType.CHILD_SPAWNED,
-            EventType.MAILBOX_TRANSITION, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
+            EventType.MAILBOX_TRANSITION, EventType.MAILBOX_TRANSITION_BATCH, EventType.RING_OVERRUN, EventType.CLOSE_STARTED,
             EventType.SHUTDOWN_PUBLISHED, EventType.CHILD_ACKED, EventType.CHILD_REAPED,
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
@@ -129,7 +130,14 @@ public final class CloseReconstruction {
         switch (e.type()) {
             case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
             case CHILD_SPAWNED -> spawned((ChildSpawned) e);
-            case MAILBOX_TRANSITION -> transition(index, (MailboxTransition) e);
+            case MAILBOX_TRANSITION -> transition(index, -1, (MailboxTransition) e);
+            case MAILBOX_TRANSITION_BATCH -> {
+                List<MailboxTransition> packed = ((MailboxTransitionBatch) e).transitions();
+                for (int position = 0; position < packed.size(); position++) {
+                    transition(index, position, packed.get(position));
+                }
+                lastTime = packed.isEmpty() ? lastTime : packed.get(packed.size() - 1).timeNanos();
+            }
             case RING_OVERRUN -> overrun((RingOverrun) e);
             case CLOSE_STARTED -> closeStarted(index, (CloseStarted) e);
             case SHUTDOWN_PUBLISHED -> published(index, (ShutdownPublished) e);
@@ -294,7 +302,8 @@ public final class CloseReconstruction {
         p.runEvents.add(e);
     }
 
-    private void transition(long index, MailboxTransition t) {
+    /** One transition; {@code position} is its place in the batch at {@code index} (-1: an event of its own). */
+    private void transition(long index, int position, MailboxTransition t) {
         PoolState p = pool(t.poolId());
         ChildKey k = new ChildKey(t.group(), t.index());
         MailboxState m = p.mailboxes.computeIfAbsent(k, x -> new MailboxState());
@@ -306,33 +315,33 @@ public final class CloseReconstruction {
             // reported as unexplained): what this one read is no evidence of a lost update.
             boolean adjacent = t.seq() <= prev.seq() + 1;
             if (adjacent && t.fromState() != prev.toState()) {
-                violation(Violation.Rule.LOST_UPDATE, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
+                violation(Violation.Rule.LOST_UPDATE, index, position, t, where.get(), "seq " + t.seq() + " " + describe(t)
                         + " read " + MailboxStates.name(t.fromState()) + ", but the previous transition (seq "
                         + prev.seq() + " " + describe(prev) + ") had left " + MailboxStates.name(prev.toState())
                         + (t.seq() == prev.seq() ? "; both writers computed seq " + t.seq() + " from the same read" : ""));
             } else if (t.seq() <= prev.seq()) {
-                violation(Violation.Rule.SEQ_NOT_INCREASING, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
+                violation(Violation.Rule.SEQ_NOT_INCREASING, index, position, t, where.get(), "seq " + t.seq() + " " + describe(t)
                         + " follows seq " + prev.seq());
             }
             if (t.seq() > prev.seq() + 1) {
-                m.gaps.add(new long[] {prev.seq() + 1, t.seq() - 1, index, t.timeNanos()});
+                m.gaps.add(new long[] {prev.seq() + 1, t.seq() - 1, index, t.timeNanos(), position});
                 m.dropExplainedGaps();
             }
         }
         boolean closer = WRITER_CLOSER.equals(t.writer());
         if (closer && "sticky".equalsIgnoreCase(p.mode)) {
-            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
+            violation(Violation.Rule.STATE_WRITTEN_BY_CLOSER, index, position, t, where.get(), "seq " + t.seq() + " " + describe(t)
                     + " in a sticky-mode pool, where the closer never writes the state word");
         }
         // Transitions are drained from rings, so one made before the publication may be journaled after it: judge by time.
         if (m.shutdownWordAt != 0 && t.timeNanos() > m.shutdownWordAt && !WRITER_CHILD.equals(t.writer()) && !closer) {
-            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where.get(), "seq " + t.seq() + " " + describe(t)
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, position, t, where.get(), "seq " + t.seq() + " " + describe(t)
                     + " after the shutdown word was published");
         }
         CloseState cs = p.openClose;
         ChildHistory ch = cs == null ? null : cs.children.get(k);
         if (m.legacyShutdownInWord && t.toState() != MailboxStates.SHUTDOWN) {
-            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, t, where.get(), "SHUTDOWN overwritten by "
+            violation(Violation.Rule.WRITE_AFTER_SHUTDOWN, index, position, t, where.get(), "SHUTDOWN overwritten by "
                     + t.writer().toLowerCase() + " pid " + t.writerPid() + " " + MailboxStates.name(t.toState())
                     + " at seq " + t.seq());
             m.legacyShutdownInWord = false;
@@ -342,7 +351,7 @@ public final class CloseReconstruction {
         }
         if (closer && t.toState() == MailboxStates.SHUTDOWN) {
             m.legacyShutdownWrites++;
-            shutdownWritten(index, t.timeNanos(), t.poolId(), t.closeId(), where.get(), m.legacyShutdownWrites,
+            shutdownWritten(index, position, t.timeNanos(), t.poolId(), t.closeId(), where.get(), m.legacyShutdownWrites,
                     "legacy SHUTDOWN at seq " + t.seq());
             m.legacyShutdownInWord = true;
         }
@@ -358,10 +367,10 @@ public final class CloseReconstruction {
                 + MailboxStates.name(t.toState());
     }
 
-    private void shutdownWritten(long index, long time, String poolId, long closeId, String where, int writes,
-            String what) {
+    private void shutdownWritten(long index, int position, long time, String poolId, long closeId, String where,
+            int writes, String what) {
         if (writes > 1) {
-            violation(Violation.Rule.SHUTDOWN_WRITTEN_TWICE, index, time, poolId, closeId, where,
+            violation(Violation.Rule.SHUTDOWN_WRITTEN_TWICE, index, position, time, poolId, closeId, where,
                     what + " is shutdown write number " + writes + " to this mailbox");
         }
     }
@@ -377,7 +386,7 @@ public final class CloseReconstruction {
     private void reportGaps(String poolId, ChildKey k, MailboxState m) {
         m.dropExplainedGaps();
         for (long[] g : m.gaps) {
-            violation(Violation.Rule.SEQ_GAP, g[2], g[3], poolId, 0, "mailbox " + poolId + " " + k,
+            violation(Violation.Rule.SEQ_GAP, g[2], (int) g[4], g[3], poolId, 0, "mailbox " + poolId + " " + k,
                     "seq " + g[0] + ".." + g[1] + " missing and no ring overrun journaled for them");
         }
         m.gaps.clear();
@@ -432,7 +441,7 @@ public final class CloseReconstruction {
             ChildKey k = new ChildKey(e.group(), e.index());
             MailboxState m = pool(e.poolId()).mailboxes.computeIfAbsent(k, x -> new MailboxState());
             m.shutdownWordWrites++;
-            shutdownWritten(index, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k,
+            shutdownWritten(index, -1, e.timeNanos(), e.poolId(), e.closeId(), "mailbox " + e.poolId() + " " + k,
                     m.shutdownWordWrites, "shutdown word CAS (epoch " + e.epoch() + ")");
             if (m.shutdownWordAt == 0) {
                 m.shutdownWordAt = e.timeNanos();
@@ -581,15 +590,21 @@ public final class CloseReconstruction {
     }
 
     /** A transition's violation, attributed to the close of its pool in progress when it carries none. */
-    private void violation(Violation.Rule rule, long index, MailboxTransition t, String where, String evidence) {
+    private void violation(Violation.Rule rule, long index, int position, MailboxTransition t, String where,
+            String evidence) {
         CloseState open = t.closeId() != 0 ? null : pools.get(t.poolId()) == null ? null : pools.get(t.poolId()).openClose;
-        violation(rule, index, t.timeNanos(), t.poolId(), open == null ? t.closeId() : open.started.closeId(), where,
-                evidence);
+        violation(rule, index, position, t.timeNanos(), t.poolId(), open == null ? t.closeId() : open.started.closeId(),
+                where, evidence);
     }
 
     private void violation(Violation.Rule rule, long index, long time, String poolId, long closeId, String where,
             String evidence) {
-        listener.violation(new Violation(rule, index, time, poolId, closeId, where, evidence));
+        violation(rule, index, -1, time, poolId, closeId, where, evidence);
+    }
+
+    private void violation(Violation.Rule rule, long index, int position, long time, String poolId, long closeId,
+            String where, String evidence) {
+        listener.violation(new Violation(rule, index, position, time, poolId, closeId, where, evidence));
     }
 
     /** Index of the last event folded in. */
@@ -637,7 +652,7 @@ public final class CloseReconstruction {
         boolean legacyShutdownInWord;
         int shutdownWordWrites;
         int legacyShutdownWrites;
-        /** {firstMissingSeq, lastMissingSeq, index, timeNanos} not yet explained by an overrun. */
+        /** {firstMissingSeq, lastMissingSeq, index, timeNanos, position} not yet explained by an overrun. */
         final List<long[]> gaps = new ArrayList<>(0);
         /** {firstLostSeq, lastLostSeq} journaled and not yet matched to a gap. */
         final List<long[]> overruns = new ArrayList<>(0);

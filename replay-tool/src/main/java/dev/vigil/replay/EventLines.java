@@ -1,15 +1,18 @@
 package dev.vigil.replay;
 
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 import dev.vigil.journal.EventType;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.MailboxTransitionBatch;
 
 /**
- * One readable line per event, as {@code tail} prints them:
+ * One readable line per event (per transition of a batch), as {@code tail} prints them:
  * {@code 1234.567890123 MailboxTransition pool=p1 close=0 group=chips index=2 seq=17 fromState=CONTROL_REQUEST ...}.
  * Time is CLOCK_MONOTONIC seconds; state numbers are shown by name; text with spaces is quoted.
  */
@@ -26,7 +29,17 @@ public final class EventLines {
     private EventLines() {
     }
 
-    public static String format(JournalEvent e) {
+    /** The lines of one event: one, or one per transition of a {@link MailboxTransitionBatch}. */
+    public static List<String> format(JournalEvent e) {
+        if (e instanceof MailboxTransitionBatch batch) {
+            List<String> lines = new ArrayList<>(batch.size());
+            batch.transitions().forEach(t -> lines.add(line(t)));
+            return lines;
+        }
+        return List.of(line(e));
+    }
+
+    private static String line(JournalEvent e) {
         StringBuilder sb = new StringBuilder(128);
         long t = e.timeNanos();
         sb.append(String.format(Locale.ROOT, "%d.%09d", t / 1_000_000_000L, Math.abs(t % 1_000_000_000L)))

@@ -55,7 +55,11 @@ public final class TailCommand implements Callable<Integer> {
             long[] lastEventAt = {System.nanoTime()};
             long[] printed = {0};
             reader.follow((i, e) -> {
-                out.println(json ? ExportCommand.line(i, e) : EventLines.format(e));
+                if (json) {
+                    out.print(ExportCommand.lines(i, e));
+                } else {
+                    EventLines.format(e).forEach(out::println);
+                }
                 lastEventAt[0] = System.nanoTime();
                 return ++printed[0] != limit && !out.checkError();
             }, () -> {

@@ -2,9 +2,10 @@ package dev.vigil.replay;
 
 /**
  * One broken invariant of DESIGN section 8, with the journal index and time of the event that
- * shows it, and the evidence in words.
+ * shows it, and the evidence in words. A transition packed in a {@code MailboxTransitionBatch} is cited by the batch's
+ * journal index and its position in the batch (0 first; -1 for any other event), as {@code export} lists it.
  */
-public record Violation(Rule rule, long index, long timeNanos, String poolId, long closeId, String where,
+public record Violation(Rule rule, long index, int position, long timeNanos, String poolId, long closeId, String where,
         String evidence) {
 
     /** The invariants the audit checks. */

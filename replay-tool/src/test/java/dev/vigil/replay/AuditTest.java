@@ -71,6 +71,47 @@ class AuditTest {
                 && violations.get(0).contains("seq 3..5 missing"), run::toString);
     }
 
+    /**
+     * Transitions packed in one MailboxTransitionBatch (as the ring drainer journals them): a lost update at position 4 of
+     * a batch is cited by the batch's journal index and that position, and export lists exactly that transition there.
+     */
+    @Test
+    void aLostUpdateInsideAPackedBatchIsCitedByTheBatchsIndexAndItsPositionInIt() throws Exception {
+        try (ScenarioJournal j = new ScenarioJournal(tmp, 4700, true)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 1);
+            ScenarioJournal.Child c = p.child(0);
+            p.task(c, 1); // positions 0-2 of the batch
+            c.transition("PARENT", ScenarioJournal.ORCHESTRATOR_PID, MailboxStates.TASK_READY); // 3
+            c.transitionAt(++c.seq, MailboxStates.IDLE, "CHILD", c.pid, MailboxStates.TASK_DONE); // 4: read IDLE, not TASK_READY
+            c.state = MailboxStates.TASK_DONE;
+            c.transition("PARENT", ScenarioJournal.ORCHESTRATOR_PID, MailboxStates.IDLE); // 5
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        List<String> violations = violationLines(run);
+        assertEquals(1, violations.size(), run::toString);
+        assertTrue(violations.get(0).contains("LOST_UPDATE") && violations.get(0).contains(" position 4 "), run::toString);
+
+        CliRun json = CliRun.of("audit", "--json", tmp.toString());
+        com.fasterxml.jackson.databind.JsonNode v = dev.vigil.journal.JsonEvents.mapper().readTree(json.out().lines()
+                .filter(l -> l.contains("\"rule\"")).findFirst().orElseThrow());
+        assertEquals(4, v.path("position").asInt(-1), json::toString);
+        CliRun export = CliRun.of("export", tmp.toString());
+        List<com.fasterxml.jackson.databind.JsonNode> cited = new ArrayList<>();
+        for (String line : export.out().split("\n")) {
+            com.fasterxml.jackson.databind.JsonNode n = dev.vigil.journal.JsonEvents.mapper().readTree(line);
+            if (n.path("journalIndex").asLong() == v.path("index").asLong() && n.has("position")
+                    && n.path("position").asInt() == v.path("position").asInt()) {
+                cited.add(n);
+            }
+        }
+        assertEquals(1, cited.size(), export::toString);
+        assertEquals("MailboxTransition", cited.get(0).path("event").asText());
+        assertEquals("IDLE", MailboxStates.name(cited.get(0).path("fromState").asInt()));
+        assertEquals("CHILD", cited.get(0).path("writer").asText());
+        assertTrue(v.path("evidence").asText().startsWith("seq " + cited.get(0).path("seq").asLong() + " "), json::toString);
+    }
+
     @Test
     void aMailboxReleasedBeforeItsReapIsAViolation() {
         try (ScenarioJournal j = new ScenarioJournal(tmp)) {

@@ -89,6 +89,42 @@ class CommandsTest {
         assertEquals("CloseCompleted", last.get("event").asText());
     }
 
+    /**
+     * The same run journaled with its transitions packed (MailboxTransitionBatch, as the ring drainer writes them) exports
+     * and tails line for line as the journal of one event per transition: one MailboxTransition object per transition,
+     * with the batch's journal index and its position in the batch.
+     */
+    @Test
+    void exportAndTailListAPackedTransitionAsTheSingleEventWouldBe() throws Exception {
+        Scenarios.legacyRace(tmp.resolve("single"));
+        Scenarios.legacyRace(tmp.resolve("packed"), true);
+        List<String> single = CliRun.of("export", tmp.resolve("single").toString()).out().lines().toList();
+        CliRun packedRun = CliRun.of("export", tmp.resolve("packed").toString());
+        assertEquals(0, packedRun.exit(), packedRun::toString);
+        List<String> packed = packedRun.out().lines().toList();
+        assertEquals(single.size(), packed.size(), packedRun::toString);
+        com.fasterxml.jackson.databind.ObjectMapper strict = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        long[] previous = {-1, -1};
+        int inBatches = 0;
+        for (int i = 0; i < packed.size(); i++) {
+            com.fasterxml.jackson.databind.node.ObjectNode p = (com.fasterxml.jackson.databind.node.ObjectNode) strict.readTree(packed.get(i));
+            com.fasterxml.jackson.databind.node.ObjectNode s = (com.fasterxml.jackson.databind.node.ObjectNode) strict.readTree(single.get(i));
+            long index = p.remove("journalIndex").asLong();
+            long position = p.has("position") ? p.remove("position").asLong() : -1;
+            assertTrue(index > previous[0] || index == previous[0] && position == previous[1] + 1,
+                    "a batch's transitions follow each other at positions 0, 1, ...: " + packed.get(i));
+            previous[0] = index;
+            previous[1] = position;
+            inBatches += position >= 0 ? 1 : 0;
+            s.remove("journalIndex");
+            assertEquals(s, p, "line " + i);
+        }
+        assertTrue(inBatches > 20, "the transitions came from batches: " + inBatches);
+        assertEquals(CliRun.of("tail", tmp.resolve("single").toString(), "--from-start", "--idle-exit", "0.2").out(),
+                CliRun.of("tail", tmp.resolve("packed").toString(), "--from-start", "--idle-exit", "0.2").out());
+    }
+
     @Test
     void tailPrintsOneReadableLinePerEventAndFollowsAppends() throws Exception {
         Scenarios.legacyRace(tmp);

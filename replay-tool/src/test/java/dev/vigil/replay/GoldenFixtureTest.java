@@ -12,37 +12,48 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A small journal committed under src/test/resources/fixtures/legacy-race (the legacy-mode
- * lost-shutdown race, written by the real JournalWriter) with golden closes / show / audit
- * outputs. Times in the outputs are relative, so they never change. To regenerate after an
- * intended output change: {@code mvn -pl replay-tool -am test -Dtest=GoldenFixtureTest
- * -Dvigil.replay.regenerateFixture=true -Dsurefire.failIfNoSpecifiedTests=false}, then review the diff.
+ * Small journals committed under src/test/resources/fixtures/ (the legacy-mode lost-shutdown race, written by the real
+ * JournalWriter) with golden closes / show / audit outputs: {@code legacy-race} with one MailboxTransition event per
+ * transition (as journals were written before 2026-12-03 #4), {@code legacy-race-packed} the same scenario with its
+ * transitions packed in MailboxTransitionBatch events, as the ring drainer journals them now. Times in the outputs are
+ * relative, so they never change. To regenerate after an intended output change: {@code mvn -pl replay-tool -am test
+ * -Dtest=GoldenFixtureTest -Dvigil.replay.regenerateFixture=true -Dsurefire.failIfNoSpecifiedTests=false} (or
+ * {@code =legacy-race-packed} for one of them: a journal written today has today's cycle in its indexes), then review
+ * the diff.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GoldenFixtureTest {
-    static final Path FIXTURE = Path.of(System.getProperty("vigil.root", "."), "replay-tool", "src", "test", "resources",
-            "fixtures", "legacy-race");
+    static final Path FIXTURES = Path.of(System.getProperty("vigil.root", "."), "replay-tool", "src", "test", "resources",
+            "fixtures");
+    static final Path FIXTURE = FIXTURES.resolve("legacy-race");
+    static final String PACKED = "legacy-race-packed";
 
     @TempDir
     static Path tmp;
 
-    static Path journal;
-
     @BeforeAll
-    static void copyTheFixture() throws IOException {
-        if (Boolean.getBoolean("vigil.replay.regenerateFixture")) {
-            regenerate();
+    static void copyTheFixtures() throws IOException {
+        for (String name : new String[] {"legacy-race", PACKED}) {
+            String regenerate = System.getProperty("vigil.replay.regenerateFixture", "");
+            if (regenerate.equals("true") || regenerate.equals(name)) {
+                regenerate(name);
+            }
+            JournalFiles.copyCompact(FIXTURES.resolve(name).resolve("journal"), journal(name));
         }
-        journal = tmp.resolve("journal");
-        JournalFiles.copyCompact(FIXTURE.resolve("journal"), journal);
     }
 
-    private static void regenerate() throws IOException {
-        Path fresh = tmp.resolve("fresh");
-        Scenarios.legacyRace(fresh);
-        Path target = FIXTURE.resolve("journal");
+    private static Path journal(String fixture) {
+        return tmp.resolve(fixture).resolve("journal");
+    }
+
+    private static void regenerate(String name) throws IOException {
+        Path fresh = tmp.resolve("fresh-" + name);
+        Scenarios.legacyRace(fresh, name.equals(PACKED));
+        Path target = FIXTURES.resolve(name).resolve("journal");
         if (Files.exists(target)) {
             try (var files = Files.walk(target)) {
                 for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
@@ -51,34 +62,50 @@ class GoldenFixtureTest {
             }
         }
         JournalFiles.copyCompact(fresh, target);
-        Files.writeString(FIXTURE.resolve("closes.txt"), CliRun.of("closes", target.toString()).out());
-        Files.writeString(FIXTURE.resolve("show-1.txt"), CliRun.of("show", target.toString(), "1").out());
-        Files.writeString(FIXTURE.resolve("audit.txt"), CliRun.of("audit", target.toString()).out());
+        Files.writeString(FIXTURES.resolve(name).resolve("closes.txt"), CliRun.of("closes", target.toString()).out());
+        Files.writeString(FIXTURES.resolve(name).resolve("show-1.txt"), CliRun.of("show", target.toString(), "1").out());
+        Files.writeString(FIXTURES.resolve(name).resolve("audit.txt"), CliRun.of("audit", target.toString()).out());
     }
 
-    private static String golden(String name) throws IOException {
-        return Files.readString(FIXTURE.resolve(name), StandardCharsets.UTF_8);
+    private static String golden(String fixture, String name) throws IOException {
+        return Files.readString(FIXTURES.resolve(fixture).resolve(name), StandardCharsets.UTF_8);
     }
 
-    @Test
-    void closesMatchesItsGoldenOutput() throws IOException {
-        CliRun run = CliRun.of("closes", journal.toString());
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"legacy-race", PACKED})
+    void closesMatchesItsGoldenOutput(String fixture) throws IOException {
+        CliRun run = CliRun.of("closes", journal(fixture).toString());
         assertEquals(0, run.exit(), run::toString);
-        assertEquals(golden("closes.txt"), run.out());
+        assertEquals(golden(fixture, "closes.txt"), run.out());
     }
 
-    @Test
-    void showMatchesItsGoldenOutput() throws IOException {
-        CliRun run = CliRun.of("show", journal.toString(), "1");
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"legacy-race", PACKED})
+    void showMatchesItsGoldenOutput(String fixture) throws IOException {
+        CliRun run = CliRun.of("show", journal(fixture).toString(), "1");
         assertEquals(0, run.exit(), run::toString);
-        assertEquals(golden("show-1.txt"), run.out());
+        assertEquals(golden(fixture, "show-1.txt"), run.out());
     }
 
-    @Test
-    void auditMatchesItsGoldenOutputAndExitsOne() throws IOException {
-        CliRun run = CliRun.of("audit", journal.toString());
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"legacy-race", PACKED})
+    void auditMatchesItsGoldenOutputAndExitsOne(String fixture) throws IOException {
+        CliRun run = CliRun.of("audit", journal(fixture).toString());
         assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
-        assertEquals(golden("audit.txt"), run.out());
+        assertEquals(golden(fixture, "audit.txt"), run.out());
         assertEquals("", run.err());
+    }
+
+    /** Packing changes where a transition is in the journal, nothing of what the replay makes of it. */
+    @Test
+    void thePackedJournalTellsTheSameStoryAsTheOneOfSingleEvents() throws IOException {
+        assertEquals(golden("legacy-race", "closes.txt"), golden(PACKED, "closes.txt"));
+        assertEquals(golden("legacy-race", "show-1.txt"), golden(PACKED, "show-1.txt"));
+        assertEquals(withoutCitations(golden("legacy-race", "audit.txt")), withoutCitations(golden(PACKED, "audit.txt")));
+    }
+
+    /** An audit output without its journal indexes, positions and event count. */
+    private static String withoutCitations(String audit) {
+        return audit.replaceAll("index 0x[0-9a-f]+( position \\d+)?", "index").replaceAll("audit: \\d+ events", "audit:");
     }
 }

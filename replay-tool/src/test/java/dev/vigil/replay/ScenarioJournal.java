@@ -20,6 +20,7 @@ import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.MailboxReleased;
 import dev.vigil.journal.MailboxTransition;
+import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.PoolStarted;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.ShutdownPublished;
@@ -46,9 +47,24 @@ final class ScenarioJournal implements AutoCloseable {
     private final Map<Long, CloseOutcome> liveReports = new LinkedHashMap<>();
     private long written;
 
-    ScenarioJournal(Path dir, int firstPid) {
+    /**
+     * Consecutive transitions of one mailbox (no other event between them) go into one {@link MailboxTransitionBatch},
+     * as the orchestrator's ring drainer journals them; false: one {@link MailboxTransition} each (older journals).
+     */
+    private final boolean packTransitions;
+    private final MailboxTransitionBatch.Builder pending = new MailboxTransitionBatch.Builder();
+    private MailboxTransition pendingOf;
+    /** The writer names a batch carries (the orchestrator's WriterRole codes). */
+    static final String WRITER_NAMES = "NONE PARENT CHILD CLOSER";
+
+    ScenarioJournal(Path dir, int firstPid, boolean packTransitions) {
         this.writer = JournalWriter.open(dir);
         this.nextPid = firstPid;
+        this.packTransitions = packTransitions;
+    }
+
+    ScenarioJournal(Path dir, int firstPid) {
+        this(dir, firstPid, false);
     }
 
     ScenarioJournal(Path dir) {
@@ -73,12 +89,33 @@ final class ScenarioJournal implements AutoCloseable {
     }
 
     void append(JournalEvent e) {
+        if (packTransitions && e instanceof MailboxTransition t) {
+            if (pendingOf != null && !(pendingOf.poolId().equals(t.poolId()) && pendingOf.group().equals(t.group())
+                    && pendingOf.index() == t.index() && pendingOf.closeId() == t.closeId())) {
+                flushPending();
+            }
+            pendingOf = t;
+            pending.add(t.seq(), t.timeNanos(), t.fromState(), t.toState(), List.of(WRITER_NAMES.split(" ")).indexOf(t.writer()),
+                    t.writerPid());
+            return;
+        }
+        flushPending();
         writer.append(e);
         written++;
     }
 
+    private void flushPending() {
+        if (pendingOf != null) {
+            MailboxTransition t = pendingOf;
+            pendingOf = null;
+            writer.append(pending.build(t.orchestratorPid(), t.poolId(), t.closeId(), t.group(), t.index(), WRITER_NAMES));
+            written++;
+        }
+    }
+
     @Override
     public void close() {
+        flushPending();
         writer.close();
     }
 

@@ -151,7 +151,12 @@ final class Scenarios {
      * SHUTDOWN into the state word; its unconditional CONTROL_DONE lands after it with the same seq.
      */
     static Map<Long, CloseOutcome> legacyRace(Path dir) {
-        try (ScenarioJournal j = new ScenarioJournal(dir, 4709)) {
+        return legacyRace(dir, false);
+    }
+
+    /** {@link #legacyRace(Path)}, its transitions packed as the ring drainer journals them (MailboxTransitionBatch). */
+    static Map<Long, CloseOutcome> legacyRace(Path dir, boolean packTransitions) {
+        try (ScenarioJournal j = new ScenarioJournal(dir, 4709, packTransitions)) {
             ScenarioJournal.Pool p = j.pool("p-legacy", "legacy", "chips", 3);
             for (ScenarioJournal.Child c : p.children) {
                 p.control(c);
