@@ -19,15 +19,16 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.commons.JSRInlinerAdapter;
 
 /**
- * Build step (the parent pom, phase package, every runnable module): rewrites, in place, the jars of a target/lib whose
+ * Build step (the parent pom, phase package, the modules whose launcher has a class-data archive: orchestrator,
+ * replay-tool): rewrites, in place, the jars of a target/lib whose
  * class files are older than Java 6 (picocli targets Java 5; so do ASM and jnr-x86asm, which jnr-ffi and the journal's
  * generated readers and writers load) to class files of version 52 with stack-map frames. The JDK's class-data
  * archive cannot hold a class file older than version 50, so without this every `vigil` and `vigil-replay` start
  * parsed picocli's ~150 classes from its jar (~0.25 s of the main thread at load 10, bin/vigil-bench start) and the
- * preload thread ASM's and jnr-x86asm's. The bytecode is otherwise unchanged: same instructions, same constant pool
- * entries; the frames are computed by ASM from the type hierarchy of the directory's own jars and the JDK. Class files
- * of version 50 and later and every other entry are copied as they are, so running it twice changes nothing. A jar
- * whose frames name a type found in neither is left as it is, with a warning (it then starts as before).
+ * preload thread ASM's and jnr-x86asm's. The classes are otherwise unchanged: the same members and instructions; the
+ * frames are computed by ASM from the type hierarchy of the directory's own jars and the JDK. Class files of version 50
+ * and later and every other entry are copied as they are, so running it twice changes nothing. A signed jar, and a jar
+ * whose frames name a type found in neither, are left as they are (the latter with a warning; it starts as before).
  *
  * Usage (single-file source; ASM, asm-tree and asm-commons on the class path): java -cp ASM UpgradeClassFiles.java LIB_DIR
  */
@@ -77,6 +78,13 @@ public final class UpgradeClassFiles {
         return classes;
     }
 
+    private static boolean signed(Path jar) throws IOException {
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            return zip.stream().map(ZipEntry::getName)
+                    .anyMatch(n -> n.startsWith("META-INF/") && (n.endsWith(".SF") || n.endsWith(".RSA") || n.endsWith(".DSA") || n.endsWith(".EC")));
+        }
+    }
+
     private static boolean isClass(ZipEntry e) {
         return e.getName().endsWith(".class") && !e.getName().startsWith("META-INF/");
     }
@@ -84,8 +92,8 @@ public final class UpgradeClassFiles {
     /** Rewrites JAR in place; returns how many class files it upgraded (0: the file is left untouched). */
     static int upgrade(Path jar, Map<String, ClassReader> all) throws IOException {
         Map<String, ClassReader> own = classes(jar);
-        if (own.values().stream().noneMatch(UpgradeClassFiles::tooOld)) {
-            return 0;
+        if (own.values().stream().noneMatch(UpgradeClassFiles::tooOld) || signed(jar)) {
+            return 0; // nothing to upgrade, or a signed jar, whose signature would no longer match
         }
         Path tmp = jar.resolveSibling(jar.getFileName() + ".tmp");
         int upgraded = 0;
