@@ -13,11 +13,27 @@
  * doorbell-pipe 1 gives each child the read end of a pipe as descriptor 4 (VIGIL_DOORBELL_FD=4), as the
  * orchestrator does for Java children.
  *
+ * The rest of a close's work, what the orchestrator does beyond the protocol (CloseBenchmark's "same work" rows),
+ * each turned on by its environment variable:
+ *   VIGIL_REF_CGROUP=<dir>   the children in a cgroup of their own, as a pool's container: <dir> (under a delegated
+ *                            cgroup v2 subtree) is made, each child written into its cgroup.procs once spawned; in the
+ *                            close, cgroup.procs read once per batch of reaps before their mailboxes are released (no
+ *                            fork of a reaped child may still map its mailbox) and once after the last reap (the stray
+ *                            sweep), and the directory removed before the close ends;
+ *   VIGIL_REF_JOURNAL=<file> every event of the close written as it happens, one text record each, into a mapping of
+ *                            <file> (as the journal's queue file): close started, admission fenced, each shutdown
+ *                            published, each transition drained, each child reaped, each mailbox released, and close
+ *                            completed with the report as JSON (every child's outcome, exit code and time from the
+ *                            broadcast).
+ * With either set, close_ns runs from the first of that work (the close-started record), not from the first CAS.
+ *
  * Output, one line each: "close_ns <last release - first CAS>", "last_reap_ns <last reap - first CAS>",
+ * "told_ns <the end of the CAS and doorbell loop - first CAS>",
  * "cpu_ns <this process's CPU over the close>", "settled <commands completed> failed <not completed>",
  * "ring_records <drained>". Exit 0, or 1 with "ERR: ..." on stderr.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <fcntl.h>
@@ -29,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,6 +66,62 @@ extern char **environ;
 static struct vigil_mailbox *mailbox_at(char *base, size_t stride, int i)
 {
     return (struct vigil_mailbox *)(base + stride * (size_t)i);
+}
+
+/* VIGIL_REF_JOURNAL: records appended into a mapping of the journal file (NULL: no journal). */
+#define JOURNAL_BYTES (64u << 20)
+static char *journal;
+static size_t journal_at;
+
+static void journal_record(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void journal_record(const char *format, ...)
+{
+    if (journal == NULL || journal_at + 4096 > JOURNAL_BYTES) {
+        return;
+    }
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(journal + journal_at, JOURNAL_BYTES - journal_at, format, args);
+    va_end(args);
+    if (length > 0) {
+        size_t room = JOURNAL_BYTES - journal_at - 1;
+        journal_at += (size_t)length < room ? (size_t)length : room;
+    }
+}
+
+/* VIGIL_REF_CGROUP: reads the cgroup's member pids (cgroup.procs); returns how many, -1 when unreadable. */
+static int cgroup_members(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    char buffer[16384];
+    int members = 0;
+    ssize_t got;
+    while ((got = read(fd, buffer, sizeof buffer)) > 0) {
+        for (ssize_t i = 0; i < got; i++) {
+            members += buffer[i] == '\n';
+        }
+    }
+    close(fd);
+    return members;
+}
+
+static int cgroup_join(const char *dir, pid_t pid)
+{
+    char path[4200], line[32];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    int length = snprintf(line, sizeof line, "%d\n", (int)pid);
+    int rc = write(fd, line, (size_t)length) == length ? 0 : -1;
+    close(fd);
+    return rc;
 }
 
 /* What MappedMailbox.format does: zero, identity line, magic stored last with release. */
@@ -123,10 +196,32 @@ static int drain_ring(struct vigil_mailbox *m)
         if (__atomic_load_n(&r->ticket, __ATOMIC_RELAXED) == t + 1) {
             sink += seq ^ time ^ origin;
             n++;
+            journal_record("MailboxTransition seq=%llu time=%llu origin=%llx\n", (unsigned long long)seq,
+                    (unsigned long long)time, (unsigned long long)origin);
         }
     }
     __atomic_store_n(&m->ring_consumer_position, head, __ATOMIC_RELEASE);
     return n;
+}
+
+/* A reaped child's mailbox: its in-flight command settled from it, its ring drained, the record freed (magic 0). */
+static void release_mailbox(struct vigil_mailbox *m, int in_flight, int *settled, int *failed, int *records,
+        uint64_t close_epoch, int i, size_t stride)
+{
+    if (in_flight) {
+        uint64_t word = __atomic_load_n(&m->state_word, __ATOMIC_ACQUIRE);
+        if (vigil_word_state(word) == VIGIL_CONTROL_DONE && __atomic_load_n(&m->result_id, __ATOMIC_ACQUIRE) == COMMAND_ID) {
+            (*settled)++;
+            journal_record("InFlightSettled pool=ref closeId=%llu group=g index=%d outcome=FINISHED\n",
+                    (unsigned long long)close_epoch, i);
+        } else {
+            (*failed)++;
+        }
+    }
+    *records += drain_ring(m);
+    __atomic_store_n(&m->magic, 0, __ATOMIC_RELEASE); /* released */
+    journal_record("MailboxReleased time=%lld pool=ref closeId=%llu group=g index=%d offset=%zu\n",
+            (long long)monotonic_nanos(), (unsigned long long)close_epoch, i, stride * (size_t)i);
 }
 
 int main(int argc, char **argv)
@@ -161,6 +256,26 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t epoch = (uint64_t)monotonic_nanos() | 1;
+    const char *cgroup = getenv("VIGIL_REF_CGROUP");
+    const char *journal_file = getenv("VIGIL_REF_JOURNAL");
+    if (cgroup != NULL && mkdir(cgroup, 0755) != 0) {
+        fprintf(stderr, "ERR: mkdir cgroup=%s errno=%d (%s)\n", cgroup, errno, strerror(errno));
+        return 1;
+    }
+    if (journal_file != NULL) {
+        int jfd = open(journal_file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (jfd < 0 || ftruncate(jfd, JOURNAL_BYTES) != 0) {
+            fprintf(stderr, "ERR: journal file=%s errno=%d (%s)\n", journal_file, errno, strerror(errno));
+            return 1;
+        }
+        journal = mmap(NULL, JOURNAL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, jfd, 0);
+        close(jfd);
+        if (journal == MAP_FAILED) {
+            fprintf(stderr, "ERR: mmap journal file=%s errno=%d (%s)\n", journal_file, errno, strerror(errno));
+            return 1;
+        }
+        /* the spawns are journaled too, before the close: its records land on pages the mapping already has */
+    }
 
     static pid_t pids[MAX_CHILDREN];
     static int pidfds[MAX_CHILDREN];
@@ -224,6 +339,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "ERR: posix_spawn binary=%s errno=%d (%s)\n", child_argv[0], rc, strerror(rc));
             return 1;
         }
+        if (cgroup != NULL && cgroup_join(cgroup, pids[i]) != 0) {
+            fprintf(stderr, "ERR: pid=%d cannot join cgroup=%s errno=%d (%s)\n", pids[i], cgroup, errno, strerror(errno));
+            return 1;
+        }
+        journal_record("ChildSpawned pid=%d group=g index=%d kind=C argv=%s\n", pids[i], i, child_argv[0]);
         pidfds[i] = (int)syscall(SYS_pidfd_open, pids[i], 0);
         if (pidfds[i] < 0) {
             fprintf(stderr, "ERR: pidfd_open pid=%d errno=%d (%s)\n", pids[i], errno, strerror(errno));
@@ -251,18 +371,28 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-        struct timespec settle = {0, 20000000L}; /* as the Java side: the commands are inside their handlers */
-        nanosleep(&settle, NULL);
     }
+    /* as the Java side: the commands are inside their handlers, idle children asleep on their doorbells */
+    struct timespec settle = {0, 20000000L};
+    nanosleep(&settle, NULL);
 
     /* The close. */
     int64_t cpu_start = cpu_nanos();
     int64_t start = monotonic_nanos();
     uint64_t close_epoch = epoch + 2;
+    journal_record("CloseStarted time=%lld pool=ref closeId=%llu children=%d window=5000000000 escalation=leak\n",
+            (long long)start, (unsigned long long)close_epoch, n);
+    journal_record("AdmissionFenced time=%lld pool=ref closeId=%llu inFlight=%d\n", (long long)start,
+            (unsigned long long)close_epoch, in_flight ? n : 0);
+    int64_t first_cas = monotonic_nanos();
+    static uint64_t observed[MAX_CHILDREN];
+    static int64_t told_at[MAX_CHILDREN];
     for (int i = 0; i < n; i++) {
         uint64_t expected = 0;
         struct vigil_mailbox *m = mailbox_at(base, stride, i);
+        told_at[i] = journal != NULL ? monotonic_nanos() : 0;
         __atomic_compare_exchange_n(&m->shutdown_word, &expected, close_epoch, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        observed[i] = expected;
         /* the doorbell's parent half: full fence, then the child's sleeping flag (Dekker with the child's store) */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (__atomic_load_n(&m->doorbell_sleeping, __ATOMIC_SEQ_CST) == 1) {
@@ -273,12 +403,20 @@ int main(int argc, char **argv)
             }
         }
     }
+    int64_t told = monotonic_nanos();
+    for (int i = 0; i < n; i++) {
+        journal_record("ShutdownPublished time=%lld pool=ref closeId=%llu group=g index=%d pid=%d channel=SHUTDOWN_WORD"
+                " casWon=%d observed=%llu\n", (long long)told_at[i], (unsigned long long)close_epoch, i, pids[i],
+                observed[i] == 0, (unsigned long long)observed[i]);
+    }
     int live = n;
     int settled = 0;
     int failed = 0;
     int records = 0;
     int64_t last_reap = 0;
     static int reaped[MAX_CHILDREN];
+    static int deferred[MAX_CHILDREN];
+    int deferred_count = 0;
     while (live > 0) {
         int done = reap_ready_pidfds(n, pids, pidfds, reaped_at, CLOSE_BOUND_MILLIS, reaped);
         if (done == BENCH_POLL_TIMEOUT) {
@@ -294,35 +432,71 @@ int main(int argc, char **argv)
         if (done < 0) {
             return 1;
         }
+        /* no fork of a reaped child may still map its mailbox: released now only while the container holds no more
+         * than the children still running, else after the stray sweep */
+        int release_now = cgroup == NULL || cgroup_members(cgroup) <= live - done;
         for (int r = 0; r < done; r++) {
             int i = reaped[r];
             last_reap = reaped_at[i];
+            journal_record("ChildReaped time=%lld pool=ref closeId=%llu group=g index=%d pid=%d exitCode=0 signal=0"
+                    " sinceBroadcast=%lld\n", (long long)reaped_at[i], (unsigned long long)close_epoch, i, pids[i],
+                    (long long)(reaped_at[i] - start));
             if (bell_write[i] >= 0) {
                 close(bell_write[i]);
             }
             live--;
             struct vigil_mailbox *m = mailbox_at(base, stride, i);
-            if (in_flight) {
-                uint64_t word = __atomic_load_n(&m->state_word, __ATOMIC_ACQUIRE);
-                if (vigil_word_state(word) == VIGIL_CONTROL_DONE
-                        && __atomic_load_n(&m->result_id, __ATOMIC_ACQUIRE) == COMMAND_ID) {
-                    settled++;
-                } else {
-                    failed++;
-                }
+            if (!release_now) {
+                deferred[deferred_count++] = i;
+                continue;
             }
-            records += drain_ring(m);
-            __atomic_store_n(&m->magic, 0, __ATOMIC_RELEASE); /* released */
+            release_mailbox(m, in_flight, &settled, &failed, &records, close_epoch, i, stride);
         }
     }
+    if (cgroup != NULL && cgroup_members(cgroup) != 0) { /* the stray sweep */
+        fprintf(stderr, "ERR: cgroup=%s not empty after the last reap\n", cgroup);
+        return 1;
+    }
+    for (int d = 0; d < deferred_count; d++) {
+        release_mailbox(mailbox_at(base, stride, deferred[d]), in_flight, &settled, &failed, &records, close_epoch,
+                deferred[d], stride);
+    }
+    if (journal != NULL) {
+        /* the report, as CloseReport's JSON */
+        static char report[BENCH_MAX_CHILDREN * 160 + 256];
+        int at = snprintf(report, sizeof report, "{\"poolId\":\"ref\",\"closeId\":%llu,\"outcome\":\"CLEAN\","
+                "\"durationNanos\":%lld,\"children\":[", (unsigned long long)close_epoch,
+                (long long)(monotonic_nanos() - start));
+        for (int i = 0; i < n; i++) {
+            at += snprintf(report + at, sizeof report - (size_t)at, "%s{\"group\":\"g\",\"index\":%d,\"pid\":%d,"
+                    "\"kind\":\"C\",\"outcome\":\"EXITED\",\"exitCode\":0,\"signal\":0,\"sinceBroadcastNanos\":%lld}",
+                    i == 0 ? "" : ",", i, pids[i], (long long)(reaped_at[i] - start));
+        }
+        snprintf(report + at, sizeof report - (size_t)at, "]}");
+        journal_record("CloseCompleted time=%lld pool=ref closeId=%llu outcome=CLEAN reaped=%d report=%s\n",
+                (long long)monotonic_nanos(), (unsigned long long)close_epoch, n, report);
+    }
+    if (cgroup != NULL && rmdir(cgroup) != 0) {
+        fprintf(stderr, "ERR: rmdir cgroup=%s errno=%d (%s)\n", cgroup, errno, strerror(errno));
+        return 1;
+    }
     int64_t end = monotonic_nanos();
+    if (cgroup == NULL && journal == NULL) {
+        start = first_cas;
+    }
     int64_t cpu = cpu_nanos() - cpu_start;
     printf("close_ns %lld\n", (long long)(end - start));
     printf("last_reap_ns %lld\n", (long long)(last_reap - start));
+    printf("told_ns %lld\n", (long long)(told - start));
     printf("cpu_ns %lld\n", (long long)cpu);
     printf("settled %d failed %d\n", settled, failed);
     printf("ring_records %d\n", records);
+    printf("journal_bytes %zu\n", journal_at);
     munmap(base, stride * (size_t)n);
     unlink(map_file);
+    if (journal != NULL) {
+        munmap(journal, JOURNAL_BYTES);
+        unlink(journal_file);
+    }
     return 0;
 }

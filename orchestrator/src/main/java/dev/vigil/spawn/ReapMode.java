@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** How the reaper learns of exits. Setting {@code vigil.reap.mode} ({@code VIGIL_REAP_MODE}): pidfd or waitpid. */
 public enum ReapMode {
-    /** One thread in poll(2) over every child's pidfd, woken by the kernel at exit; no sleeping. The default. */
+    /** One thread in epoll_wait over every child's pidfd, woken by the kernel at exit; no sleeping. The default. */
     PIDFD_POLL,
     /** Fallback where pidfd_open is missing: waitpid(pid, WNOHANG) per child, backing off 1 ms .. 50 ms. */
     WAITPID_BACKOFF;

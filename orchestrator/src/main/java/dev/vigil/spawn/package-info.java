@@ -8,8 +8,8 @@
  *                          shim: PDEATHSIG, getppid check, setpgid, chdir, close fds, signals, execvp
  *                            | status pipe: EOF = exec ok / {stage, errno} = SpawnException
  *                            v
- *  Reaper thread (one per Spawner):  poll([eventfd, pidfd...], -1)
- *                            | POLLIN on a pidfd -> waitpid(that pid, WNOHANG) -> ExitStatus
+ *  Reaper thread (one per Spawner):  epoll_wait(one set: eventfd, every pidfd, -1)
+ *                            | EPOLLIN on a pidfd -> out of the set, waitpid(that pid, WNOHANG) -> ExitStatus
  *                            v
  *                          ChildProcess.onExit() completes, ExitListeners are told
  * </pre>

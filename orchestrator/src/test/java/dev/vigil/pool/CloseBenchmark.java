@@ -32,13 +32,15 @@ import dev.vigil.spawn.SpawnRequest;
  * program doing the same protocol work over the same children in one thread: the mailboxes in the layout of
  * {@code native/include/vigil/mailbox.h}, one command placed per child, then CAS of every shutdown word, pidfd poll,
  * the doorbell rung where a child sleeps on it (futex; a Java child's pipe too), waitpid, the command settled from
- * the mailbox, the ring drained, the mailbox released. Rounds alternate between the
- * two (order flipped every round), in the same run. Not a test.
+ * the mailbox, the ring drained, the mailbox released; and against the same reference doing the rest of a close's work
+ * too ({@link #SAME_WORK}: its children in a cgroup of their own, every event journaled into a mapped file, the cgroup
+ * read before releases and swept after the last reap, the report as JSON, the cgroup removed; timed from its first
+ * record). Rounds rotate between the three (order rotated every round), in the same run. Not a test.
  *
  * <p>Per close: whole close (first CAS to report returned; the reference: to its last release), slowest reap (from the
  * same start), close minus slowest reap (what the engine adds after the last exit: settle, release, report, journal
- * flush), CPU of the whole orchestrator process over the close (every thread: engine, reaper, drainer, journal, GC)
- * and of the engine thread alone; the reference's own CPU. The in-flight command is the demo handlers'
+ * flush), CPU of the whole orchestrator process over the close (every thread: engine, reaper, drainer, journal, GC,
+ * JIT; from schedstat, {@link ThreadCpu}), by thread, and of the engine thread alone; the reference's own CPU. The in-flight command is the demo handlers'
  * OP_COOPERATIVE_SLEEP (60 s, polling shutdown): it ends with result 1 on the shutdown, so the close settles it from
  * the mailbox (CommandCompleted) before the release.
  *
@@ -50,6 +52,10 @@ public final class CloseBenchmark {
     private static final long IN_FLIGHT_MILLIS = 60_000;
     private static final long SETTLE_MILLIS = 20;
     private static final int WARM_UP_CLOSES = 200;
+    /** Unmeasured rounds of each configuration before its measured ones. */
+    private static final int WARM_UP_ROUNDS = 2;
+    /** What the "same work" reference adds to the protocol (vigil-close-reference's VIGIL_REF_* variables). */
+    private static final String SAME_WORK = "cgroup per pool, journal, sweep, report";
 
     /** One configuration: a child kind, a pool size, a command in flight or not, how many rounds. */
     record Config(String kind, int children, boolean inFlight, int rounds) {
@@ -59,7 +65,7 @@ public final class CloseBenchmark {
     }
 
     /** One close's figures, nanoseconds; closeId 0 for the reference. */
-    record Sample(long close, long reap, long cpu, long engineCpu, long closeId) {
+    record Sample(long close, long reap, long cpu, long engineCpu, long closeId, Map<String, Long> threads, long told) {
         long tail() {
             return close - reap;
         }
@@ -80,6 +86,10 @@ public final class CloseBenchmark {
             configs.add(new Config("Java", 1, inFlight, quick ? 3 : 8));
             configs.add(new Config("Java", 4, inFlight, quick ? 2 : 5));
         }
+        String only = System.getProperty("vigil.bench.close.only"); // e.g. "C x256 idle": one configuration, for study
+        if (only != null) {
+            configs.removeIf(c -> !c.label().equals(only));
+        }
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "vigil-close-bench");
         try (Orchestrator o = Orchestrator.builder().journalDir(work.resolve("journal")).maxMailboxes(600)
                 .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(5)).build()).open()) {
@@ -92,6 +102,7 @@ public final class CloseBenchmark {
         long started = MonotonicClock.nanos();
         Map<Config, List<Sample>> vigil = new HashMap<>();
         Map<Config, List<Sample>> reference = new HashMap<>();
+        Map<Config, List<Sample>> sameWork = new HashMap<>();
         int[] threads = {0};
         Map<String, Integer> threadNames = new TreeMap<>();
         // Warm-up: the first closes of a process run the close path in the interpreter (the JIT compiles a method
@@ -103,20 +114,29 @@ public final class CloseBenchmark {
         }
         // JFR from here (the event classes load in the first close it sees, ~20 ms: not a measured one)
         ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
-        // and one unmeasured round of each configuration, both sides: what runs once per child (the report's JSON of
-        // n children, the per-child loops) is compiled for n children too, as in an orchestrator closing such pools
+        // and unmeasured rounds of each configuration, every side: what runs once per child (the per-child loops, the
+        // report's JSON of n children) is compiled for n children too, as in an orchestrator that has closed such pools
+        // before (after one such round the JIT's compiler threads still took 20-70 ms of CPU in each 256-child close,
+        // against the exiting children on the same cores; the table of CPU by thread below says what is left)
         for (Config c : configs) {
-            runRound(o, work, c, WARM_UP_CLOSES, null);
-            referenceRound(o, work, c);
+            for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+                runRound(o, work, c, WARM_UP_CLOSES + round, null);
+                referenceRound(o, work, c, false);
+                referenceRound(o, work, c, true);
+            }
         }
         for (Config c : configs) {
             for (int round = 0; round < c.rounds(); round++) {
-                if (round % 2 == 0) {
-                    vigil.computeIfAbsent(c, k -> new ArrayList<>()).add(runRound(o, work, c, round, threadNames));
-                    reference.computeIfAbsent(c, k -> new ArrayList<>()).add(referenceRound(o, work, c));
-                } else {
-                    reference.computeIfAbsent(c, k -> new ArrayList<>()).add(referenceRound(o, work, c));
-                    vigil.computeIfAbsent(c, k -> new ArrayList<>()).add(runRound(o, work, c, round, threadNames));
+                // the three sides in turn, the order rotated every round
+                for (int side = 0; side < 3; side++) {
+                    switch ((round + side) % 3) {
+                        case 0 -> vigil.computeIfAbsent(c, k -> new ArrayList<>()).add(runRound(o, work, c, round,
+                                threadNames));
+                        case 1 -> reference.computeIfAbsent(c, k -> new ArrayList<>()).add(referenceRound(o, work, c,
+                                false));
+                        default -> sameWork.computeIfAbsent(c, k -> new ArrayList<>()).add(referenceRound(o, work, c,
+                                true));
+                    }
                 }
             }
             threads[0] = Math.max(threads[0], ManagementFactory.getThreadMXBean().getThreadCount());
@@ -126,18 +146,24 @@ public final class CloseBenchmark {
         out.printf(Locale.ROOT, "Load (1/5/15 min) before: %s; after: %s. %d s. %d cores.%n%n", loadBefore, load(),
                 took / 1_000_000_000L, Runtime.getRuntime().availableProcessors());
         out.println("| pool | rounds | vigil close median / p99 ms | C reference median / p99 ms | ratio (medians)"
-                + " | vigil close - slowest reap median / p99 ms | reference close - slowest reap median ms"
-                + " | vigil CPU per close ms (engine thread) | reference CPU ms |");
-        out.println("|---|---|---|---|---|---|---|---|---|");
+                + " | C reference, same work, median / p99 ms | ratio (medians) | vigil close - slowest reap median / p99 ms"
+                + " | reference close - slowest reap median ms (same work) | vigil CPU per close ms (engine thread)"
+                + " | reference CPU ms (same work) |");
+        out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         for (Config c : configs) {
             List<Sample> v = vigil.get(c);
             List<Sample> r = reference.get(c);
+            List<Sample> w = sameWork.get(c);
             long vm = median(v, Sample::close);
             long rm = median(r, Sample::close);
-            out.printf(Locale.ROOT, "| %s | %d | %.2f / %.2f | %.2f / %.2f | %.2fx | %.2f / %.2f | %.2f | %.2f (%.2f) | %.2f |%n",
+            long wm = median(w, Sample::close);
+            out.printf(Locale.ROOT, "| %s | %d | %.2f / %.2f | %.2f / %.2f | %.2fx | %.2f / %.2f | %.2fx | %.2f / %.2f"
+                    + " | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) |%n",
                     c.label(), c.rounds(), ms(vm), ms(p99(v, Sample::close)), ms(rm), ms(p99(r, Sample::close)),
-                    vm / (double) rm, ms(median(v, Sample::tail)), ms(p99(v, Sample::tail)), ms(median(r, Sample::tail)),
-                    ms(median(v, Sample::cpu)), ms(median(v, Sample::engineCpu)), ms(median(r, Sample::cpu)));
+                    vm / (double) rm, ms(wm), ms(p99(w, Sample::close)), vm / (double) wm, ms(median(v, Sample::tail)),
+                    ms(p99(v, Sample::tail)), ms(median(r, Sample::tail)), ms(median(w, Sample::tail)),
+                    ms(median(v, Sample::cpu)), ms(median(v, Sample::engineCpu)), ms(median(r, Sample::cpu)),
+                    ms(median(w, Sample::cpu)));
         }
         List<Sample> idle = new ArrayList<>();
         for (Config c : configs) {
@@ -145,6 +171,20 @@ public final class CloseBenchmark {
                 idle.addAll(vigil.get(c));
             }
         }
+        if (o.containment().mode() != dev.vigil.contain.ContainmentMode.CGROUP) {
+            out.printf("%nNo cgroup for pools here (containment %s): the same-work reference journals, reports and"
+                    + " releases, its children in no cgroup, as Vigil's.%n", o.containment().mode());
+        }
+        printThreadCpu(out, configs, vigil);
+        StringBuilder told = new StringBuilder();
+        for (Config c : configs) {
+            if (!c.inFlight()) {
+                told.append(told.length() == 0 ? "" : ", ").append(c.label()).append(String.format(Locale.ROOT,
+                        " %.2f", ms(median(reference.get(c), Sample::told))));
+            }
+        }
+        out.printf(Locale.ROOT, "%nThe C reference's CAS and doorbell loop (first CAS to the last child told; compare the"
+                + " phase table's \"tell each\" row), median ms: %s.%n", told);
         out.printf(Locale.ROOT, "%nIdle pools, every size and kind (%d closes): close minus slowest reap median %.2f ms,"
                 + " p99 %.2f ms.%n", idle.size(), ms(median(idle, Sample::tail)), ms(p99(idle, Sample::tail)));
         long tailMedian = median(idle, Sample::tail);
@@ -154,7 +194,10 @@ public final class CloseBenchmark {
         StringBuilder vigilMs = new StringBuilder();
         StringBuilder referenceMs = new StringBuilder();
         StringBuilder ratios = new StringBuilder();
+        StringBuilder sameWorkMs = new StringBuilder();
+        StringBuilder sameWorkRatios = new StringBuilder();
         boolean within = true;
+        boolean withinSameWork = true;
         for (Config c : configs) {
             if (c.inFlight()) {
                 continue;
@@ -168,6 +211,11 @@ public final class CloseBenchmark {
                 vigilMs.append(sep).append(String.format(Locale.ROOT, "%.1f", ms(median(vigil.get(c), Sample::close))));
                 referenceMs.append(sep).append(String.format(Locale.ROOT, "%.1f", ms(median(reference.get(c), Sample::close))));
                 ratios.append(sep).append(BenchSummary.ratio(r));
+                double rw = median(vigil.get(c), Sample::close) / (double) median(sameWork.get(c), Sample::close);
+                withinSameWork &= rw <= 1.25;
+                sameWorkMs.append(sep).append(String.format(Locale.ROOT, "%.1f", ms(median(sameWork.get(c),
+                        Sample::close))));
+                sameWorkRatios.append(sep).append(BenchSummary.ratio(rw));
             }
         }
         new BenchSummary("close minus slowest reap, idle pools (C 1-256, Java 1-4 children), median / p99",
@@ -177,10 +225,13 @@ public final class CloseBenchmark {
         new BenchSummary("whole close, idle C pools of " + sizes + " children (medians)", vigilMs + " ms",
                 "C reference " + referenceMs + " ms", ratios.toString(), "<= 1.25x each on an idle machine", within)
                 .print(out);
-        out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight) and one round of"
-                + " each configuration, not counted; the first close of the process (C x1 in flight, cold JIT): %.2f ms,"
-                + " close minus slowest reap %.2f ms.%n",
-                WARM_UP_CLOSES, ms(first.close()), ms(first.tail()));
+        new BenchSummary("whole close, idle C pools of " + sizes + " children (medians), against a C reference doing the"
+                + " same work (" + SAME_WORK + ")", vigilMs + " ms", "C reference, same work " + sameWorkMs + " ms",
+                sameWorkRatios.toString(), "<= 1.25x each on an idle machine", withinSameWork).print(out);
+        out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight) and %d unmeasured"
+                + " rounds of each configuration (every side), not counted; the first close of the process (C x1 in"
+                + " flight, cold JIT): %.2f ms, close minus slowest reap %.2f ms.%n", WARM_UP_CLOSES, WARM_UP_ROUNDS,
+                ms(first.close()), ms(first.tail()));
         out.printf(Locale.ROOT, "Orchestrator threads: %d in the JVM at most (whatever the pool size; the JFR recording"
                 + " of the phases below adds its own); Vigil's own, by name, seen during the closes: %s.%n", threads[0],
                 String.join(", ", threadNames.keySet()));
@@ -191,6 +242,47 @@ public final class CloseBenchmark {
             }
         }
         phases.print(out, byLabel, closeIds(idle), 10_000_000);
+    }
+
+    /**
+     * The orchestrator's CPU per close by thread (every thread of the JVM, from schedstat), idle pools: which thread's
+     * work competes with the exiting children for the cores.
+     */
+    private static void printThreadCpu(PrintStream out, List<Config> configs, Map<Config, List<Sample>> vigil) {
+        List<Config> idle = configs.stream().filter(c -> !c.inFlight()).toList();
+        Map<String, Long> most = new TreeMap<>(); // the largest median of each thread over the configurations
+        for (Config c : idle) {
+            for (Sample x : vigil.get(c)) {
+                x.threads().keySet().forEach(name -> most.merge(name, median(vigil.get(c), y -> y.threads()
+                        .getOrDefault(name, 0L)), Math::max));
+            }
+        }
+        out.printf(Locale.ROOT, "%nOrchestrator CPU per close by thread (/proc/self/task/*/schedstat, every thread of the"
+                + " JVM; the caller's is java), idle pools: median ms; threads with a median under 0.05 ms left out.%n%n");
+        StringBuilder head = new StringBuilder("| thread |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (Config c : idle) {
+            head.append(' ').append(c.label()).append(" |");
+            rule.append("---|");
+        }
+        out.println(head);
+        out.println(rule);
+        for (String name : most.keySet()) {
+            if (most.get(name) < 50_000) {
+                continue;
+            }
+            StringBuilder row = new StringBuilder("| " + name + " |");
+            for (Config c : idle) {
+                row.append(String.format(Locale.ROOT, " %.2f |", ms(median(vigil.get(c), x -> x.threads()
+                        .getOrDefault(name, 0L)))));
+            }
+            out.println(row);
+        }
+        StringBuilder total = new StringBuilder("| = all threads |");
+        for (Config c : idle) {
+            total.append(String.format(Locale.ROOT, " %.2f |", ms(median(vigil.get(c), Sample::cpu))));
+        }
+        out.println(total);
     }
 
     private static List<Long> closeIds(List<Sample> samples) {
@@ -210,18 +302,18 @@ public final class CloseBenchmark {
             for (int i = 0; i < c.children(); i++) {
                 pool.sendControl("g", i, DemoHandler.OP_COOPERATIVE_SLEEP, IN_FLIGHT_MILLIS);
             }
-            Thread.sleep(SETTLE_MILLIS);
         }
+        // the commands inside their handlers; idle children asleep on their doorbells, the start's work (and the JIT's
+        // compiles it queued) done: an idle pool is closed idle (the reference waits as long)
+        Thread.sleep(SETTLE_MILLIS);
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
-                .getOperatingSystemMXBean();
-        long engineCpu0 = engineCpu(mx);
-        long cpu0 = os.getProcessCpuTime();
+        Map<Integer, Object[]> cpu0 = ThreadCpu.snapshot(true);
         long t0 = MonotonicClock.nanos();
         CloseReport report = pool.closeWithReport();
         long t1 = MonotonicClock.nanos();
-        long cpu = os.getProcessCpuTime() - cpu0;
-        long engine = engineCpu(mx) - engineCpu0;
+        Map<String, Long> threads = ThreadCpu.between(cpu0, ThreadCpu.snapshot(false));
+        long cpu = threads.values().stream().mapToLong(Long::longValue).sum();
+        long engine = threads.getOrDefault("vigil-close-en", 0L);
         if (!report.isClean()) {
             throw new IllegalStateException("benchmark close not clean: " + report.toJson());
         }
@@ -236,32 +328,35 @@ public final class CloseBenchmark {
                 }
             }
         }
-        return new Sample(t1 - t0, lastReap - t0, cpu, engine, report.closeId());
+        return new Sample(t1 - t0, lastReap - t0, cpu, engine, report.closeId(), threads, 0);
     }
 
     private static ChildSpec spec(Config c) {
         return c.kind().equals("C") ? ChildSpec.cDemo() : ChildSpec.java(DemoHandler.class.getName());
     }
 
-    private static long engineCpu(ThreadMXBean mx) {
-        long sum = 0;
-        for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
-            if (info != null && info.getThreadName().startsWith("vigil-close-engine")) {
-                sum += Math.max(0, mx.getThreadCpuTime(info.getThreadId()));
+    /**
+     * One close by vigil-close-reference over the same kind and number of children; with {@code sameWork}, also the
+     * work of a close beyond the protocol that the orchestrator does ({@link #SAME_WORK}): timed from the close's
+     * first record, the children in a cgroup of their own (when the orchestrator's pools get one), every event
+     * journaled into a mapped file, the container read before the releases and swept after the last reap, the report
+     * as JSON, the cgroup removed.
+     */
+    private static Sample referenceRound(Orchestrator o, Path work, Config c, boolean sameWork) throws Exception {
+        Path output = work.resolve("reference.txt");
+        Map<String, String> env = new HashMap<>(System.getenv());
+        if (sameWork) {
+            env.put("VIGIL_REF_JOURNAL", work.resolve("reference-journal").toString());
+            if (o.containment().mode() == dev.vigil.contain.ContainmentMode.CGROUP) {
+                env.put("VIGIL_REF_CGROUP", o.containment().root().resolve("bench-reference").toString());
             }
         }
-        return sum;
-    }
-
-    /** One close by vigil-close-reference over the same kind and number of children. */
-    private static Sample referenceRound(Orchestrator o, Path work, Config c) throws Exception {
-        Path output = work.resolve("reference.txt");
         List<String> argv = new ArrayList<>(List.of(o.nativeDir().resolve("vigil-close-reference").toString(),
                 work.resolve("reference.map").toString(), Integer.toString(c.children()), c.inFlight() ? "1" : "0",
                 c.kind().equals("Java") ? "1" : "0", // a Java child's doorbell is a pipe, as the orchestrator gives it
                 Integer.toString(DemoHandler.OP_COOPERATIVE_SLEEP), Long.toString(IN_FLIGHT_MILLIS), "--"));
         argv.addAll(spec(c).argv(o.childRuntimes()));
-        ChildProcess ref = o.spawner().spawn(SpawnRequest.of(argv).withStdout(Redirect.writeTo(output))
+        ChildProcess ref = o.spawner().spawn(SpawnRequest.of(argv).withEnvironment(env).withStdout(Redirect.writeTo(output))
                 .withStderr(Redirect.INHERIT));
         ExitStatus status = ref.onExit().get();
         List<String> lines = Files.readAllLines(output);
@@ -276,7 +371,7 @@ public final class CloseBenchmark {
                 v.put(f[0], Long.parseLong(f[1]));
             }
         }
-        return new Sample(v.get("close_ns"), v.get("last_reap_ns"), v.get("cpu_ns"), 0, 0);
+        return new Sample(v.get("close_ns"), v.get("last_reap_ns"), v.get("cpu_ns"), 0, 0, Map.of(), v.get("told_ns"));
     }
 
     private static String load() {

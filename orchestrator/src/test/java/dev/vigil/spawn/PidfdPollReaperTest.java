@@ -1,6 +1,6 @@
 package dev.vigil.spawn;
 
-/** The contract with pidfds and poll(2): the default mode. */
+/** The contract with pidfds in one epoll set: the default mode. */
 class PidfdPollReaperTest extends ReaperContractTest {
     @Override
     ReapMode mode() {

@@ -26,6 +26,17 @@ public final class Linux {
     public static final int POLLFD_EVENTS_OFFSET = 4;
     public static final int POLLFD_REVENTS_OFFSET = 6;
 
+    public static final int EPOLL_CLOEXEC = 02000000;
+    public static final int EPOLL_CTL_ADD = 1;
+    public static final int EPOLL_CTL_DEL = 2;
+    public static final int EPOLLIN = 0x001;
+    /**
+     * struct epoll_event { uint32_t events; epoll_data_t data; }: packed on x86-64 (12 bytes, data at 4), naturally
+     * aligned elsewhere (16 bytes, data at 8).
+     */
+    public static final int EPOLL_EVENT_SIZE = java.util.Set.of("amd64", "x86_64").contains(System.getProperty("os.arch")) ? 12 : 16;
+    public static final int EPOLL_EVENT_DATA_OFFSET = EPOLL_EVENT_SIZE == 12 ? 4 : 8;
+
     public static final int WNOHANG = 1;
 
     public static final int RLIMIT_NOFILE = 7;

@@ -23,6 +23,13 @@ public interface LinuxCalls {
 
     int eventfd(int initialValue, int flags);
 
+    int epoll_create1(int flags);
+
+    /** {@code event}: one struct epoll_event ({@link Linux#EPOLL_EVENT_SIZE}); null for EPOLL_CTL_DEL. */
+    int epoll_ctl(int epfd, int op, int fd, Pointer event);
+
+    int epoll_wait(int epfd, Pointer events, int maxEvents, int timeoutMillis);
+
     long read(int fd, @Out byte[] buffer, long count);
 
     long write(int fd, byte[] buffer, long count);
