@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What `bin/vigil run` loads on its way to the first child (docs/BENCHMARKS.md, "Start and exit"), from the JVM's own
  * class-loading log: picocli and ASM come from the class-data archive (their class files are upgraded at
  * build time, bin/lib/UpgradeClassFiles.java; a Java 5 class file cannot be archived and is parsed from its jar at
- * every start), and jnr-posix, whose binding generated its whole libc interface on the main thread, is not loaded.
+ * every start); jnr-posix, whose binding generated its whole libc interface on the main thread, is not loaded, nor
+ * are OpenHFT Affinity and JNA, which Chronicle core's start-up loads outside its test mode (dev.vigil.pool.internal.junitmode).
  */
 @Timeout(120)
 class StartPathTest {
@@ -25,7 +26,7 @@ class StartPathTest {
     Path work;
 
     @Test
-    void aRunTakesItsCommandLineAndCodeGenerationClassesFromTheArchiveAndNeverLoadsJnrPosix() throws Exception {
+    void aRunTakesItsCommandLineAndCodeGenerationClassesFromTheArchiveAndNeverLoadsJnrPosixOrAffinity() throws Exception {
         Path spec = work.resolve("one.json");
         Files.writeString(spec, "{\"pools\": [{\"id\": \"p\", \"groups\": [{\"name\": \"g\", \"kind\": \"exec\","
                 + " \"command\": [\"sleep\", \"30\"], \"children\": 1}]}]}");
@@ -40,6 +41,8 @@ class StartPathTest {
             assertTrue(source.startsWith("shared objects file"), name + " came from " + source + ", not the class-data archive");
         }
         assertEquals(Optional.empty(), sourceOf(loads, "jnr.posix.POSIXFactory"), "jnr-posix was loaded");
+        assertEquals(Optional.empty(), sourceOf(loads, "net.openhft.affinity.Affinity"), "Affinity was loaded");
+        assertEquals(Optional.empty(), sourceOf(loads, "com.sun.jna.Native"), "JNA was loaded");
     }
 
     /** Where the log says the class was loaded from ("shared objects file (top)", "jar:file:..."), if it was. */

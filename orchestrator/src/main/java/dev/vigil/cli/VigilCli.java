@@ -4,6 +4,7 @@ import dev.vigil.journal.JournalException;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -18,11 +19,13 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
-        subcommands = {VigilCli.Run.class, VigilCli.Demo.class, VigilCli.Session.class, VigilCli.Reap.class},
         footer = {"", "bin/vigil ship JOURNAL_DIR --bootstrap HOST:PORT --topic T: ship a journal to Kafka"
                 + " (the fleet module; bin/vigil ship --help, docs/FLEET.md)."})
 public final class VigilCli implements Callable<Integer> {
     public static final int BAD_USAGE = 2;
+
+    /** The subcommands, in the order the help lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(Run.class, Demo.class, Session.class, Reap.class);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -66,9 +69,34 @@ public final class VigilCli implements Callable<Integer> {
         }
     }
 
+    /**
+     * The command line with its subcommands: when the first argument names one, only that one (picocli builds each
+     * subcommand's model by reflection over its annotations, on the way to a run's first child); otherwise (help, a
+     * typo, no subcommand) all of them, so that the help and the suggestions are those of the whole tool.
+     */
+    private CommandLine commandLine(String... args) {
+        CommandLine cl = new CommandLine(this);
+        Class<?> only = null;
+        for (Class<?> c : SUBCOMMANDS) {
+            if (args.length > 0 && c.getAnnotation(Command.class).name().equals(args[0])) {
+                only = c;
+            }
+        }
+        for (Class<?> c : SUBCOMMANDS) {
+            if (only == null || c == only) {
+                try {
+                    cl.addSubcommand(c.getAnnotation(Command.class).name(), c.getDeclaredConstructor().newInstance());
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("cannot make subcommand " + c.getName(), e);
+                }
+            }
+        }
+        return cl;
+    }
+
     /** Runs one command line; returns its exit code. Never throws to the caller. */
     public int execute(String... args) {
-        CommandLine cl = new CommandLine(this);
+        CommandLine cl = commandLine(args);
         cl.setOut(new java.io.PrintWriter(out, true));
         cl.setErr(new java.io.PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
@@ -107,7 +135,7 @@ public final class VigilCli implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        new CommandLine(this).usage(out);
+        commandLine().usage(out);
         return BAD_USAGE;
     }
 
