@@ -107,14 +107,22 @@ public record MailboxTransitionBatch(long timeNanos, int orchestratorPid, String
 
         /** Adds one transition after the others. */
         public void add(long seq, long timeNanos, int fromState, int toState, int writerCode, int writerPid) {
+            addPacked(seq, timeNanos, (fromState & 0xFFL) | (toState & 0xFFL) << 8 | (writerCode & 0xFFL) << 16
+                    | (writerPid & 0xFFFF_FFFFL) << 32);
+        }
+
+        /**
+         * Adds one transition whose from, to, writer code and pid are packed in {@code origin} as a record holds them
+         * (bits 0-7, 8-15, 16-23, 32-63): the ring record's origin word, copied as it is.
+         */
+        public void addPacked(long seq, long timeNanos, long origin) {
             int p = count * RECORD_LENGTH;
             if (p + RECORD_LENGTH > records.length) {
                 records = Arrays.copyOf(records, records.length * 2);
             }
             putLong(records, p, seq);
             putLong(records, p + 8, timeNanos);
-            putLong(records, p + 16, (fromState & 0xFFL) | (toState & 0xFFL) << 8 | (writerCode & 0xFFL) << 16
-                    | (writerPid & 0xFFFF_FFFFL) << 32);
+            putLong(records, p + 16, origin);
             count++;
         }
 
@@ -129,7 +137,10 @@ public record MailboxTransitionBatch(long timeNanos, int orchestratorPid, String
             if (count == 0) {
                 throw new IllegalStateException("an empty MailboxTransitionBatch");
             }
-            byte[] packed = Arrays.copyOf(records, count * RECORD_LENGTH);
+            byte[] packed = records.length == count * RECORD_LENGTH ? records : Arrays.copyOf(records, count * RECORD_LENGTH);
+            if (packed == records) { // a full array is handed over, not copied
+                records = new byte[records.length];
+            }
             count = 0;
             return new MailboxTransitionBatch(FieldCursor.longAt(packed, 8), orchestratorPid, poolId, closeId, group, index,
                     writerNames, packed);

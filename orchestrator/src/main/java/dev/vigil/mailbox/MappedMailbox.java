@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import dev.vigil.journal.MailboxTransitionBatch;
+
 /**
  * The words of one mailbox over a mapped region of the map file, through {@link VarHandle} views:
  * JDK classes only, so the Java child runtime can use it without Chronicle on its class path. The parent
@@ -425,6 +427,27 @@ public final class MappedMailbox {
 
     static long origin(int from, int to, int writerCode, int writerPid) {
         return (from & 0xFFL) | (to & 0xFFL) << 8 | (writerCode & 0xFFL) << 16 | (writerPid & 0xFFFF_FFFFL) << 32;
+    }
+
+    /**
+     * The drainer's straight path: when the record of {@code ticket} is published, intact and carries {@code seq}, adds
+     * it to {@code into} as it is stored (seq, time, origin word: a packed transition is the ring record without its
+     * ticket) and returns true, allocating nothing; otherwise returns false ({@link #readRing} tells what it is).
+     */
+    public boolean readRingInto(long ticket, long seq, MailboxTransitionBatch.Builder into) {
+        int slot = ringSlotOffset(ticket, ringCapacity);
+        long marker = (long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET);
+        if (marker != ticket + 1 || (long) LONGS.getOpaque(buffer, slot + RECORD_SEQ_OFFSET) != seq) {
+            return false;
+        }
+        long time = (long) LONGS.getOpaque(buffer, slot + RECORD_TIME_OFFSET);
+        long origin = (long) LONGS.getOpaque(buffer, slot + RECORD_ORIGIN_OFFSET);
+        VarHandle.loadLoadFence(); // body reads complete before the ticket is checked again
+        if ((long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET) != marker) {
+            return false;
+        }
+        into.addPacked(seq, time, origin);
+        return true;
     }
 
     /**

@@ -317,6 +317,14 @@ public final class RingDrainer implements AutoCloseable {
             // No skipping ahead on a big head - nextTicket: with flow control, writers claim tickets before they wait
             // for space, so the head runs ahead of records that are still intact. An overwritten slot reads as such.
             while (nextTicket < head) {
+                if (held.isEmpty() && lostTickets == 0 && readInto(handle, closeId, mailbox)) { // in order, no allocation
+                    lastSeq++;
+                    gapSince = 0;
+                    events++;
+                    stalledSince = 0;
+                    nextTicket++;
+                    continue;
+                }
                 TransitionRecord record = mailbox.readRing(nextTicket);
                 if (record.readable()) {
                     if (held.isEmpty() && lostTickets == 0 && record.seq() == lastSeq + 1) {
@@ -405,11 +413,29 @@ public final class RingDrainer implements AutoCloseable {
         }
 
         private void transition(MailboxHandle handle, long closeId, TransitionRecord record) {
+            beforeAdd(handle, closeId);
+            batch.add(record.seq(), record.timeNanos(), record.fromState(), record.toState(), record.writerCode(), record.writerPid());
+            afterAdd(handle);
+        }
+
+        /** The record of nextTicket added straight from the ring when it is the next seq (see MappedMailbox#readRingInto). */
+        private boolean readInto(MailboxHandle handle, long closeId, MappedMailbox mailbox) {
+            beforeAdd(handle, closeId);
+            if (!mailbox.readRingInto(nextTicket, lastSeq + 1, batch)) {
+                return false;
+            }
+            afterAdd(handle);
+            return true;
+        }
+
+        private void beforeAdd(MailboxHandle handle, long closeId) {
             if (batch.size() > 0 && closeId != batchCloseId) {
                 seal(handle);
             }
             batchCloseId = closeId;
-            batch.add(record.seq(), record.timeNanos(), record.fromState(), record.toState(), record.writerCode(), record.writerPid());
+        }
+
+        private void afterAdd(MailboxHandle handle) {
             if (batch.size() == MailboxTransitionBatch.MAX_TRANSITIONS) {
                 seal(handle);
             }

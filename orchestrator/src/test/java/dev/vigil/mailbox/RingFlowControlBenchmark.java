@@ -97,6 +97,7 @@ public final class RingFlowControlBenchmark {
                     // journaled well above off means the run's load decided the rates, not journaling: no verdict from it
                     on >= 0.9 * off && on <= 1.1 * off && lost == 0).line());
         }
+        report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
             report.append(roundTrips());
             report.append(idleDrainer());
@@ -301,6 +302,62 @@ public final class RingFlowControlBenchmark {
             }
         }
         return out.toString();
+    }
+
+    /**
+     * What journaling costs per transition in CPU, all threads of this JVM counted (the writer's inline drains, drainer,
+     * appender, GC, JIT): one thread makes transitions as fast as it can in a flow-controlled mailbox of this process
+     * (a control's three, then the command path's completion call), with the drainer journaling into a real
+     * JournalWriter, against the same loop with journaling off (no drainer); the drainer's batches journaled as they are
+     * (packed) and, for comparison, each transition as a MailboxTransition event of its own (the form before). Process
+     * CPU per transition is far less at the mercy of other processes' load than a rate is.
+     */
+    private String cpuPerTransition() throws Exception {
+        int transitions = Integer.getInteger("vigil.bench.cpuTransitions", 3_000_000);
+        String[] variants = {"off", "packed", "one event each"};
+        double[] nanos = new double[variants.length];
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        com.sun.management.OperatingSystemMXBean process = (com.sun.management.OperatingSystemMXBean) os;
+        for (int pass = 0; pass < 2; pass++) { // the first pass warms up
+            for (int v = 0; v < variants.length; v++) {
+                Path journalDir = dir.resolve("cpu-journal-" + store);
+                try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("cpu-" + store++ + ".map"), 2, RING);
+                        JournalWriter journal = v == 0 ? null : JournalWriter.open(journalDir)) {
+                    MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "cpu", 0), ProtocolMode.STICKY);
+                    boolean single = v == 2;
+                    RingDrainer drainer = v == 0 ? null : new RingDrainer(e -> {
+                        if (single && e instanceof MailboxTransitionBatch b) {
+                            b.transitions().forEach(journal::append);
+                        } else {
+                            journal.append(e);
+                        }
+                    });
+                    long cpu = process.getProcessCpuTime();
+                    if (drainer != null) {
+                        drainer.register(handle);
+                        drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
+                    }
+                    MappedMailbox mailbox = handle.mailbox();
+                    long word = mailbox.stateAcquire();
+                    int[] control = {MailboxState.CONTROL_REQUEST, MailboxState.CONTROL_DONE, MailboxState.IDLE};
+                    for (int i = 0; i < transitions; i++) {
+                        word = mailbox.casTransition(word, control[i % 3], i % 3 == 1 ? WriterRole.CHILD : WriterRole.PARENT, 1);
+                        if (i % 3 == 2 && drainer != null) {
+                            drainer.commandCompleted(handle);
+                        }
+                    }
+                    if (drainer != null) {
+                        drainer.close();
+                        drainer.drainFinal(handle, 0);
+                        journal.flush();
+                    }
+                    nanos[v] = (double) (process.getProcessCpuTime() - cpu) / transitions;
+                }
+            }
+        }
+        return String.format(Locale.ROOT, "journaling CPU per transition, all threads, one in-process writer, %d transitions: off %.0f ns,"
+                + " packed %.0f ns (+%.0f ns), one event each %.0f ns (+%.0f ns)%n", transitions, nanos[0], nanos[1],
+                nanos[1] - nanos[0], nanos[2], nanos[2] - nanos[0]);
     }
 
     /** The drainer thread's CPU with 16 registered, idle children for 10 s. */
