@@ -175,9 +175,11 @@ public final class IdleBench {
         java.util.Map<String, Long> m = new java.util.TreeMap<>();
         try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
+                long nanos = ThreadCpu.onCpu(task);
                 try {
-                    m.put(task.getFileName() + ":" + Files.readString(task.resolve("comm")).trim(),
-                            Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split("\\s+")[0]));
+                    if (nanos >= 0) {
+                        m.put(task.getFileName() + ":" + Files.readString(task.resolve("comm")).trim(), nanos);
+                    }
                 } catch (IOException gone) {
                     // ended meanwhile
                 }

@@ -69,8 +69,8 @@ final class ThreadCpu {
         return Files.readString(task.resolve("comm")).trim().replaceAll("[-#]?\\d+$", "");
     }
 
-    /** Nanoseconds the task spent on a CPU; -1 when unreadable. */
-    private static long onCpu(Path task) {
+    /** Nanoseconds the task ({@code /proc/PID/task/TID}) spent on a CPU; -1 when unreadable. */
+    static long onCpu(Path task) {
         try {
             return Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
         } catch (IOException | RuntimeException e) {
