@@ -313,7 +313,7 @@ public final class CloseBenchmark {
         long t1 = MonotonicClock.nanos();
         Map<String, Long> threads = ThreadCpu.between(cpu0, ThreadCpu.snapshot(false));
         long cpu = threads.values().stream().mapToLong(Long::longValue).sum();
-        long engine = threads.getOrDefault("vigil-close-en", 0L);
+        long engine = threads.getOrDefault("vigil-close-eng", 0L); // comm: the thread name cut to 15 characters
         if (!report.isClean()) {
             throw new IllegalStateException("benchmark close not clean: " + report.toJson());
         }

@@ -1,5 +1,6 @@
 package dev.vigil.pool;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,9 +34,11 @@ import org.HdrHistogram.Histogram;
  * {@code bin/vigil-bench idle}: what an idle child costs and how fast a sleeping one answers (docs/BENCHMARKS.md,
  * "Idle children"). In one run:
  * <ol>
- * <li>CPU of N idle C children and N idle Java children of one pool over a window (utime + stime of each whole
- *     process, /proc/PID/stat), doorbell on; then the same for a few children with {@code VIGIL_CHILD_DOORBELL=off}
- *     (the polling loop of before), as the baseline;</li>
+ * <li>CPU of N idle C children and N idle Java children of one pool over a window (every thread's
+ *     /proc/PID/task/TID/schedstat, in nanoseconds), doorbell on; then the same for a few children with
+ *     {@code VIGIL_CHILD_DOORBELL=off} (the polling loop of before), as the baseline; and for 4x that many bare JVMs,
+ *     started with a Java child's very argv but a main that only parks ({@link ParkedJvmMain}): the floor an idle Java
+ *     child cannot go below, whatever Vigil does;</li>
  * <li>control round trip to a child asleep on its doorbell (each command sent only once the child announced its
  *     sleep), and back to back (the child spinning), C and Java;</li>
  * <li>16 busy C children on this machine's cores, each driven back to back by its own parent thread: the mailbox
@@ -96,6 +99,22 @@ public final class IdleBench {
                 out.append(roundTrips(pool));
                 out.append(wakeReference(o, tmp));
             }
+            // The floor of an idle Java child: a JVM started with the very argv of a Java child but whose main only parks
+            // (no mailbox, no doorbell, no serve loop): what its own timers cost, whatever Vigil does.
+            List<String> argv = new ArrayList<>(java.argv(o.childRuntimes()));
+            int main = argv.indexOf("dev.vigil.child.ChildMain");
+            argv.subList(main, main + 2).clear();
+            argv.add(main, ParkedJvmMain.class.getName());
+            int cp = argv.indexOf("-cp") + 1;
+            argv.set(cp, argv.get(cp) + File.pathSeparator
+                    + Path.of(ParkedJvmMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            ChildSpec bare = ChildSpec.exec(argv.get(0), argv.subList(1, argv.size()).toArray(String[]::new));
+            try (Pool pool = Pool.builder(o, "bare").group("jvm", 4 * baseline, bare).startTimeout(Duration.ofSeconds(120)).start()) {
+                LockSupport.parkNanos(SETTLE.toNanos());
+                String row = cpuRow(pool, "jvm", 4 * baseline + " bare JVMs", "none (a parked main, the Java child's argv)", windowSeconds);
+                int at = out.indexOf("\n\n", out.indexOf("| children |"));
+                out.insert(at + 1, row);
+            }
             try (Pool pool = Pool.builder(o, "poll").group("c", baseline, c.withEnv("VIGIL_CHILD_DOORBELL", "off"))
                     .group("java", baseline, java.withEnv("VIGIL_CHILD_DOORBELL", "off")).startTimeout(Duration.ofSeconds(120)).start()) {
                 touchAll(pool);
@@ -117,25 +136,28 @@ public final class IdleBench {
 
     private static String cpuRow(Pool pool, String group, String label, String doorbell, int windowSeconds) throws IOException {
         List<PoolChild> children = pool.children().stream().filter(ch -> ch.group().equals(group)).toList();
-        long before = 0;
+        List<java.util.Map<String, Long>> before = new ArrayList<>();
         for (PoolChild ch : children) {
-            before += ticks(ch.pid());
+            before.add(threadNanos(ch.pid()));
         }
-        java.util.Map<String, Long> threadsBefore = Boolean.getBoolean("vigil.bench.threads") ? threadNanos(children.get(0).pid()) : null;
         long start = System.nanoTime();
         LockSupport.parkNanos(Duration.ofSeconds(windowSeconds).toNanos());
-        if (threadsBefore != null) {
-            java.util.Map<String, Long> threadsAfter = threadNanos(children.get(0).pid());
-            threadsAfter.forEach((name, ns) -> System.out.printf(Locale.ROOT, "  thread %s: %d us%n", name, (ns - threadsBefore.getOrDefault(name, 0L)) / 1000));
-        }
-        long after = 0;
-        for (PoolChild ch : children) {
-            after += ticks(ch.pid());
+        long used = 0;
+        for (int i = 0; i < children.size(); i++) {
+            java.util.Map<String, Long> threadsBefore = before.get(i);
+            java.util.Map<String, Long> threadsAfter = threadNanos(children.get(i).pid());
+            if (i == 0 && Boolean.getBoolean("vigil.bench.threads")) {
+                threadsAfter.forEach((name, ns) -> System.out.printf(Locale.ROOT, "  thread %s: %d us%n", name,
+                        (ns - threadsBefore.getOrDefault(name, 0L)) / 1000));
+            }
+            // per thread alive at the end (a thread that ended in the window takes its schedstat with it)
+            for (var t : threadsAfter.entrySet()) {
+                used += t.getValue() - threadsBefore.getOrDefault(t.getKey(), 0L);
+            }
         }
         long wall = System.nanoTime() - start;
-        long used = (after - before) * TICK_NANOS;
         double perChild = 100.0 * used / wall / children.size();
-        FIGURES.put("cpu " + group + " " + (doorbell.equals("on") ? "on" : "off"), perChild);
+        FIGURES.put("cpu " + group + " " + (doorbell.equals("on") ? "on" : doorbell.startsWith("none") ? "bare" : "off"), perChild);
         return String.format(Locale.ROOT, "| %s | %s | %d ms | %.4f %% | %s |%n", label, doorbell, used / 1_000_000, perChild, load());
     }
 
@@ -153,9 +175,11 @@ public final class IdleBench {
         java.util.Map<String, Long> m = new java.util.TreeMap<>();
         try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
+                long nanos = ThreadCpu.onCpu(task);
                 try {
-                    m.put(task.getFileName() + ":" + Files.readString(task.resolve("comm")).trim(),
-                            Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split("\\s+")[0]));
+                    if (nanos >= 0) {
+                        m.put(task.getFileName() + ":" + Files.readString(task.resolve("comm")).trim(), nanos);
+                    }
                 } catch (IOException gone) {
                     // ended meanwhile
                 }
@@ -389,6 +413,12 @@ public final class IdleBench {
                 new dev.vigil.journal.bench.BenchSummary("idle " + name + " child CPU, % of a core (100 children, 10 s)",
                         String.format(Locale.ROOT, "%.4f %%", on), String.format(Locale.ROOT, "%.4f %% polling (before)", off),
                         dev.vigil.journal.bench.BenchSummary.ratio(on / off), "<= 0.01 %", on <= 0.01).print(System.out);
+            }
+            Double bare = FIGURES.get("cpu jvm bare");
+            if (kind.equals("java") && on != null && bare != null) {
+                new dev.vigil.journal.bench.BenchSummary("idle Java child CPU against a bare JVM of the same argv, % of a core",
+                        String.format(Locale.ROOT, "%.4f %%", on), String.format(Locale.ROOT, "%.4f %% a JVM whose main parks", bare),
+                        dev.vigil.journal.bench.BenchSummary.ratio(on / bare), "<= 1.25x", on <= 1.25 * bare).print(System.out);
             }
             Double asleep = FIGURES.get("asleep " + kind);
             Double floor = FIGURES.get(kind.equals("c") ? "floor futex" : "floor pipe");

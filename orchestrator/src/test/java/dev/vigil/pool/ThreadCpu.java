@@ -24,33 +24,57 @@ final class ThreadCpu {
      */
     static Map<Integer, Object[]> snapshot(boolean selfLast) {
         Map<Integer, Object[]> out = new HashMap<>();
-        Path self = Path.of("/proc/thread-self");
+        Path self;
+        String selfName;
+        int selfTid;
+        try {
+            self = Path.of("/proc/thread-self").toRealPath();
+            selfName = name(self);
+            selfTid = Integer.parseInt(self.getFileName().toString());
+        } catch (IOException | RuntimeException e) {
+            return out; // no /proc: nothing to report
+        }
         if (!selfLast) {
-            read(self, out);
+            out.put(selfTid, new Object[] {selfName, selfOnCpu()}); // the first thing read after the measured work
         }
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
-            Path selfTask = self.toRealPath();
             for (Path t : tasks) {
-                if (!t.toRealPath().equals(selfTask)) {
-                    read(t, out);
+                int tid = Integer.parseInt(t.getFileName().toString());
+                if (tid != selfTid) {
+                    try {
+                        out.put(tid, new Object[] {name(t), onCpu(t)});
+                    } catch (IOException | RuntimeException e) {
+                        // the thread ended meanwhile
+                    }
                 }
             }
         } catch (IOException e) {
-            // no /proc: nothing to report
+            return out;
         }
         if (selfLast) {
-            read(self, out);
+            out.put(selfTid, new Object[] {selfName, selfOnCpu()}); // the last thing read before the measured work
         }
         return out;
     }
 
-    private static void read(Path task, Map<Integer, Object[]> out) {
+    /**
+     * The calling thread's own figure: its schedstat lags while it runs (the kernel adds the current slice at the next
+     * switch or tick: ~1 ms of this class's own reading would be counted), its CPU clock does not.
+     */
+    private static long selfOnCpu() {
+        return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+    }
+
+    private static String name(Path task) throws IOException {
+        return Files.readString(task.resolve("comm")).trim().replaceAll("[-#]?\\d+$", "");
+    }
+
+    /** Nanoseconds the task ({@code /proc/PID/task/TID}) spent on a CPU; -1 when unreadable. */
+    static long onCpu(Path task) {
         try {
-            String[] f = Files.readString(task.resolve("schedstat")).trim().split(" ");
-            String name = Files.readString(task.resolve("comm")).trim().replaceAll("[-#]?\\d+$", "");
-            out.put(Integer.parseInt(task.toRealPath().getFileName().toString()), new Object[] {name, Long.parseLong(f[0])});
+            return Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
         } catch (IOException | RuntimeException e) {
-            // the thread ended meanwhile
+            return -1;
         }
     }
 
@@ -60,7 +84,7 @@ final class ThreadCpu {
         for (Map.Entry<Integer, Object[]> e : after.entrySet()) {
             Object[] b = before.get(e.getKey());
             long spent = (long) e.getValue()[1] - (b == null ? 0 : (long) b[1]);
-            if (spent > 0) {
+            if (spent > 0 && (long) e.getValue()[1] >= 0 && (b == null || (long) b[1] >= 0)) {
                 out.merge((String) e.getValue()[0], spent, Long::sum);
             }
         }
