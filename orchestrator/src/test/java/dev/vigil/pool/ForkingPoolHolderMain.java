@@ -36,11 +36,7 @@ public final class ForkingPoolHolderMain {
         System.out.flush();
         // The close begins once every shell has forked its grandchild, however slow the machine: with only direct
         // children in the container, a C child's mailbox would be freed at its own reap, before the crash.
-        MarkedProcesses marked = new MarkedProcesses(args[2]);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (marked.alive().stream().filter(p -> p.comm().equals("sleep")).count() < 6 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        new MarkedProcesses(args[2]).awaitNamed("sleep", 6, 20_000);
         Thread closer = new Thread(pool::close, "closer");
         closer.start();
         Thread.sleep(100);

@@ -75,6 +75,22 @@ public final class MarkedProcesses {
         return now;
     }
 
+    /** Waits up to {@code millis} for at least {@code count} live marked processes named {@code comm}; returns how many there are. */
+    public long awaitNamed(String comm, int count, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        long now = named(comm);
+        while (now < count && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            now = named(comm);
+        }
+        return now;
+    }
+
+    /** How many live marked processes are named {@code comm}. */
+    public long named(String comm) {
+        return alive().stream().filter(p -> p.comm().equals(comm)).count();
+    }
+
     /** SIGKILLs every marked process still alive (a test's cleanup after showing a leak). */
     public void killAll() {
         for (ProcessTree.Proc p : alive()) {

@@ -92,11 +92,7 @@ class OrchestratorCrashTest {
         Process holder = startHolder(containment, guardian, marked, journal);
         try {
             awaitLine(holder, "CLOSING");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (sleeps(marked) < 6 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertEquals(6, sleeps(marked), "every child and grandchild runs before the crash: " + marked.alive());
+            assertEquals(6, marked.awaitNamed("sleep", 6, 10_000), "every child and grandchild runs before the crash: " + marked.alive());
             awaitJournaled(journal, CloseStarted.class, 10_000); // the crash comes inside a close, however slow the machine
             Thread.sleep(100); // in the close's reap stage: the broadcast SIGTERM was ignored
             holder.destroyForcibly();
@@ -133,10 +129,6 @@ class OrchestratorCrashTest {
             Thread.sleep(10);
         }
         throw new AssertionError("no " + kind.getSimpleName() + " in " + journal + " within " + millis + " ms");
-    }
-
-    private static long sleeps(MarkedProcesses marked) {
-        return marked.alive().stream().filter(p -> p.comm().equals("sleep")).count();
     }
 
     /**

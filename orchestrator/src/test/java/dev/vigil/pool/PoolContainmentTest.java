@@ -89,11 +89,7 @@ class PoolContainmentTest {
                 .group("setsid", 1, script(SETSID))
                 .group("daemon", 1, script(DAEMONIZE)).start();
         // each script leaves its direct sh, a sleep of its own and a descendant: wait until all 6+ run
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (marked.alive().stream().filter(p -> p.comm().equals("sleep")).count() < 6 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(6, marked.alive().stream().filter(p -> p.comm().equals("sleep")).count(), marked.alive().toString());
+        assertEquals(6, marked.awaitNamed("sleep", 6, 5_000), marked.alive().toString());
         return pool;
     }
 
