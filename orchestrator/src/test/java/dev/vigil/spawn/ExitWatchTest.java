@@ -44,9 +44,11 @@ class ExitWatchTest {
     @Test
     void aWatchedChildsExitIsCollectedByTheWatchNotTheReaper() throws Exception {
         ChildProcess child = spawner.spawn(SpawnRequest.of("sleep", "600"));
-        AtomicReference<String> on = new AtomicReference<>();
-        child.onExit().thenRun(() -> on.set(Thread.currentThread().getName()));
+        AtomicReference<String> on = collectedOn(child);
+        int fd = child.pidfd();
+        awaitInReaperSet(fd, true); // the reaper watches it first, as a pool's children are watched before their close
         assertTrue(watch.watch(child));
+        assertFalse(inReaperSet(fd), "the pidfd left the reaper's epoll set");
         child.signal(SIGKILL);
         Thread.sleep(300);
         // its pidfd left the reaper's set: the reaper never woke for it
@@ -54,21 +56,54 @@ class ExitWatchTest {
         assertEquals(1, watch.await(5_000));
         assertEquals(1, watch.reapReady());
         assertEquals(SIGKILL, child.onExit().getNow(null).signal());
-        assertEquals(Thread.currentThread().getName(), on.get(), "onExit completed on the watching thread");
+        assertEquals(Thread.currentThread().getName(), on.get(), "collected on the watching thread");
         assertFalse(watch.watching());
     }
 
     @Test
     void aChildHandedBackIsCollectedByTheReaper() throws Exception {
         ChildProcess child = spawner.spawn(SpawnRequest.of("sleep", "600"));
-        AtomicReference<String> on = new AtomicReference<>();
-        child.onExit().thenRun(() -> on.set(Thread.currentThread().getName()));
+        AtomicReference<String> on = collectedOn(child);
+        int fd = child.pidfd();
         assertTrue(watch.watch(child));
         watch.unwatch(child);
+        assertTrue(inReaperSet(fd), "handed back into the reaper's epoll set");
         child.signal(SIGKILL);
         assertEquals(SIGKILL, child.onExit().get(10, TimeUnit.SECONDS).signal());
-        assertEquals(spawner.reaper().threadName(), on.get());
+        Thread.sleep(50); // the listeners run after the future completes
+        assertEquals(spawner.reaper().threadName(), on.get(), "collected on the reaper thread");
         assertEquals(-1, watch.await(50), "nothing left to wake the watch");
+    }
+
+    private void awaitInReaperSet(int fd, boolean in) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (inReaperSet(fd) != in) {
+            assertTrue(System.nanoTime() < deadline, "pidfd " + fd + " never " + (in ? "in" : "out of") + " the reaper's set");
+            Thread.sleep(5);
+        }
+    }
+
+    /** Whether {@code fd} is registered in the reaper's epoll set (its /proc/self/fdinfo lists "tfd: N" per entry). */
+    private boolean inReaperSet(int fd) throws Exception {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/fdinfo/"
+                + spawner.reaper().epollSet()))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length > 1 && f[0].equals("tfd:") && Integer.parseInt(f[1]) == fd) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The thread that collects {@code child}'s exit: listeners run there, synchronously (onExit stages may not). */
+    private AtomicReference<String> collectedOn(ChildProcess child) {
+        AtomicReference<String> on = new AtomicReference<>();
+        spawner.reaper().addExitListener((c, status) -> {
+            if (c == child) {
+                on.set(Thread.currentThread().getName());
+            }
+        });
+        return on;
     }
 
     @Test
