@@ -278,6 +278,33 @@ class FleetShippingIT {
                 "--topic", topic, "--host", "hout"), "nothing lost, nothing twice");
     }
 
+    /**
+     * {@code vigil run --ship} to a cluster nobody answers at: the shipper retries for minutes, so once the pools are
+     * closed the run says it is waiting for the shipper (not a silent stall), a Ctrl-C ends that wait at once, and the
+     * shipper does not outlive the run. No broker needed.
+     */
+    @Test
+    @Order(4)
+    void aRunWaitingForItsShipperSaysSoAndCtrlCEndsTheWaitWithNoShipperLeft() throws Exception {
+        Path spec = spec("hdead", 1, 0);
+        int dead = freePort();
+        Cli.Started run = Cli.start(work, "run-dead-broker", "vigil", "run", spec.toString(), "--ship",
+                "127.0.0.1:" + dead, "--ship-topic", "t");
+        waitFor(120, "the run saying it waits for its shipper", () -> read(run.out()).contains("shipping: the shipper is still sending"));
+        String out = read(run.out());
+        assertTrue(out.indexOf("closing") < out.indexOf("shipping: the shipper is still sending"), out);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("shipping the journal to .* \\(pid (\\d+),").matcher(out);
+        assertTrue(m.find(), out);
+        ProcessHandle shipper = ProcessHandle.of(Long.parseLong(m.group(1))).orElseThrow(() -> new AssertionError("shipper gone early: " + out));
+        long t0 = System.nanoTime();
+        new ProcessBuilder("kill", "-INT", Long.toString(run.process().pid())).start().waitFor(10, TimeUnit.SECONDS);
+        Cli.Result r = run.await(30);
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(15), "Ctrl-C ended the wait promptly: " + r);
+        assertTrue(r.out().contains("shipping: stopped on request; stopped the shipper"), r.toString());
+        waitFor(5, "the shipper gone", () -> !shipper.isAlive());
+        assertFalse(r.err().contains("\tat "), "no stack trace: " + r);
+    }
+
     // ---- helpers
 
     /** A small pool spec for host {@code h}: two pools of C children, a few control commands, closed each cycle. */

@@ -107,6 +107,12 @@ public final class PoolRunner {
         return n;
     }
 
+    private int stopRequestCount() {
+        synchronized (stopLock) {
+            return stopRequests;
+        }
+    }
+
     /** Passes the stop requests so far to the orchestrator, if it is open (again once it opens). */
     private void applyStop() {
         Orchestrator o = orchestrator;
@@ -156,7 +162,8 @@ public final class PoolRunner {
             this.orchestrator = null;
             workers.shutdown();
             if (shipping != null) {
-                shipping.finish(out);
+                int stopsBefore = stopRequestCount();
+                shipping.finish(out, () -> stopRequestCount() > stopsBefore);
             }
         }
         LatencyTable.print(reports(), out);
