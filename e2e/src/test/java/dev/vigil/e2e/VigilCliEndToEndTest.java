@@ -41,6 +41,32 @@ class VigilCliEndToEndTest {
         assertTrue(run.out().contains("\nresult: FAILED (exit 1): 2 child(ren) exited during the run\n"), run.out());
     }
 
+    /**
+     * A crash-looping child crosses its pool's restart intensity: the pool fails (PoolFailed) and closes. The run
+     * names why, under that close, and counts the pool; the mailbox child that the failure's close shut down exited in
+     * that close, not "during the run" (it was listed so, and nothing said the pool had failed).
+     */
+    @Test
+    void aPoolThatFailsOnACrashLoopIsNamedWithItsReasonAndOnlyTheCrashedChildrenExitedDuringTheRun() throws Exception {
+        Path spec = work.resolve("loop.json");
+        Files.writeString(spec, """
+                {"journalDir": "loop-journal", "pools": [{"id": "p", "workload": {"controls": 1000000},
+                  "onChildExit": {"policy": "restart", "maxRestarts": 1, "periodMs": 60000, "backoffMs": 50},
+                  "groups": [{"name": "boom", "kind": "exec", "command": ["/bin/sh", "-c", "sleep 0.3; exit 7"], "children": 1},
+                             {"name": "chips", "kind": "c", "children": 1}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        assertTrue(Pattern.compile("\\n    started by the pool's failure: child exited during the run: pid=\\d+ group=boom"
+                + " child=0 exitCode=7; restart intensity crossed: it would be restart 2 within 60000 ms \\(maxRestarts=1\\)\\n")
+                .matcher(run.out()).find(), run.out());
+        assertEquals(2, Pattern.compile("group=boom child=0 pid=\\d+ exited during the run: exit=7").matcher(run.out())
+                .results().count(), run.out());
+        assertFalse(run.out().contains("group=chips child=0") && run.out().contains("exited during the run: exit=0"),
+                run.out());
+        assertTrue(run.out().contains("2 child(ren) exited during the run; 1 pool(s) failed during the run\n"), run.out());
+    }
+
     @Test
     void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
         Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");

@@ -202,6 +202,15 @@ public final class Pool implements AutoCloseable {
         return Optional.ofNullable(failure.get());
     }
 
+    /**
+     * True when {@code child} exited during the run, outside any close: its exit was journaled ({@code ChildExited})
+     * and met the {@link ExitPolicy}, or it is in and about to (no close has fenced the pool). False for a child still
+     * running or collected by a close, such as the close that a {@link #failure()} starts.
+     */
+    public boolean exitedDuringRun(PoolChild child) {
+        return exitsHandled.contains(child) || (child.exit().isDone() && !gate.isFenced());
+    }
+
     /** The report of the last close, if any ran. */
     public synchronized Optional<CloseReport> lastReport() {
         return Optional.ofNullable(lastReport);
