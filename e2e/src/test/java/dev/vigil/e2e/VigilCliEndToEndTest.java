@@ -180,6 +180,19 @@ class VigilCliEndToEndTest {
         Launchers.Result usage = Launchers.vigil(work, 60, "demo", "--time-scale", "-1");
         assertEquals(2, usage.exitCode(), usage.toString());
         assertTrue(usage.err().startsWith("ERR: --time-scale=-1.0"), usage.err());
+
+        // A value picocli cannot parse, an unknown option: one line naming it and where help is, not the whole usage.
+        for (List<String> args : List.of(List.of("demo", "--cycles", "99999999999"), List.of("run", "--bogus", "x.json"))) {
+            Launchers.Result bad = Launchers.vigil(work, 60, args.toArray(String[]::new));
+            assertEquals(2, bad.exitCode(), bad.toString());
+            assertEquals(1, bad.err().lines().count(), "one line: " + bad);
+            assertTrue(bad.err().startsWith("ERR: ") && bad.err().strip().endsWith("(see: vigil " + args.get(0) + " --help)"),
+                    bad.toString());
+        }
+        // A journal directory that is a file says so.
+        Launchers.Result fileAsDir = Launchers.vigil(work, 60, "demo", "--journal", spec.toString());
+        assertEquals(2, fileAsDir.exitCode(), fileAsDir.toString());
+        assertTrue(fileAsDir.err().contains(spec + ": already exists and is not a directory"), fileAsDir.toString());
     }
 
     @Test
