@@ -385,6 +385,32 @@ class VigilCliEndToEndTest {
         assertEquals(0, audit.exitCode(), audit.toString());
     }
 
+    /**
+     * A child's log files are appended to from one cycle (or run) to the next; the stderr tail under a failed child is
+     * still only what that child wrote. The second cycle showed the first cycle's line above its own, under its own
+     * pid (and a run on a reused journal dir showed lines of a different program).
+     */
+    @Test
+    void aStderrTailHoldsOnlyWhatThatChildWroteNotAnEarlierCyclesLines() throws Exception {
+        Path spec = Files.writeString(work.resolve("again.json"), """
+                {"journalDir": "again-journal", "cycles": 2,
+                 "pools": [{"id": "p", "workload": {"controls": 20000},
+                   "groups": [{"name": "crash", "kind": "exec", "children": 1,
+                               "command": ["/bin/sh", "-c", "trap '' TERM; echo \\"fatal: pid $$\\" >&2; exit 3"]},
+                              {"name": "chips", "kind": "c", "children": 1}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        Matcher m = Pattern.compile("pid=(\\d+) group=crash child=0 exitCode=3\\n +stderr \\(last lines\\):\\n((?: +\\| .*\\n)+)")
+                .matcher(run.out());
+        int tails = 0;
+        while (m.find()) {
+            tails++;
+            assertEquals("        | fatal: pid " + m.group(1) + "\n", m.group(2), run.out());
+        }
+        assertEquals(2, tails, run.out());
+    }
+
     /** Waits (bounded) until vigil's stdout contains {@code text}. */
     private void awaitOutput(Process p, String text, long seconds) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
