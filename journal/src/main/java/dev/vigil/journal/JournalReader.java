@@ -269,10 +269,10 @@ public final class JournalReader implements AutoCloseable {
         if (f == null || !f.readable() || f.lastSequence() < 0 || currentSequence >= f.lastSequence()) {
             return;
         }
+        // Chronicle records the last event's position and sequence in the store header only once that event is
+        // complete (its header written): an append in progress or one a killed writer left is past it, so an event
+        // the store records and the read did not reach is damage, the last one too (its header zeroed).
         long lost = f.lastSequence() - currentSequence;
-        if (lost == 1 && lastExcerptUnfinished(f)) {
-            return; // an append in progress, or one a killed writer left: not data (yet)
-        }
         long length = currentLength(f.file());
         if (length >= 0 && length < f.lastPosition() + 4) {
             throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
@@ -294,20 +294,6 @@ public final class JournalReader implements AutoCloseable {
             return Files.size(file);
         } catch (IOException e) {
             return -1;
-        }
-    }
-
-    /** Whether the header at the store's last write position is still zero or marked not complete. */
-    private static boolean lastExcerptUnfinished(CycleFiles.CycleFile f) {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f.file())) {
-            java.nio.ByteBuffer word = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            if (ch.read(word, f.lastPosition()) < 4) {
-                return false;
-            }
-            int header = word.getInt(0);
-            return header == 0 || (header & 0x80000000) != 0;
-        } catch (IOException e) {
-            return false;
         }
     }
 
@@ -408,6 +394,9 @@ public final class JournalReader implements AutoCloseable {
                 lastEndIndex = index;
                 EventType type = decoder.readHeader(plain.buffer(), plain.bodyOffset(), plain.bodyLength());
                 event = filter.wants(type) ? decoder.readBody(type) : null;
+            } catch (PlainExcerpts.Damaged damaged) {
+                throw new JournalCorruptException("journal dir=" + dir + " " + damaged.getMessage()
+                        + "; every event before it was read", damaged.index, null);
             } catch (PlainExcerpts.NotUnderstood | EventCodec.UnreadableEventException | JournalException notPlain) {
                 handOver();
                 return false;
@@ -588,24 +577,24 @@ public final class JournalReader implements AutoCloseable {
      */
     private void endOfJournal() {
         if (currentCycle == Integer.MIN_VALUE) {
-            if (!cycles.isEmpty() && lastEndIndex < 0) {
-                for (CycleFiles.CycleFile f : cycles.values()) {
-                    if (!f.readable()) {
-                        throw unreadableCycle(f, -1);
-                    }
-                }
+            if (lastEndIndex >= 0) {
+                return; // read from an index, to the end: the cycles before it were not this read's
             }
-            return;
+        } else {
+            requireWhole(currentCycle);
         }
-        requireWhole(currentCycle);
+        // Nothing read at all (currentCycle MIN_VALUE) checks every cycle: a journal whose every reader stops at
+        // once (its first index array's header zeroed) must not read as an empty one.
         for (CycleFiles.CycleFile f : cycles.tailMap(currentCycle, false).values()) {
             if (!f.readable()) {
                 throw unreadableCycle(f, lastEndIndex);
             }
             if (f.lastSequence() >= 0) {
                 throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
-                        + " holds events (its store header says up to sequence=" + f.lastSequence()
-                        + ") that reading never reached after index=" + hex(lastEndIndex) + "; every event before it was read",
+                        + " holds events (its store header says up to index="
+                        + hex(JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), f.lastSequence()))
+                        + ") that reading never reached" + (lastEndIndex < 0 ? "; no event before it"
+                        : " after index=" + hex(lastEndIndex) + "; every event before it was read"),
                         JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), 0), null);
             }
         }

@@ -184,6 +184,88 @@ class BadJournalInputTest {
         return p + 1 + 16;
     }
 
+    // ---- damage that Chronicle's tailer reads as a shorter (or empty) journal -----------------------
+
+    /** The last event zeroed, its header alone or all of it: its store header still records it, so it was written. */
+    @ParameterizedTest
+    @ValueSource(strings = {"header", "whole"})
+    void aZeroedLastEventIsNamedNotReadAsTheEndOfTheJournal(String what) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Excerpt last = j.excerpts.get(EVENTS - 1);
+        overwrite(j.cycleFile, last.header, new byte[what.equals("header") ? 4 : (int) (last.end - last.header)]);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, EVENTS - 1);
+        assertEquals(EVENTS - 1, o.seqs.size());
+    }
+
+    /**
+     * An event whose header gained the metadata bit (bit 30): Chronicle's tailer skips it, numbers every later
+     * event one lower, and after a hand-over at a later index delivered one event twice; the journal read clean.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, EVENTS / 2, EVENTS - 1})
+    void anEventMarkedAsMetadataIsNamedWhereItIs(int which) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Excerpt e = j.excerpts.get(which);
+        overwrite(j.cycleFile, e.header + 3, new byte[] {(byte) (readByte(j.cycleFile, e.header + 3) | 0x40)});
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, which);
+        assertEquals(which, o.seqs.size(), "nothing after the damaged event: " + o.error.getMessage());
+        assertMessage(o.error, "metadata");
+    }
+
+    /**
+     * The header of the cycle's first index array zeroed (it sits between the store header and the first event):
+     * every reader stopped there and the journal read as empty and clean, although its store header records events.
+     */
+    @Test
+    void aZeroedIndexArrayHeaderIsNamedNotReadAsAnEmptyJournal() throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        List<Long> metadata = metadataBeforeFirstEvent(j.cycleFile);
+        assertEquals(3, metadata.size(), "store header, index2index, first index array: " + metadata);
+        overwrite(j.cycleFile, metadata.get(2), new byte[4]);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, 0);
+    }
+
+    /** An event longer than the plain reader's 1 MiB read window (a CloseCompleted of a large pool's report can be). */
+    @Test
+    void anEventLongerThanTheReadWindowIsRead() {
+        Path dir = work.resolve("journal");
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(JournalWriterProcess.event("before", 1, 0));
+            w.append(JournalWriterProcess.event("x".repeat(1_200_000), 1, 1));
+            w.append(JournalWriterProcess.event("after", 1, 2));
+        }
+        Outcome o = Outcome.read(dir);
+        assertEquals(null, o.error, () -> "error: " + o.error.getMessage());
+        assertEquals(List.of(0L, 1L, 2L), o.seqs);
+    }
+
+    /** Header positions of the metadata excerpts from byte 0 up to the first data excerpt. */
+    private static List<Long> metadataBeforeFirstEvent(Path cycleFile) throws IOException {
+        List<Long> out = new ArrayList<>();
+        try (RandomAccessFile f = new RandomAccessFile(cycleFile.toFile(), "r")) {
+            long p = 0;
+            while (true) {
+                f.seek(p);
+                int header = Integer.reverseBytes(f.readInt());
+                if ((header & 0x40000000) == 0) {
+                    return out;
+                }
+                out.add(p);
+                p = (p + 4 + (header & 0x3FFFFFFF) + 3) & ~3L;
+            }
+        }
+    }
+
+    private static int readByte(Path file, long at) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(at);
+            return f.read();
+        }
+    }
+
     // ---- events from a newer Vigil --------------------------------------------------------------
 
     @Test
