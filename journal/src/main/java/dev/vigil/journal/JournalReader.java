@@ -114,7 +114,13 @@ public final class JournalReader implements AutoCloseable {
             } catch (RuntimeException | InternalError e) {
                 throw new JournalException("cannot open journal dir=" + dir + ": " + JournalException.plain(e), e);
             }
-            tailer = queue.createTailer();
+            try {
+                tailer = queue.createTailer(); // goes to the first cycle and reads its store header
+            } catch (RuntimeException | InternalError e) {
+                throw new JournalCorruptException("journal dir=" + dir + " file=" + fileOfCycle(cycles.isEmpty() ? 0
+                        : cycles.firstKey()) + ": Chronicle cannot read its store header (" + JournalException.plain(e)
+                        + ")", -1, e);
+            }
         }
         return tailer;
     }
@@ -187,11 +193,17 @@ public final class JournalReader implements AutoCloseable {
         return this;
     }
 
-    /** Positions the reader at {@code index} (as given by {@link EventSink}); false if absent. */
+    /**
+     * Positions the reader at {@code index} (as given by {@link EventSink}); false if absent. Throws
+     * {@link JournalCorruptException} when the index lies in a cycle file nothing can be read from.
+     */
     public boolean fromIndex(long index) {
         int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
         CycleFiles.CycleFile f = cycles.get(cycle);
-        if (firstCycleUnreadable || f != null && !f.readable()) {
+        if (f != null && !f.readable()) {
+            throw unreadableCycle(f, -1);
+        }
+        if (firstCycleUnreadable) {
             return false;
         }
         pendingDamage = null;
@@ -217,7 +229,13 @@ public final class JournalReader implements AutoCloseable {
     private boolean chronicleFromIndex(long index) {
         int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
         CycleFiles.CycleFile f = cycles.get(cycle);
-        boolean found = chronicle().moveToIndex(index);
+        ExcerptTailer t = chronicle();
+        boolean found;
+        try {
+            found = t.moveToIndex(index);
+        } catch (RuntimeException | InternalError e) {
+            throw corrupt(index, "the queue's own index cannot be followed to it (" + JournalException.plain(e) + ")", e);
+        }
         if (found) {
             currentCycle = cycle;
             currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) - 1;

@@ -262,6 +262,71 @@ class BadJournalInputTest {
         assertEquals(EVENTS, o.seqs.size());
     }
 
+    /**
+     * Reading from an index goes through Chronicle's own index when the plain reader cannot follow it; what
+     * Chronicle then meets (a mapped page past the end of a cut file, a store header it cannot parse) came out as
+     * a memory fault or an exception of Chronicle's, named by no file ({@code stats}: "ERR: memory fault on a
+     * mapped journal file", "ERR: unexpected net.openhft...IORuntimeException ... Unknown_0x9F").
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cut before it", "store header padding"})
+    void damageMetOnTheWayToAnIndexIsNamedWithItsFile(String damage) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        List<Long> indexes = new ArrayList<>();
+        try (JournalReader r = JournalReader.open(j.dir)) {
+            r.fromStart().readAll((i, e) -> indexes.add(i));
+        }
+        if (damage.equals("cut before it")) {
+            try (RandomAccessFile f = new RandomAccessFile(j.cycleFile.toFile(), "rw")) {
+                f.setLength(j.excerpts.get(EVENTS / 2).header + 17);
+            }
+        } else {
+            long at = offsetAfter(j.cycleFile, "index2Index");
+            overwrite(j.cycleFile, at, new byte[] {(byte) (readByte(j.cycleFile, at) ^ 0x10)}); // padding 0x8f -> 0x9f
+        }
+        List<Long> read = new ArrayList<>();
+        JournalException e = assertThrows(JournalException.class, () -> {
+            try (JournalReader r = JournalReader.open(j.dir)) {
+                if (r.fromIndex(indexes.get(EVENTS - 10))) {
+                    r.readAll((i, ev) -> read.add(i));
+                }
+            }
+        });
+        assertMessage(e, "dir=" + j.dir, "file=" + j.cycleFile.getFileName());
+        assertTrue(!e.getMessage().matches("(?s).*\\b(java|net)\\.[a-z]+\\.[A-Za-z.]*(Exception|Error)\\b.*"),
+                "no exception class names: " + e.getMessage());
+    }
+
+    /** stats reads from close-index entries: it said "close-index names index=... but the journal has no such excerpt". */
+    @Test
+    void readingFromAnIndexInACycleFileWithoutAStoreHeaderNamesTheFile() throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        long[] tenth = {-1};
+        try (JournalReader r = JournalReader.open(j.dir)) {
+            r.fromStart().readAll((i, e) -> {
+                tenth[0] = i;
+                return ((MailboxTransition) e).seq() < 10;
+            });
+        }
+        Files.write(j.cycleFile, new byte[0]);
+        JournalCorruptException e = assertThrows(JournalCorruptException.class, () -> {
+            try (JournalReader r = JournalReader.open(j.dir)) {
+                r.fromIndex(tenth[0]);
+            }
+        });
+        assertMessage(e, "dir=" + j.dir, "file=" + j.cycleFile.getFileName(), "0 bytes long");
+    }
+
+    private static long offsetAfter(Path file, String field) throws IOException {
+        byte[] head = new byte[512];
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.readFully(head);
+        }
+        int at = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf(field);
+        assertTrue(at > 0, field + " in the store header");
+        return at + field.length();
+    }
+
     /** Header positions of the metadata excerpts from byte 0 up to the first data excerpt. */
     private static List<Long> metadataBeforeFirstEvent(Path cycleFile) throws IOException {
         List<Long> out = new ArrayList<>();
