@@ -41,6 +41,32 @@ class VigilCliEndToEndTest {
         assertTrue(run.out().contains("\nresult: FAILED (exit 1): 2 child(ren) exited during the run\n"), run.out());
     }
 
+    /**
+     * A crash-looping child crosses its pool's restart intensity: the pool fails (PoolFailed) and closes. The run
+     * names why, under that close, and counts the pool; the mailbox child that the failure's close shut down exited in
+     * that close, not "during the run" (it was listed so, and nothing said the pool had failed).
+     */
+    @Test
+    void aPoolThatFailsOnACrashLoopIsNamedWithItsReasonAndOnlyTheCrashedChildrenExitedDuringTheRun() throws Exception {
+        Path spec = work.resolve("loop.json");
+        Files.writeString(spec, """
+                {"journalDir": "loop-journal", "pools": [{"id": "p", "workload": {"controls": 1000000},
+                  "onChildExit": {"policy": "restart", "maxRestarts": 1, "periodMs": 60000, "backoffMs": 50},
+                  "groups": [{"name": "boom", "kind": "exec", "command": ["/bin/sh", "-c", "sleep 0.3; exit 7"], "children": 1},
+                             {"name": "chips", "kind": "c", "children": 1}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        assertTrue(Pattern.compile("\\n    started by the pool's failure: child exited during the run: pid=\\d+ group=boom"
+                + " child=0 exitCode=7; restart intensity crossed: it would be restart 2 within 60000 ms \\(maxRestarts=1\\)\\n")
+                .matcher(run.out()).find(), run.out());
+        assertEquals(2, Pattern.compile("group=boom child=0 pid=\\d+ exited during the run: exit=7").matcher(run.out())
+                .results().count(), run.out());
+        assertFalse(run.out().contains("group=chips child=0") && run.out().contains("exited during the run: exit=0"),
+                run.out());
+        assertTrue(run.out().contains("2 child(ren) exited during the run; 1 pool(s) failed during the run\n"), run.out());
+    }
+
     @Test
     void aCleanDemoExitsZeroAndItsJournalAuditsClean() throws Exception {
         Launchers.Result demo = Launchers.vigil(work, 150, "demo", "--cycles", "2", "--journal", "journal");
@@ -154,6 +180,19 @@ class VigilCliEndToEndTest {
         Launchers.Result usage = Launchers.vigil(work, 60, "demo", "--time-scale", "-1");
         assertEquals(2, usage.exitCode(), usage.toString());
         assertTrue(usage.err().startsWith("ERR: --time-scale=-1.0"), usage.err());
+
+        // A value picocli cannot parse, an unknown option: one line naming it and where help is, not the whole usage.
+        for (List<String> args : List.of(List.of("demo", "--cycles", "99999999999"), List.of("run", "--bogus", "x.json"))) {
+            Launchers.Result bad = Launchers.vigil(work, 60, args.toArray(String[]::new));
+            assertEquals(2, bad.exitCode(), bad.toString());
+            assertEquals(1, bad.err().lines().count(), "one line: " + bad);
+            assertTrue(bad.err().startsWith("ERR: ") && bad.err().strip().endsWith("(see: vigil " + args.get(0) + " --help)"),
+                    bad.toString());
+        }
+        // A journal directory that is a file says so.
+        Launchers.Result fileAsDir = Launchers.vigil(work, 60, "demo", "--journal", spec.toString());
+        assertEquals(2, fileAsDir.exitCode(), fileAsDir.toString());
+        assertTrue(fileAsDir.err().contains(spec + ": already exists and is not a directory"), fileAsDir.toString());
     }
 
     @Test
@@ -344,6 +383,32 @@ class VigilCliEndToEndTest {
         assertTrue(show.out().contains("    | deaf: ignoring SIGTERM"), show.toString());
         Launchers.Result audit = Launchers.replay(work, 60, "audit", work.resolve("fail-journal").toString());
         assertEquals(0, audit.exitCode(), audit.toString());
+    }
+
+    /**
+     * A child's log files are appended to from one cycle (or run) to the next; the stderr tail under a failed child is
+     * still only what that child wrote. The second cycle showed the first cycle's line above its own, under its own
+     * pid (and a run on a reused journal dir showed lines of a different program).
+     */
+    @Test
+    void aStderrTailHoldsOnlyWhatThatChildWroteNotAnEarlierCyclesLines() throws Exception {
+        Path spec = Files.writeString(work.resolve("again.json"), """
+                {"journalDir": "again-journal", "cycles": 2,
+                 "pools": [{"id": "p", "workload": {"controls": 20000},
+                   "groups": [{"name": "crash", "kind": "exec", "children": 1,
+                               "command": ["/bin/sh", "-c", "trap '' TERM; echo \\"fatal: pid $$\\" >&2; exit 3"]},
+                              {"name": "chips", "kind": "c", "children": 1}]}]}
+                """);
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        Matcher m = Pattern.compile("pid=(\\d+) group=crash child=0 exitCode=3\\n +stderr \\(last lines\\):\\n((?: +\\| .*\\n)+)")
+                .matcher(run.out());
+        int tails = 0;
+        while (m.find()) {
+            tails++;
+            assertEquals("        | fatal: pid " + m.group(1) + "\n", m.group(2), run.out());
+        }
+        assertEquals(2, tails, run.out());
     }
 
     /** Waits (bounded) until vigil's stdout contains {@code text}. */

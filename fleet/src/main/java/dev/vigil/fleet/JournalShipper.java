@@ -15,6 +15,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import dev.vigil.journal.JournalCorruptException;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.JournalReader;
 
@@ -130,6 +131,7 @@ public final class JournalShipper {
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerSettings(), new ByteArraySerializer(),
                 new ByteArraySerializer());
         boolean clean = false;
+        JournalCorruptException damage = null;
         try {
             try (JournalReader reader = JournalReader.open(settings.journal())) {
                 long skip = checkpointed;
@@ -151,7 +153,12 @@ public final class JournalShipper {
                     maybeCheckpoint();
                     return true;
                 };
-                reader.follow(sink, keepWaiting());
+                try {
+                    reader.follow(sink, keepWaiting());
+                } catch (JournalCorruptException e) {
+                    damage = e;
+                    sendDamage(producer, e);
+                }
             }
             producer.flush();
             Exception failed = failure.get();
@@ -161,6 +168,9 @@ public final class JournalShipper {
             }
             writeCheckpoint();
             clean = true;
+            if (damage != null) {
+                throw damage; // shipped up to it, and said where it is; ShipCli names it and exits 2
+            }
         } finally {
             if (!clean) {
                 writeCheckpoint();
@@ -209,6 +219,24 @@ public final class JournalShipper {
         } catch (org.apache.kafka.common.KafkaException e) {
             failure.compareAndSet(null, e);
             return false;
+        }
+    }
+
+    /**
+     * Ships the record that says where the journal is damaged, after every event before it, so a replay of the topic
+     * stops there with the reader's words instead of reading a shorter clean journal. Not checkpointed: a rerun reads
+     * the damage again and ships the same record, which consumers keep once.
+     */
+    private void sendDamage(KafkaProducer<byte[], byte[]> producer, JournalCorruptException e) {
+        long at = Math.max(e.index(), lastSent + 1);
+        try {
+            producer.send(ShippedRecord.damage(settings.topic(), settings.host(), at, e.getMessage()), (md, ex) -> {
+                if (ex != null) {
+                    failure.compareAndSet(null, ex);
+                }
+            });
+        } catch (org.apache.kafka.common.KafkaException ke) {
+            failure.compareAndSet(null, ke);
         }
     }
 

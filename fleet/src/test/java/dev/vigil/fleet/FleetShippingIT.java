@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.vigil.journal.CycleFileBytes;
 import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.journal.PoolStarted;
@@ -276,6 +277,73 @@ class FleetShippingIT {
         assertFalse(err.contains("\tat "), "no stack trace: " + err);
         assertEquals(Cli.replay("export", j.toString()), Cli.replay("export", "--kafka", broker.bootstrap(),
                 "--topic", topic, "--host", "hout"), "nothing lost, nothing twice");
+    }
+
+    /**
+     * {@code vigil run --ship} to a cluster nobody answers at: the shipper retries for minutes, so once the pools are
+     * closed the run says it is waiting for the shipper (not a silent stall), a Ctrl-C ends that wait at once, and the
+     * shipper does not outlive the run. No broker needed.
+     */
+    @Test
+    @Order(4)
+    void aRunWaitingForItsShipperSaysSoAndCtrlCEndsTheWaitWithNoShipperLeft() throws Exception {
+        Path spec = spec("hdead", 1, 0);
+        int dead = freePort();
+        Cli.Started run = Cli.start(work, "run-dead-broker", "vigil", "run", spec.toString(), "--ship",
+                "127.0.0.1:" + dead, "--ship-topic", "t");
+        waitFor(120, "the run saying it waits for its shipper", () -> read(run.out()).contains("shipping: the shipper is still sending"));
+        String out = read(run.out());
+        assertTrue(out.indexOf("closing") < out.indexOf("shipping: the shipper is still sending"), out);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("shipping the journal to .* \\(pid (\\d+),").matcher(out);
+        assertTrue(m.find(), out);
+        ProcessHandle shipper = ProcessHandle.of(Long.parseLong(m.group(1))).orElseThrow(() -> new AssertionError("shipper gone early: " + out));
+        long t0 = System.nanoTime();
+        new ProcessBuilder("kill", "-INT", Long.toString(run.process().pid())).start().waitFor(10, TimeUnit.SECONDS);
+        Cli.Result r = run.await(30);
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(15), "Ctrl-C ended the wait promptly: " + r);
+        assertTrue(r.out().contains("shipping: stopped on request; stopped the shipper"), r.toString());
+        waitFor(5, "the shipper gone", () -> !shipper.isAlive());
+        assertFalse(r.err().contains("\tat "), "no stack trace: " + r);
+    }
+
+    /**
+     * A journal damaged in the middle: the shipper ships every event before the damage, then a record saying where the
+     * damage is, and exits 2 naming it; a replay of the topic shows the same events as a replay of the journal and stops
+     * with the damage named (exit 2), never a shorter clean journal. A rerun ships the same record; it is kept once.
+     */
+    @Test
+    @Order(5)
+    void aDamagedJournalShipsUpToTheDamageAndTheTopicNamesItNeverAShorterCleanJournal() throws Exception {
+        String topic = "damage-" + UUID.randomUUID();
+        createTopic(topic, 3);
+        Path j = work.resolve("jdamaged");
+        try (JournalWriter w = JournalWriter.open(j)) {
+            for (int i = 0; i < 1000; i++) {
+                w.append(new PoolStarted(i, 9, "pool-" + (i % 5), 0, "hdmg", "sticky", 1, 1));
+            }
+        }
+        Path cycle = CycleFileBytes.cycleFile(j);
+        long[] bodies = CycleFileBytes.bodyPositions(cycle);
+        CycleFileBytes.flip(cycle, bodies[bodies.length / 2] + 8, 0x10); // inside one event's body: its checksum fails
+        Cli.Result local = Cli.replay("export", j.toString());
+        assertEquals(2, local.exit(), local.toString());
+        long before = local.out().lines().count();
+        assertTrue(before > 100 && before < 1000, "the events before the damage: " + before);
+        String[] ship = {"ship", j.toString(), "--bootstrap", broker.bootstrap(), "--topic", topic, "--host-id", "hdmg",
+            "--to-end"};
+        for (int run = 1; run <= 2; run++) {
+            Cli.Result shipped = Cli.run(work, "ship-damaged-" + run, 120, "vigil", ship);
+            assertEquals(2, shipped.exit(), shipped.toString());
+            assertOneErrLine(shipped, "ERR: journal dir=" + j);
+            Cli.Result fleet = Cli.replay("export", "--kafka", broker.bootstrap(), "--topic", topic, "--host", "hdmg");
+            assertEquals(2, fleet.exit(), fleet.toString());
+            assertEquals(local.out(), fleet.out(), "run " + run + ": the same events before the damage, each once");
+            assertOneErrLine(fleet, "ERR: host=hdmg: its journal is damaged at index=");
+            assertTrue(fleet.err().contains(local.err().strip().substring("ERR: ".length())), "the reader's own words: " + fleet);
+        }
+        Cli.Result audit = Cli.replay("audit", "--kafka", broker.bootstrap(), "--topic", topic);
+        assertEquals(2, audit.exit(), audit.toString());
+        assertFalse(audit.out().contains("result: CLEAN"), audit.toString());
     }
 
     // ---- helpers

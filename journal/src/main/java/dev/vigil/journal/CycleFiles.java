@@ -60,6 +60,21 @@ public final class CycleFiles {
         public boolean readable() {
             return problem == null;
         }
+
+        // equals and hashCode written out: a record's generated ones are bootstrapped through method handles on their
+        // first call, ~25 classes spun at run time that no class-data archive of JDK 17 holds (a short command such as
+        // `vigil-replay show` compares its cycle files once: bin/vigil-bench replay).
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CycleFile f && cycle == f.cycle && length == f.length && lastPosition == f.lastPosition
+                    && lastSequence == f.lastSequence && java.util.Objects.equals(file, f.file)
+                    && java.util.Objects.equals(problem, f.problem);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(cycle, file, length, problem, lastPosition, lastSequence);
+        }
     }
 
     /**

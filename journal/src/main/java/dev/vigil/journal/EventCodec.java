@@ -50,9 +50,14 @@ public final class EventCodec {
 
     /** Writes {@code event} (header, checksum, fields) at {@code out}'s write position. */
     public static void write(JournalEvent event, BytesOut<?> out) {
-        EventEncoder encoder = ENCODERS.get();
+        EventEncoder encoder = encoder();
         encoder.encode(event);
         encoder.writeTo(out);
+    }
+
+    /** This thread's encoder (what {@link #write} uses): its body is valid until the thread's next encode. */
+    static EventEncoder encoder() {
+        return ENCODERS.get();
     }
 
     /** Reads one whole body (any layout version this reader knows), checking its checksum. */

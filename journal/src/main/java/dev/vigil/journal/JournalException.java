@@ -24,6 +24,10 @@ public class JournalException extends RuntimeException {
         if (t instanceof java.nio.file.AccessDeniedException f) {
             return f.getFile() + ": permission denied";
         }
+        if (t instanceof java.nio.file.FileAlreadyExistsException f && f.getFile() != null) {
+            return f.getFile() + ": already exists" + (java.nio.file.Files.isDirectory(java.nio.file.Path.of(f.getFile()))
+                    ? "" : " and is not a directory");
+        }
         if (t instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
             return f.getFile() + ": " + printable(f.getReason());
         }

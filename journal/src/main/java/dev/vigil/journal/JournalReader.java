@@ -8,7 +8,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -625,8 +624,7 @@ public final class JournalReader implements AutoCloseable {
      * same pool without a close id (child spawn, transitions) inside that span are included.
      */
     public List<IndexedEvent> eventsOfClose(long closeId) {
-        Map<Long, CloseIndex.Span> spans = CloseIndex.load(dir);
-        CloseIndex.Span span = spans.get(closeId);
+        CloseIndex.Span span = CloseIndex.span(dir, closeId);
         List<IndexedEvent> out = new ArrayList<>();
         if (firstCycleUnreadable) {
             throw unreadableCycle(cycles.firstEntry().getValue(), -1);

@@ -10,7 +10,6 @@ import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.LiteTimeoutBlockingWaitStrategy;
-import com.lmax.disruptor.PhasedBackoffWaitStrategy;
 import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
@@ -40,12 +39,12 @@ public final class JournalWriter implements AutoCloseable {
 
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
     /**
-     * After its last event the appender spins this long, then yields until {@link #APPENDER_YIELD_NANOS}, then blocks
-     * until a publish wakes it: an idle journal costs no CPU (napping 500 us at a time cost ~3 % of a core, and made an
-     * event published into a nap wait for it), a busy one never blocks.
+     * After its last event the appender spins this long, then blocks until a publish wakes it ({@link AppenderWait}): an
+     * idle journal costs no CPU (napping 500 us at a time cost ~3 % of a core, and made an event published into a nap
+     * wait for it), a burst costs its producer one wake-up, and the spin is short because on a machine whose cores are
+     * busy it is taken from the threads that make the events (it was ~240 us a burst before, with a yield phase).
      */
     private static final long APPENDER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-    private static final long APPENDER_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /**
      * The block is bounded too (Disruptor calls its lite-lock wake-up elision unproven): a wake-up lost to it would
      * delay the next write by at most this much, never hang it; one look a second costs ~0.03 % of a core.
@@ -62,6 +61,14 @@ public final class JournalWriter implements AutoCloseable {
     private final RingBuffer<Slot> ring;
     private final AppendHandler handler;
     private final long publishTimeoutNanos;
+    /**
+     * How long a producer facing a full ring parks between looks: about 4 % of the ring's worth of the appender's work
+     * (~200 ns an event), 50 us to 500 us. Each wake-up then fills a batch of slots; waking every 50 us to fill a few
+     * hundred cost both threads (the producer's wake-ups, its stores right behind the appender's reads): at 65,536
+     * slots, 50 -> 500 us took the producer's CPU per event from 136 to 93 ns and the appender's from 317 to 274 ns
+     * (JournalBench, same JVM, load 16; docs/BENCHMARKS.md).
+     */
+    private final long fullRingParkNanos;
     private volatile boolean closed;
 
     private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
@@ -91,6 +98,7 @@ public final class JournalWriter implements AutoCloseable {
         this.queue = q;
         this.closeIndex = index;
         this.publishTimeoutNanos = publishTimeout.toNanos();
+        this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
         this.handler = new AppendHandler(dir, queue, closeIndex);
         if (cannotOpen != null) {
             handler.failAt(0, null, cannotOpen);
@@ -101,9 +109,8 @@ public final class JournalWriter implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 },
-                ProducerType.MULTI, new PhasedBackoffWaitStrategy(APPENDER_SPIN_NANOS, APPENDER_YIELD_NANOS,
-                        TimeUnit.NANOSECONDS, new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS,
-                                TimeUnit.MILLISECONDS)));
+                ProducerType.MULTI, new AppenderWait(APPENDER_SPIN_NANOS,
+                        new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS, TimeUnit.MILLISECONDS)));
         disruptor.handleEventsWith(handler);
         this.ring = disruptor.start();
     }
@@ -139,13 +146,25 @@ public final class JournalWriter implements AutoCloseable {
             handler.notWritten.incrementAndGet();
             return;
         }
+        // Encoded here, on the caller's thread, before a slot is claimed (an encoding that throws leaves no claimed slot
+        // unpublished): the appender thread then only copies bytes into the excerpt, so it carries Chronicle's own
+        // cost per excerpt and little more (docs/BENCHMARKS.md, "Journal"). An event that cannot be encoded is the
+        // first not written, as one the appender could not write: a gap, not a throw.
+        EventEncoder encoder = EventCodec.encoder();
+        try {
+            encoder.encode(event);
+        } catch (RuntimeException | Error e) {
+            handler.notWritten.incrementAndGet();
+            handler.failAt(ring.getCursor() + 1, event, "the event could not be encoded: " + JournalException.plain(e));
+            return;
+        }
         long seq;
         try {
             seq = ring.tryNext();
         } catch (InsufficientCapacityException full) {
             seq = nextWithBackpressure(event);
         }
-        ring.get(seq).event = event;
+        ring.get(seq).set(event, encoder);
         ring.publish(seq);
     }
 
@@ -172,7 +191,7 @@ public final class JournalWriter implements AutoCloseable {
                 if (++spins < 10) {
                     Thread.onSpinWait();
                 } else {
-                    LockSupport.parkNanos(50_000);
+                    LockSupport.parkNanos(fullRingParkNanos);
                 }
             }
         }
@@ -259,9 +278,35 @@ public final class JournalWriter implements AutoCloseable {
         }
     }
 
-    /** One ring entry: a reference to the event to write. */
+    /** One ring entry: the event and its encoded body (checksum included), ready to be copied into an excerpt. */
     private static final class Slot {
+        /** A slot's body array is kept for the next event up to this size; a larger one (a close report) is not. */
+        private static final int KEPT_BODY = 512;
+        private static final byte[] NONE = new byte[0];
+
         JournalEvent event;
+        /** Made on the slot's first use: an open journal that writes little holds little. */
+        byte[] body = NONE;
+        int length;
+
+        void set(JournalEvent e, EventEncoder encoder) {
+            int n = encoder.length();
+            byte[] b = body;
+            if (b.length < n) {
+                body = b = new byte[Math.max(n, 128)];
+            }
+            System.arraycopy(encoder.array(), 0, b, 0, n);
+            length = n;
+            event = e;
+        }
+
+        /** Forgets the event once written (the ring must not keep 65,536 events reachable). */
+        void clear() {
+            event = null;
+            if (body.length > KEPT_BODY) {
+                body = NONE;
+            }
+        }
     }
 
     /** Runs on the appender thread: owns both Chronicle appenders. */
@@ -271,7 +316,6 @@ public final class JournalWriter implements AutoCloseable {
         private final SingleChronicleQueue closeIndex;
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
-        private final EventEncoder encoder = new EventEncoder();
         private final PageReservation pages = new PageReservation();
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
@@ -329,18 +373,18 @@ public final class JournalWriter implements AutoCloseable {
         @Override
         public void onEvent(Slot slot, long sequence, boolean endOfBatch) {
             JournalEvent event = slot.event;
-            slot.event = null;
             if (sequence >= failedAtSequence) {
                 notWritten.incrementAndGet();
             } else {
                 try {
-                    write(event);
+                    write(event, slot.body, slot.length);
                 } catch (Throwable t) {
                     lastIndex = lastIndexInBatch;
                     notWritten.incrementAndGet();
                     failAt(sequence, event, WriteFailure.describe(dir, t));
                 }
             }
+            slot.clear();
             // Volatile stores cost a fence each on x86: publish progress once per batch (a batch
             // ends whenever the handler has caught up, so flush still sees every sequence).
             if (endOfBatch) {
@@ -349,7 +393,8 @@ public final class JournalWriter implements AutoCloseable {
             }
         }
 
-        private void write(JournalEvent event) {
+        /** Writes {@code event}, encoded as {@code body[0, length)}, as one excerpt. */
+        private void write(JournalEvent event, byte[] body, int length) {
             if (appender == null) {
                 appender = queue.createAppender();
                 indexAppender = closeIndex.createAppender();
@@ -358,18 +403,17 @@ public final class JournalWriter implements AutoCloseable {
                 confineToThisThread(appender);
                 confineToThisThread(indexAppender);
             }
-            // Encode into a small hot buffer, then copy once: each small write straight into the
-            // memory-mapped excerpt pays Chronicle's chunk and bounds checks, which doubled the
-            // cost of an event (see docs/BENCHMARKS.md).
-            encoder.encode(event);
+            // The producer encoded it (append): one copy into the excerpt. Small writes field by field straight into
+            // the memory-mapped excerpt pay Chronicle's chunk and bounds checks each, which doubled the cost of an
+            // event (docs/BENCHMARKS.md).
             long index;
             try (DocumentContext dc = appender.writingDocument()) {
                 try {
                     net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
                     // Pages first, with a synchronous error: a store into a page a full file system cannot give
                     // faults asynchronously, possibly after the header was completed (PageReservation).
-                    pages.ensure(appender.currentFile(), bytes.writePosition(), encoder.length());
-                    encoder.writeTo(bytes);
+                    pages.ensure(appender.currentFile(), bytes.writePosition(), length);
+                    bytes.write(body, 0, length);
                     index = dc.index();
                 } catch (Throwable t) {
                     // Never complete an excerpt whose body may be half there (a fault in a new page).

@@ -6,13 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,8 +34,8 @@ class ChecksumTest {
     void aFlippedBitInAnyByteOfAnEventIsNamedByFileAndIndex() throws IOException {
         Path dir = tmp.resolve("journal");
         List<JournalEvent> written = write(dir);
-        Path cycle = cycleFile(dir);
-        long[] bodies = bodyPositions(cycle);
+        Path cycle = CycleFileBytes.cycleFile(dir);
+        long[] bodies = CycleFileBytes.bodyPositions(cycle);
         Random random = new Random(7);
         for (int trial = 0; trial < 40; trial++) {
             int victim = random.nextInt(EVENTS);
@@ -46,7 +43,7 @@ class ChecksumTest {
             int length = EventCodec.FIELDS_OFFSET + 8 + random.nextInt(20); // inside the body of any kind
             long at = start + random.nextInt(length);
             int bit = 1 << random.nextInt(8);
-            flip(cycle, at, bit);
+            CycleFileBytes.flip(cycle, at, bit);
             try {
                 List<JournalEvent> read = new ArrayList<>();
                 JournalException error = null;
@@ -65,7 +62,7 @@ class ChecksumTest {
                     assertTrue(m.contains("do not match its checksum"), what + ": " + m);
                 }
             } finally {
-                flip(cycle, at, bit);
+                CycleFileBytes.flip(cycle, at, bit);
             }
         }
     }
@@ -115,40 +112,5 @@ class ChecksumTest {
             }
         }
         return written;
-    }
-
-    /** File position of each data excerpt's body, walking Chronicle's headers (metadata skipped). */
-    static long[] bodyPositions(Path cycle) throws IOException {
-        byte[] all = Files.readAllBytes(cycle);
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        List<Long> out = new ArrayList<>();
-        int pos = 0;
-        while (pos + 4 <= all.length) {
-            int header = b.getInt(pos);
-            if (header == 0) {
-                break;
-            }
-            int length = header & 0x3FFFFFFF;
-            if ((header & 0x40000000) == 0) {
-                out.add((long) pos + 4);
-            }
-            pos = (pos + 4 + length + 3) & ~3;
-        }
-        return out.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    static Path cycleFile(Path dir) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".cq4")).findFirst().orElseThrow();
-        }
-    }
-
-    private static void flip(Path file, long at, int bit) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(at);
-            int b = f.read();
-            f.seek(at);
-            f.write(b ^ bit);
-        }
     }
 }

@@ -31,6 +31,13 @@ class PlainMessageTest {
     }
 
     @Test
+    void aFileWhereADirectoryShouldBeIsSaidSo() throws IOException {
+        Path file = Files.writeString(dir.resolve("journal-as-a-file"), "x");
+        IOException e = assertThrowsIo(() -> Files.createDirectories(file));
+        assertEquals(file + ": already exists and is not a directory", JournalException.plain(e));
+    }
+
+    @Test
     void aMessagelessFailureNeverFallsBackToItsClassName() {
         String line = JournalException.plain(new IllegalStateException());
         assertFalse(line.contains("IllegalStateException"), line);

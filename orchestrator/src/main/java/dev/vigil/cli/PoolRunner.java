@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -107,6 +108,12 @@ public final class PoolRunner {
         return n;
     }
 
+    private int stopRequestCount() {
+        synchronized (stopLock) {
+            return stopRequests;
+        }
+    }
+
     /** Passes the stop requests so far to the orchestrator, if it is open (again once it opens). */
     private void applyStop() {
         Orchestrator o = orchestrator;
@@ -156,7 +163,8 @@ public final class PoolRunner {
             this.orchestrator = null;
             workers.shutdown();
             if (shipping != null) {
-                shipping.finish(out);
+                int stopsBefore = stopRequestCount();
+                shipping.finish(out, () -> stopRequestCount() > stopsBefore);
             }
         }
         LatencyTable.print(reports(), out);
@@ -281,7 +289,7 @@ public final class PoolRunner {
     private void reportChildrenGone() {
         for (Pool p : openPools()) {
             for (PoolChild c : p.children()) {
-                if (c.exit().isDone() && !c.process().exitStatus().isEmpty()) {
+                if (p.exitedDuringRun(c) && !c.process().exitStatus().isEmpty()) {
                     out.println("  pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid()
                             + " exited during the run: " + c.process().exitStatus().get().describe());
                     verdict.count("child(ren) exited during the run");
@@ -418,6 +426,11 @@ public final class PoolRunner {
                 verdict.count("close(s) failed");
             }
             out.println("  " + summary(r));
+            Optional<String> failure = pools.get(i).failure();
+            if (failure.isPresent()) {
+                out.println("    started by the pool's failure: " + failure.get());
+                verdict.count("pool(s) failed during the run");
+            }
             if (r.journalGap() != null) {
                 out.println("    " + r.journalGap());
             }

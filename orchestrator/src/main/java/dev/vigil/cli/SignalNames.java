@@ -11,7 +11,8 @@ final class SignalNames {
     static int number(String name) {
         String n = name.trim().toUpperCase(java.util.Locale.ROOT);
         if (n.chars().allMatch(Character::isDigit) && !n.isEmpty()) {
-            int v = Integer.parseInt(n);
+            // at most two digits: Linux has signals 1..64, and a longer number would overflow the parse
+            int v = n.length() <= 2 ? Integer.parseInt(n) : -1;
             return v > 0 && v < 65 ? v : -1;
         }
         try {

@@ -324,7 +324,7 @@ public final class SpecReader {
         List<String> command = o.stringList("command");
         String handler = o.string("handler", null);
         Map<String, String> env = o.stringMap("env");
-        String stopSignal = o.string("stopSignal", "TERM");
+        String stopSignal = o.stringOrInteger("stopSignal", "TERM");
         List<String> classPath = o.stringList("classPath");
         List<String> jvmOptions = o.stringList("jvmOptions");
         if (kind != null) {
@@ -453,6 +453,12 @@ public final class SpecReader {
                 return dflt;
             }
             return n.asText();
+        }
+
+        /** A string, or an integer written as a JSON number, as its text (a signal: {@code "TERM"} or {@code 15}). */
+        String stringOrInteger(String field, String dflt) {
+            JsonNode n = node(field);
+            return n != null && n.isIntegralNumber() ? n.asText() : string(field, dflt);
         }
 
         String requiredString(String field) {

@@ -106,8 +106,8 @@ public final class VigilCli implements Callable<Integer> {
                     || e instanceof dev.vigil.contain.ContainmentException ? BAD_USAGE : 1;
         });
         cl.setParameterExceptionHandler((e, a) -> {
-            err.println("ERR: " + e.getMessage());
-            e.getCommandLine().usage(err);
+            // One line, as vigil-replay says it: the usage is one --help away, not forty lines that bury the error.
+            err.println("ERR: " + oneLine(e) + " (see: " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
             return BAD_USAGE;
         });
         return cl.execute(args);

@@ -915,7 +915,7 @@ final class CloseMachine {
         if (file == null || !CloseReport.Child.wantsStderrTail(outcome, exitCode, signal)) {
             return null;
         }
-        String tail = dev.vigil.spawn.ChildLog.tail(file);
+        String tail = c.stderrTail();
         if (tail != null) {
             journal.append(new ChildOutputTail(clock.getAsLong(), pid(), run.poolId(), run.closeId, c.group(), c.index(),
                     c.pid(), "stderr", file.toString(), tail));

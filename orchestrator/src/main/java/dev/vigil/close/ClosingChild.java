@@ -56,4 +56,12 @@ public interface ClosingChild {
     default java.nio.file.Path stderrLog() {
         return null;
     }
+
+    /**
+     * The last lines this child wrote to {@link #stderrLog()} (not what an earlier run or incarnation wrote before it
+     * in the same file), or null: nothing written, or no log file.
+     */
+    default String stderrTail() {
+        return null;
+    }
 }

@@ -202,6 +202,15 @@ public final class Pool implements AutoCloseable {
         return Optional.ofNullable(failure.get());
     }
 
+    /**
+     * True when {@code child} exited during the run, outside any close: its exit was journaled ({@code ChildExited})
+     * and met the {@link ExitPolicy}, or it is in and about to (no close has fenced the pool). False for a child still
+     * running or collected by a close, such as the close that a {@link #failure()} starts.
+     */
+    public boolean exitedDuringRun(PoolChild child) {
+        return exitsHandled.contains(child) || (child.exit().isDone() && !gate.isFenced());
+    }
+
     /** The report of the last close, if any ran. */
     public synchronized Optional<CloseReport> lastReport() {
         return Optional.ofNullable(lastReport);
@@ -383,7 +392,7 @@ public final class Pool implements AutoCloseable {
 
     /** A child about to be spawned: its mailbox (allocated, or null for a plain executable) and its request. */
     private record Planned(String group, int index, ChildSpec spec, MailboxId id, MailboxHandle mailbox,
-            SpawnRequest request, dev.vigil.spawn.ChildLog log) {
+            SpawnRequest request, dev.vigil.spawn.ChildLog log, dev.vigil.spawn.ChildLog.Mark stderrBefore) {
     }
 
     /** Allocates the child's mailbox and builds its request; nothing runs yet. */
@@ -416,7 +425,8 @@ public final class Pool implements AutoCloseable {
             // leak means kept: a survivor must be able to outlive the orchestrator's exit (Orchestrator.leave)
             request = request.outlivingParent();
         }
-        return new Planned(group, index, spec, id, mailbox, request, log);
+        return new Planned(group, index, spec, id, mailbox, request, log,
+                log == null ? null : dev.vigil.spawn.ChildLog.Mark.of(log.stderr()));
     }
 
     /** Releases the mailboxes of planned children that were never spawned (no process ever had their offsets). */
@@ -478,7 +488,7 @@ public final class Pool implements AutoCloseable {
         }
         container.childStarted(process.pid());
         PoolChild child = new PoolChild(p.group(), p.index(), p.spec(), process, mailbox, orchestrator);
-        child.log(p.log());
+        child.log(p.log(), p.stderrBefore());
         if (mailbox != null) {
             orchestrator.drainer().register(mailbox);
         }

@@ -29,6 +29,8 @@ public final class PoolChild implements ClosingChild {
     private volatile boolean released;
     /** Its own log files, or null when its output went elsewhere. */
     private volatile dev.vigil.spawn.ChildLog log;
+    /** Where its stderr log file stood before its spawn: its tail is what came after. */
+    private volatile dev.vigil.spawn.ChildLog.Mark stderrMark;
 
     PoolChild(String group, int index, ChildSpec spec, ChildProcess process, MailboxHandle mailbox, Orchestrator orchestrator) {
         this.group = group;
@@ -45,7 +47,8 @@ public final class PoolChild implements ClosingChild {
         return log;
     }
 
-    void log(dev.vigil.spawn.ChildLog childLog) {
+    void log(dev.vigil.spawn.ChildLog childLog, dev.vigil.spawn.ChildLog.Mark stderrBefore) {
+        this.stderrMark = stderrBefore;
         this.log = childLog;
     }
 
@@ -53,6 +56,12 @@ public final class PoolChild implements ClosingChild {
     public java.nio.file.Path stderrLog() {
         dev.vigil.spawn.ChildLog l = log;
         return l == null ? null : l.stderr();
+    }
+
+    @Override
+    public String stderrTail() {
+        dev.vigil.spawn.ChildLog l = log;
+        return l == null ? null : dev.vigil.spawn.ChildLog.tail(l.stderr(), stderrMark);
     }
 
     @Override

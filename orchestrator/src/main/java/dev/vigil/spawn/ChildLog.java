@@ -36,19 +36,53 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
     public static final int TAIL_LINES = 20;
 
     /**
-     * The last whole lines (at most {@value #TAIL_LINES}, from at most the last {@value #TAIL_BYTES} bytes) of a log
-     * file; when the file was just rotated and holds less, the end of {@code file.1} comes first. Null when there is
-     * nothing to show (no file, empty, unreadable). One bounded read of a regular file: never waits on a writer.
+     * Where a log file stood before a child began to write it (its identity and size): the child's tail is what
+     * came after. Files are appended to, so without it a child's tail would begin with an earlier run's, or an
+     * earlier incarnation's, last lines.
      */
-    public static String tail(Path file) {
-        String current = readEnd(file, TAIL_BYTES);
-        String before = current != null && current.length() >= TAIL_BYTES ? null
-                : readEnd(file.resolveSibling(file.getFileName() + ".1"), TAIL_BYTES - (current == null ? 0 : current.length()));
-        String text = (before == null ? "" : before) + (current == null ? "" : current);
+    public record Mark(Object fileKey, long size) {
+        /** No file yet: everything written to it is the child's. */
+        static final Mark NONE = new Mark(null, 0);
+
+        /** {@code file} as it stands now. */
+        public static Mark of(Path file) {
+            try {
+                java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(file,
+                        java.nio.file.attribute.BasicFileAttributes.class);
+                return a.fileKey() == null ? NONE : new Mark(a.fileKey(), a.size());
+            } catch (java.io.IOException | RuntimeException e) {
+                return NONE;
+            }
+        }
+
+        /** Where the child's part of {@code file} begins (0 for a file created, or truncated, after the mark). */
+        long from(Path file) {
+            if (fileKey == null) {
+                return 0;
+            }
+            Mark now = of(file);
+            return fileKey.equals(now.fileKey) && now.size >= size ? size : 0;
+        }
+    }
+
+    /**
+     * The last whole lines (at most {@value #TAIL_LINES}, from at most the last {@value #TAIL_BYTES} bytes) that the
+     * child written since {@code since} (taken before its spawn) wrote to a log file; when the file was rotated since
+     * and holds less, the end of {@code file.1} comes first. Null when there is nothing to show (no file, nothing
+     * written since, unreadable). One bounded read of a regular file: never waits on a writer.
+     */
+    public static String tail(Path file, Mark since) {
+        Piece current = readEnd(file, since.from(file), TAIL_BYTES);
+        Path rotated = file.resolveSibling(file.getFileName() + ".1");
+        // file.1 holds lines of the child only when the file it began to write was rotated since the mark
+        boolean rotatedSince = since.fileKey() == null || !since.fileKey().equals(Mark.of(file).fileKey());
+        Piece before = current.text().length() >= TAIL_BYTES || !rotatedSince ? Piece.EMPTY
+                : readEnd(rotated, since.from(rotated), TAIL_BYTES - current.text().length());
+        String text = before.text() + current.text();
         if (text.isBlank()) {
             return null;
         }
-        boolean cut = (current != null && current.length() >= TAIL_BYTES) || before != null;
+        boolean cut = before.text().isEmpty() ? current.cut() : before.cut();
         String[] lines = text.split("\n", -1);
         int end = lines.length;
         while (end > 0 && lines[end - 1].isEmpty()) {
@@ -61,13 +95,19 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
         return String.join("\n", java.util.Arrays.asList(lines).subList(start, end));
     }
 
-    private static String readEnd(Path file, int bytes) {
+    /** What one bounded read of a file's end gave, and whether the bound cut into the child's part of the file. */
+    private record Piece(String text, boolean cut) {
+        static final Piece EMPTY = new Piece("", false);
+    }
+
+    /** The last at most {@code bytes} of {@code file} at or after offset {@code from}. */
+    private static Piece readEnd(Path file, long from, int bytes) {
         if (bytes <= 0) {
-            return null;
+            return Piece.EMPTY;
         }
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
             long size = ch.size();
-            int n = (int) Math.min(size, bytes);
+            int n = (int) Math.max(0, Math.min(size - from, bytes));
             java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(n);
             long at = size - n;
             while (buf.hasRemaining()) {
@@ -76,9 +116,9 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
                     break;
                 }
             }
-            return n == 0 ? null : new String(buf.array(), 0, buf.position(), java.nio.charset.StandardCharsets.UTF_8);
+            return new Piece(new String(buf.array(), 0, buf.position(), java.nio.charset.StandardCharsets.UTF_8), at > from);
         } catch (java.io.IOException | RuntimeException e) {
-            return null;
+            return Piece.EMPTY;
         }
     }
 

@@ -122,6 +122,29 @@ class SpecReaderTest {
     }
 
     @Test
+    void aStopSignalIsANameOrANumberAndAnyOtherNumberIsOneProblemNamingTheField() throws IOException {
+        RunSpec spec = SpecReader.read(write("signals.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "a", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 2},
+                    {"name": "b", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "10"}]}]}
+                """));
+        assertEquals(2, PoolRunner.childSpec(spec.pools().get(0).groups().get(0)).stopSignal(), "README: a name or a number");
+        assertEquals(10, PoolRunner.childSpec(spec.pools().get(0).groups().get(1)).stopSignal());
+
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("huge.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "a", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "99999999999"},
+                    {"name": "b", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 99},
+                    {"name": "c", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 1.5}]}]}
+                """)));
+        assertEquals(List.of(
+                "pools[0].groups[0].stopSignal: unknown signal '99999999999' (use a name like TERM or a number)",
+                "pools[0].groups[1].stopSignal: unknown signal '99' (use a name like TERM or a number)",
+                "pools[0].groups[2].stopSignal: must be a non-empty string"),
+                e.problems().stream().map(SpecProblem::toString).toList());
+    }
+
+    @Test
     void malformedJsonNamesTheLine() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class,
                 () -> SpecReader.read(write("broken.json", "{\n  \"pools\": [\n")));

@@ -1,5 +1,7 @@
 package dev.vigil.replay;
 
+import java.util.Objects;
+
 import dev.vigil.close.decision.CloseReport;
 
 /**
@@ -14,6 +16,20 @@ public record ChildOutcome(String group, int index, int pid, String kind, String
     public static final String SIGNALED = "SIGNALED";
     public static final String KILLED_BY_ESCALATION = "KILLED_BY_ESCALATION";
     public static final String SURVIVOR = "SURVIVOR";
+
+    /** Field by field; written out for the reason {@link ChildKey#equals} gives. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ChildOutcome c && index == c.index && pid == c.pid && exitCode == c.exitCode
+                && signal == c.signal && sinceBroadcastNanos == c.sinceBroadcastNanos && Objects.equals(group, c.group)
+                && Objects.equals(kind, c.kind) && Objects.equals(outcome, c.outcome)
+                && Objects.equals(diagnosis, c.diagnosis) && Objects.equals(evidence, c.evidence);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(group, index, pid, kind, outcome, exitCode, signal, sinceBroadcastNanos, diagnosis, evidence);
+    }
 
     public ChildKey key() {
         return new ChildKey(group, index);

@@ -81,7 +81,7 @@ public final class CloseLookup {
         long from = -1;
         if (dir != null) {
             JournalDirectory.validate(dir);
-            CloseIndex.Span span = CloseIndex.load(dir).get(closeId);
+            CloseIndex.Span span = CloseIndex.span(dir, closeId);
             from = span == null ? -1 : PoolStartLocator.locate(dir, span.startIndex(), span.poolId());
         }
         RebuiltClose[] found = new RebuiltClose[1];

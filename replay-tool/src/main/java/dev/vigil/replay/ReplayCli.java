@@ -42,6 +42,7 @@ public final class ReplayCli implements Runnable {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
         }
+        excludeUnusedConverters();
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
                 StandardCharsets.UTF_8);
         int code = execute(out, System.err, args);
@@ -50,6 +51,21 @@ public final class ReplayCli implements Runnable {
             useWhatOtherCommandsUse();
         }
         System.exit(code);
+    }
+
+    /** The converters {@link #excludeUnusedConverters} leaves out: no option of this tool has such a type (CommandsTest checks). */
+    static final String UNUSED_CONVERTER_TYPES = "java\\.(time|sql)\\..*";
+
+    /**
+     * picocli registers a converter for each java.time and java.sql type on every command line it builds, loading
+     * and initialising those classes by reflection (java.time's formatters, their regular expressions): a tenth of a
+     * short command such as {@code show} (bin/vigil-bench replay). Its own switch, {@code picocli.converters.excludes},
+     * leaves them out; an option of such a type would then fail to convert.
+     */
+    static void excludeUnusedConverters() {
+        if (System.getProperty("picocli.converters.excludes") == null) {
+            System.setProperty("picocli.converters.excludes", UNUSED_CONVERTER_TYPES);
+        }
     }
 
     /**
@@ -96,9 +112,11 @@ public final class ReplayCli implements Runnable {
     static CommandLine commandLine(ReplayCli cli, String... args) {
         CommandLine cl = new CommandLine(cli);
         Class<?> only = null;
+        // Only the class named after the argument (ShowCommand for show) has its annotations read to confirm it: reading
+        // a class's annotations parses them all, eight classes' worth for every command line otherwise.
         for (Class<?> c : SUBCOMMANDS) {
-            Command command = c.getAnnotation(Command.class);
-            if (args.length > 0 && command.name().equals(args[0]) && c != CommandLine.HelpCommand.class) {
+            if (args.length > 0 && c != CommandLine.HelpCommand.class && c.getSimpleName().equalsIgnoreCase(args[0] + "Command")
+                    && c.getAnnotation(Command.class).name().equals(args[0])) {
                 only = c;
             }
         }

@@ -152,4 +152,24 @@ class CommandsTest {
         assertEquals(2, n.get("children").get(2).get("transitions").size());
         assertTrue(n.get("verdict").asText().contains("SHUTDOWN overwritten"));
     }
+
+    /** The launcher leaves out picocli's java.time and java.sql converters (ReplayCli.excludeUnusedConverters). */
+    @Test
+    void noOptionNeedsAConverterTheLauncherLeavesOut() {
+        picocli.CommandLine cl = ReplayCli.commandLine(new ReplayCli());
+        List<picocli.CommandLine.Model.ArgSpec> args = new java.util.ArrayList<>();
+        for (picocli.CommandLine sub : cl.getSubcommands().values()) {
+            args.addAll(sub.getCommandSpec().args());
+        }
+        args.addAll(cl.getCommandSpec().args());
+        assertTrue(args.size() > 20, "every subcommand's options: " + args.size());
+        for (picocli.CommandLine.Model.ArgSpec a : args) {
+            List<Class<?>> types = new java.util.ArrayList<>(List.of(a.type()));
+            types.addAll(List.of(a.auxiliaryTypes()));
+            for (Class<?> type : types) {
+                assertTrue(!type.getName().matches(ReplayCli.UNUSED_CONVERTER_TYPES),
+                        a.command().qualifiedName() + " " + a.paramLabel() + " is a " + type.getName());
+            }
+        }
+    }
 }
