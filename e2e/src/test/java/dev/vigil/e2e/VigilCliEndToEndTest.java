@@ -411,6 +411,32 @@ class VigilCliEndToEndTest {
         assertEquals(2, tails, run.out());
     }
 
+    /**
+     * The journal's file system fills up during the run (a real tmpfs, mounted here as root): the closes still run,
+     * and the run fails naming the journal, because what happened after the gap is not proven. It printed
+     * "JOURNAL INCOMPLETE" after "result: CLEAN (exit 0)" and exited 0.
+     */
+    @Test
+    void aRunWhoseJournalFilledUpFailsAndSaysSo() throws Exception {
+        Path mount = Files.createDirectories(work.resolve("small"));
+        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=15m", "vigil-e2e-full", mount.toString())
+                .inheritIO().start().waitFor(), "mount a 15 MiB tmpfs (the test runs as root, as JournalFullDiskTest)");
+        try {
+            // the mailbox map takes 13 MiB of it up front; the controls' events fill the rest
+            Path spec = Files.writeString(work.resolve("full.json"), """
+                    {"journalDir": "small/journal",
+                     "pools": [{"id": "p", "workload": {"controls": 50000}, "groups": [{"name": "c", "kind": "c", "children": 2}]}]}
+                    """);
+            Launchers.Result run = Launchers.vigil(work, 150, "run", spec.toString());
+            assertEquals(1, run.exitCode(), run.toString());
+            assertTrue(run.out().contains("closes: 1 (0 failed)"), run.toString());
+            assertTrue(run.out().contains("\nresult: FAILED (exit 1): 1 journal incomplete (events not written)\n"), run.toString());
+            assertTrue(run.out().contains("\nJOURNAL INCOMPLETE: journal dir=" + mount.resolve("journal")), run.toString());
+        } finally {
+            new ProcessBuilder("umount", "-l", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
     /** Waits (bounded) until vigil's stdout contains {@code text}. */
     private void awaitOutput(Process p, String text, long seconds) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

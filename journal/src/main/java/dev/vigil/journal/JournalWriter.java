@@ -10,7 +10,6 @@ import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.LiteTimeoutBlockingWaitStrategy;
-import com.lmax.disruptor.PhasedBackoffWaitStrategy;
 import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
@@ -40,12 +39,12 @@ public final class JournalWriter implements AutoCloseable {
 
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
     /**
-     * After its last event the appender spins this long, then yields until {@link #APPENDER_YIELD_NANOS}, then blocks
-     * until a publish wakes it: an idle journal costs no CPU (napping 500 us at a time cost ~3 % of a core, and made an
-     * event published into a nap wait for it), a busy one never blocks.
+     * After its last event the appender spins this long, then blocks until a publish wakes it ({@link AppenderWait}): an
+     * idle journal costs no CPU (napping 500 us at a time cost ~3 % of a core, and made an event published into a nap
+     * wait for it), a burst costs its producer one wake-up, and the spin is short because on a machine whose cores are
+     * busy it is taken from the threads that make the events (it was ~240 us a burst before, with a yield phase).
      */
     private static final long APPENDER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
-    private static final long APPENDER_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     /**
      * The block is bounded too (Disruptor calls its lite-lock wake-up elision unproven): a wake-up lost to it would
      * delay the next write by at most this much, never hang it; one look a second costs ~0.03 % of a core.
@@ -62,6 +61,14 @@ public final class JournalWriter implements AutoCloseable {
     private final RingBuffer<Slot> ring;
     private final AppendHandler handler;
     private final long publishTimeoutNanos;
+    /**
+     * How long a producer facing a full ring parks between looks: about 4 % of the ring's worth of the appender's work
+     * (~200 ns an event), 50 us to 500 us. Each wake-up then fills a batch of slots; waking every 50 us to fill a few
+     * hundred cost both threads (the producer's wake-ups, its stores right behind the appender's reads): at 65,536
+     * slots, 50 -> 500 us took the producer's CPU per event from 136 to 93 ns and the appender's from 317 to 274 ns
+     * (JournalBench, same JVM, load 16; docs/BENCHMARKS.md).
+     */
+    private final long fullRingParkNanos;
     private volatile boolean closed;
 
     private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
@@ -91,6 +98,7 @@ public final class JournalWriter implements AutoCloseable {
         this.queue = q;
         this.closeIndex = index;
         this.publishTimeoutNanos = publishTimeout.toNanos();
+        this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
         this.handler = new AppendHandler(dir, queue, closeIndex);
         if (cannotOpen != null) {
             handler.failAt(0, null, cannotOpen);
@@ -101,9 +109,8 @@ public final class JournalWriter implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 },
-                ProducerType.MULTI, new PhasedBackoffWaitStrategy(APPENDER_SPIN_NANOS, APPENDER_YIELD_NANOS,
-                        TimeUnit.NANOSECONDS, new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS,
-                                TimeUnit.MILLISECONDS)));
+                ProducerType.MULTI, new AppenderWait(APPENDER_SPIN_NANOS,
+                        new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS, TimeUnit.MILLISECONDS)));
         disruptor.handleEventsWith(handler);
         this.ring = disruptor.start();
     }
@@ -184,7 +191,7 @@ public final class JournalWriter implements AutoCloseable {
                 if (++spins < 10) {
                     Thread.onSpinWait();
                 } else {
-                    LockSupport.parkNanos(50_000);
+                    LockSupport.parkNanos(fullRingParkNanos);
                 }
             }
         }

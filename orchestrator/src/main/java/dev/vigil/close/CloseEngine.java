@@ -6,16 +6,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.LiteTimeoutBlockingWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.SequenceBarrier;
 import com.lmax.disruptor.TimeoutException;
+import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.mailbox.internal.Futex;
+import dev.vigil.spawn.ExitWatch;
+import dev.vigil.spawn.NativePartUnavailableException;
+import dev.vigil.spawn.Reaper;
 
 /**
  * Runs every close of an orchestrator: LMAX's business-logic processor. Inputs (close requested, child exited,
@@ -31,6 +38,12 @@ import dev.vigil.mailbox.internal.Futex;
  *  admission gate ---- op settled ---+          ^ tick every 20 ms while closes run        shutdown CAS, signals,
  *  caller ------------ escalate-now -+                                                     releases, futures
  * </pre>
+ *
+ * With a {@link Reaper}, the engine waits for the exits of the children it closes itself: their pidfds are in its
+ * own epoll set ({@link ExitWatch}, moved there out of the reaper's as each child is told), which it waits on when the
+ * ring is empty, beside an eventfd the ring's publishers write to. An exit is collected on this thread, no reaper thread
+ * woken and no hand-off through the ring; it still reaches the machine as the input "child exited" (the onExit stage
+ * queues it behind the current one). Without one (tests), exits come from the reaper thread through the ring.
  *
  * Threads: exactly one (daemon {@code vigil-close-engine-N}), whatever the number of pools and closes.
  */
@@ -66,6 +79,8 @@ public final class CloseEngine implements AutoCloseable {
     }
 
     private final CloseMachine machine;
+    /** The exits this thread waits for itself; null without a reaper to hand them over through. */
+    private final ExitWatch exits;
     private final Disruptor<Slot> disruptor;
     private final RingBuffer<Slot> ring;
     /** Inputs the engine thread causes itself (an exit completed inline by a signal): handled after the current one. */
@@ -74,7 +89,13 @@ public final class CloseEngine implements AutoCloseable {
     private volatile boolean closed;
     private long lastTick;
 
+    /** An engine told of exits by the reaper thread only (through its ring). */
     public CloseEngine(CloseJournal journal) {
+        this(journal, null);
+    }
+
+    /** An engine that waits for the exits of the children it closes itself, collecting them through {@code reaper}. */
+    public CloseEngine(CloseJournal journal, Reaper reaper) {
         // Jackson's set-up for the close report (hundreds of ms on a cold JVM) on a thread of its own: warm
         // before the first close, and not on the way to the first child spawned.
         // The doorbell's futex binding likewise: the first close's first ring would otherwise hold its broadcast back.
@@ -90,12 +111,22 @@ public final class CloseEngine implements AutoCloseable {
         warmUp.setDaemon(true);
         warmUp.start();
         this.machine = new CloseMachine(journal, new RingInputs(), MonotonicClock::nanos);
+        ExitWatch watch = null;
+        if (reaper != null) {
+            try {
+                watch = ExitWatch.open(reaper);
+            } catch (NativePartUnavailableException | LinkageError e) {
+                // no epoll here: the reaper tells of every exit
+            }
+        }
+        this.exits = watch;
         int id = ENGINE_IDS.incrementAndGet();
         this.disruptor = new Disruptor<>(Slot::new, RING_SIZE, r -> {
             Thread t = new Thread(r, "vigil-close-engine-" + id);
             t.setDaemon(true);
             return t;
-        }, ProducerType.MULTI, new LiteTimeoutBlockingWaitStrategy(TICK_NANOS, TimeUnit.NANOSECONDS));
+        }, ProducerType.MULTI, exits == null ? new LiteTimeoutBlockingWaitStrategy(TICK_NANOS, TimeUnit.NANOSECONDS)
+                : new ExitAwareWait());
         disruptor.handleEventsWith(new Processor());
         this.ring = disruptor.start();
     }
@@ -195,6 +226,20 @@ public final class CloseEngine implements AutoCloseable {
         }
 
         @Override
+        public void watchExit(ClosingChild c) {
+            if (exits != null && c.process() != null) {
+                exits.watch(c.process());
+            }
+        }
+
+        @Override
+        public void unwatchExit(ClosingChild c) {
+            if (exits != null && c.process() != null) {
+                exits.unwatch(c.process());
+            }
+        }
+
+        @Override
         public void evidenceCaptured(long closeId) {
             if (Thread.currentThread() == thread) {
                 local.add(() -> machine.evidenceCaptured(closeId));
@@ -231,13 +276,29 @@ public final class CloseEngine implements AutoCloseable {
                 r.run();
             }
             if (endOfBatch) {
+                if (exits != null && exits.watching() && exits.await(0) > 0) {
+                    collectExits(); // a busy ring does not hold back the exits watched here
+                }
                 machine.endOfBatch();
                 tickIfDue();
             }
         }
 
+        /** Collects the exits the watch found ready; their inputs (queued by their onExit stages) are handled now. */
+        private void collectExits() {
+            exits.reapReady();
+            Runnable r;
+            while ((r = local.poll()) != null) {
+                r.run();
+            }
+        }
+
         @Override
         public void onTimeout(long sequence) {
+            if (exits != null) {
+                collectExits(); // what the wait found ready: handled as one batch
+                machine.endOfBatch();
+            }
             tickIfDue();
         }
 
@@ -257,6 +318,48 @@ public final class CloseEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * The engine thread's wait when the ring is empty: on its {@link ExitWatch} (the ring's publishers write its eventfd
+     * while it sleeps), at most until the next tick while closes run, without a bound while none does. A watched child
+     * ready to be collected, like the tick, ends the wait as a timeout: {@link Processor#onTimeout} collects it on this
+     * thread. (Publishing exits into its own ring from here could block on a full ring: it never does.)
+     */
+    private final class ExitAwareWait implements WaitStrategy {
+        private volatile boolean sleeping;
+
+        @Override
+        public long waitFor(long sequence, Sequence cursor, Sequence dependentSequence, SequenceBarrier barrier)
+                throws AlertException, TimeoutException {
+            if (cursor.get() < sequence) {
+                sleeping = true; // before the cursor is read again: a publisher after that read sees it and wakes us
+                try {
+                    while (cursor.get() < sequence) {
+                        barrier.checkAlert();
+                        int ready = exits.await(machine.idle() ? -1 : (int) TimeUnit.NANOSECONDS.toMillis(TICK_NANOS));
+                        if (ready != 0) {
+                            throw TimeoutException.INSTANCE; // exits to collect, or the tick is due
+                        }
+                    }
+                } finally {
+                    sleeping = false;
+                }
+            }
+            long available;
+            while ((available = dependentSequence.get()) < sequence) {
+                barrier.checkAlert();
+                Thread.onSpinWait();
+            }
+            return available;
+        }
+
+        @Override
+        public void signalAllWhenBlocking() {
+            if (sleeping) {
+                exits.wake();
+            }
+        }
+    }
+
     /** Stops the engine thread after the inputs already published are handled (bounded); closes no pool. */
     @Override
     public void close() {
@@ -268,6 +371,22 @@ public final class CloseEngine implements AutoCloseable {
             disruptor.shutdown(30, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             disruptor.halt();
+        }
+        if (exits == null) {
+            return;
+        }
+        // The thread may still be on its way out of the watch's epoll_wait (halt() does not wait for it): its descriptors
+        // are closed only once it is gone, never under it (a number reused meanwhile would be waited on instead).
+        Thread t = thread;
+        try {
+            if (t != null) {
+                t.join(TimeUnit.SECONDS.toMillis(5));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t == null || !t.isAlive()) {
+            exits.close(); // what it still watched goes back to the reaper
         }
     }
 }

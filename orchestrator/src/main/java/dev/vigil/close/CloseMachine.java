@@ -90,6 +90,14 @@ final class CloseMachine {
         void settled(long closeId);
 
         void evidenceCaptured(long closeId);
+
+        /** The close waits for {@code c}'s exit: the engine may watch its pidfd itself (its exit still comes as an input). */
+        default void watchExit(ClosingChild c) {
+        }
+
+        /** The close no longer waits for {@code c} (it ended with {@code c} a survivor): back to the reaper. */
+        default void unwatchExit(ClosingChild c) {
+        }
     }
 
     /**
@@ -325,6 +333,11 @@ final class CloseMachine {
             }
         }
         for (Track t : told) {
+            // Every exit wakes this thread, not the reaper: watched before any child is told (the syscalls to move the
+            // pidfds would otherwise come between the doorbells, with the woken children taking the cores)
+            inputs.watchExit(t.child);
+        }
+        for (Track t : told) {
             t.delivery = t.child.deliverShutdown(run.closeId);
         }
         run.stamp(Stamp.TOLD, clock);
@@ -346,6 +359,7 @@ final class CloseMachine {
     private Track tell(Run run, ClosingChild c, long now) {
         Track t = track(run, c, now);
         if (t != null) {
+            inputs.watchExit(c);
             t.delivery = c.deliverShutdown(run.closeId);
         }
         return t;
@@ -924,6 +938,11 @@ final class CloseMachine {
     }
 
     private void finish(Run run) {
+        for (Track t : run.tracks) {
+            if (t.exit == null) {
+                inputs.unwatchExit(t.child);
+            }
+        }
         run.phase = Phase.DONE;
         runs.remove(run.closeId);
         running = runs.size();

@@ -19,6 +19,14 @@ public interface ClosingChild {
     /** JAVA, C, MAILBOX_EXEC or EXEC. */
     String kind();
 
+    /**
+     * The spawned process, whose exit the close engine may wait for itself ({@link dev.vigil.spawn.ExitWatch}); null
+     * when there is none to watch (its exit comes through {@link #exit()} only).
+     */
+    default dev.vigil.spawn.ChildProcess process() {
+        return null;
+    }
+
     /** False for a plain executable (signals only). */
     boolean hasMailbox();
 

@@ -59,16 +59,31 @@ final class CgroupPool implements PoolContainment {
 
     static List<Integer> pids(Path dir) {
         List<Integer> out = new ArrayList<>();
+        byte[] text;
         try {
-            for (String line : Files.readAllLines(dir.resolve("cgroup.procs"), StandardCharsets.US_ASCII)) {
-                if (!line.isBlank()) {
-                    out.add(Integer.parseInt(line.trim()));
-                }
-            }
+            // the bytes, parsed in place (a close reads it once per batch of exits: no reader, decoder or line strings)
+            text = Files.readAllBytes(dir.resolve("cgroup.procs"));
         } catch (NoSuchFileException e) {
             return out;
         } catch (IOException e) {
             throw new ContainmentException("cgroup=" + dir + " cgroup.procs unreadable: " + e.getMessage(), e);
+        }
+        int pid = -1;
+        for (byte b : text) {
+            if (b >= '0' && b <= '9') {
+                pid = (pid < 0 ? 0 : pid * 10) + (b - '0');
+            } else if (b == '\n' || b == ' ') {
+                if (pid >= 0) {
+                    out.add(pid);
+                }
+                pid = -1;
+            } else {
+                throw new ContainmentException("cgroup=" + dir + " cgroup.procs unreadable: not a pid list: "
+                        + new String(text, StandardCharsets.US_ASCII).strip());
+            }
+        }
+        if (pid >= 0) {
+            out.add(pid);
         }
         return out;
     }

@@ -138,7 +138,7 @@ public final class Orchestrator implements AutoCloseable {
         this.spawner = s;
         this.mailboxes = m;
         this.drainer = d;
-        this.engine = new CloseEngine(journal);
+        this.engine = new CloseEngine(journal, s.reaper());
         // The survivors' own stacks, journaled before any escalation signal ends them (bounded: StackCapture.BOUND).
         engine.beforeEscalation(new dev.vigil.close.StackCapture(journal));
     }

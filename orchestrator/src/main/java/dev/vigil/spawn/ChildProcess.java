@@ -15,8 +15,12 @@ import java.util.concurrent.CompletableFuture;
  * this very process (alive or a zombie) or fails with {@link SignalException}; a recycled pid is
  * never hit. The child leads its own process group (the shim made it), so the group id is its pid.
  *
- * <p>{@link #onExit()} completes on the reaper thread: dependent stages added without
+ * <p>{@link #onExit()} completes on the thread that collected the exit: the reaper thread, or one that waits on the
+ * pidfd itself ({@link ExitWatch}: the close engine, for the children of its closes). Dependent stages added without
  * {@code *Async} run there and delay the next reap; keep them short.
+ *
+ * <p>The pidfd is in one epoll set at a time, the reaper's or an {@link ExitWatch}'s (moved under this child's lock),
+ * so one thread wakes for an exit, and it leaves that set before the reap closes it.
  */
 public final class ChildProcess {
     private static final int NO_PIDFD = -1;
@@ -28,6 +32,8 @@ public final class ChildProcess {
     private final Object lock = new Object();
     /** Guarded by {@link #lock}; closed (set to NO_PIDFD) by the reap. */
     private int pidfd;
+    /** Guarded by {@link #lock}: the epoll set the pidfd is registered in (the reaper's or an ExitWatch's), or -1. */
+    private int epollSet = -1;
     /** Guarded by {@link #lock}; set once, by the reap. */
     private ExitStatus status;
     /** Guarded by {@link #lock}; why our reap found no child (someone else collected it), else null. */
@@ -176,8 +182,42 @@ public final class ChildProcess {
         }
     }
 
+    /**
+     * Registers the pidfd in epoll set {@code epfd} ({@code event}: one struct epoll_event of the caller's, its data set
+     * here to the pidfd) unless it is in a set already ({@code move} false: the reaper's first look leaves it where an
+     * ExitWatch took it), else moves it there from the set it was in: added first, then removed, so an exit is never
+     * missed between the two (both may see it; the reap is exactly once, {@link Reaper#reapNow}). Returns the pidfd,
+     * or -1 when there is none (reaped, lost, no pidfd) or the kernel refused (errno left as it said).
+     */
+    int registerPidfd(int epfd, jnr.ffi.Pointer event, boolean move) {
+        synchronized (lock) {
+            if (pidfd == NO_PIDFD) {
+                return -1;
+            }
+            if (epollSet == epfd || (epollSet >= 0 && !move)) {
+                return pidfd;
+            }
+            event.putInt(0, Linux.EPOLLIN);
+            event.putLong(Linux.EPOLL_EVENT_DATA_OFFSET, pidfd);
+            if (epfd >= 0 && Linux.calls().epoll_ctl(epfd, Linux.EPOLL_CTL_ADD, pidfd, event) != 0) {
+                return -1;
+            }
+            if (epollSet >= 0) {
+                Linux.calls().epoll_ctl(epollSet, Linux.EPOLL_CTL_DEL, pidfd, null);
+            }
+            epollSet = epfd;
+            return pidfd;
+        }
+    }
+
     private void closePidfd() {
         if (pidfd != NO_PIDFD) {
+            if (epollSet >= 0) {
+                // out of its set first: a copy of the descriptor held by a process being spawned (until its exec) would
+                // keep the registration, readable, after our close
+                Linux.calls().epoll_ctl(epollSet, Linux.EPOLL_CTL_DEL, pidfd, null);
+                epollSet = -1;
+            }
             Linux.calls().close(pidfd);
             pidfd = NO_PIDFD;
         }

@@ -77,6 +77,11 @@ final class PidfdPollReaper extends Reaper {
         calls.write(wakeFd, ONE, ONE.length);
     }
 
+    @Override
+    int epollSet() {
+        return epollFd;
+    }
+
     private int add(int fd, long data) {
         one.putInt(0, Linux.EPOLLIN);
         one.putLong(Linux.EPOLL_EVENT_DATA_OFFSET, data);
@@ -108,10 +113,11 @@ final class PidfdPollReaper extends Reaper {
 
     /** Adds a new child's pidfd to the set; one that exited already is readable at once, so nothing is missed. */
     private void watch(ChildProcess child) {
-        int fd = child.pidfd();
-        if (fd < 0 || add(fd, fd) != 0) {
+        // into this set unless an ExitWatch took it first (it hands it back here)
+        int fd = child.registerPidfd(epollFd, one, false);
+        if (fd < 0) {
             // no pidfd (closed: reaped or lost meanwhile) or the set refused it: look at it now, as a ready one
-            int errno = fd < 0 ? 0 : Linux.errno();
+            int errno = child.pidfd() < 0 ? 0 : Linux.errno();
             ExitStatus status = tryReapOrFail(child);
             if (status != null) {
                 exited(child, status);
@@ -126,9 +132,10 @@ final class PidfdPollReaper extends Reaper {
 
     /**
      * Collects every ready child first (each status stamped as collected), then tells the world. A ready pidfd leaves
-     * the set before the child's status is collected (which closes it): closing alone takes it out only once no copy
-     * of the descriptor is left (a process being spawned holds one until its exec), and until then each wake-up would
-     * report it again.
+     * the set before the child's status is collected, as the reap closes it ({@link ChildProcess#registerPidfd}):
+     * closing alone takes it out only once no copy of the descriptor is left (a process being spawned holds one until
+     * its exec), and until then each wake-up would report it again. An event read before an ExitWatch took the child
+     * (or reaped it) finds it running (watched on there) or reaped (nothing to tell: {@link #exited} is once).
      */
     private void reapReady(int ready) {
         List<ChildProcess> done = null;
@@ -144,7 +151,6 @@ final class PidfdPollReaper extends Reaper {
             if (child == null) {
                 continue;
             }
-            calls.epoll_ctl(epollFd, Linux.EPOLL_CTL_DEL, fd, null);
             ExitStatus status = tryReapOrFail(child);
             if (status != null || !isLive(child)) {
                 if (done == null) {
@@ -153,11 +159,8 @@ final class PidfdPollReaper extends Reaper {
                 }
                 done.add(child);
                 statuses.add(status);
-            } else if (add(fd, fd) == 0) {
-                watched.put(fd, child); // not reapable yet (an interrupted waitpid): watched again
             } else {
-                throw new IllegalStateException("reaper cannot watch pid=" + child.pid() + " again: epoll_ctl errno="
-                        + Linux.describeErrno(Linux.errno()));
+                watched.put(fd, child); // not reapable yet (an interrupted waitpid, or taken by an ExitWatch): kept
             }
         }
         if (done == null) {

@@ -99,11 +99,31 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
         try {
             return child.tryReap();
         } catch (ChildLostException e) {
-            live.remove(child);
-            child.onExit().completeExceptionally(e);
-            thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+            if (live.remove(child)) {
+                child.onExit().completeExceptionally(e);
+                thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+            }
             return null;
         }
+    }
+
+    /**
+     * Collects {@code child}'s exit now, on the calling thread, if it has exited: for a thread that waits on the pidfd
+     * itself ({@link ExitWatch}). Exactly once whichever thread gets there first: the first to collect completes
+     * {@link ChildProcess#onExit()} and tells the listeners (on its own thread); the other only sees the status.
+     * Returns the status, or null while the child runs (or when it was lost: its future failed).
+     */
+    public final ExitStatus reapNow(ChildProcess child) {
+        ExitStatus status = tryReapOrFail(child);
+        if (status != null) {
+            exited(child, status);
+        }
+        return status;
+    }
+
+    /** The epoll set the reaper waits on, where an {@link ExitWatch} hands a child back; -1 when it has none. */
+    int epollSet() {
+        return -1;
     }
 
     /** Whether the child is still to be watched: spawned, neither reaped nor lost. */
@@ -111,9 +131,14 @@ public abstract sealed class Reaper permits PidfdPollReaper, WaitpidBackoffReape
         return live.contains(child);
     }
 
-    /** Reaper thread: a child's status was collected; complete its future and tell the listeners. */
+    /**
+     * A child's status was collected (by the reaper thread or {@link #reapNow}); the first call for it completes its
+     * future and tells the listeners, a later one does nothing.
+     */
     final void exited(ChildProcess child, ExitStatus status) {
-        live.remove(child);
+        if (!live.remove(child)) {
+            return;
+        }
         child.completeExit(status);
         for (ExitListener listener : listeners) {
             try {

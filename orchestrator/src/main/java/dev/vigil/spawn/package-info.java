@@ -9,9 +9,10 @@
  *                            | status pipe: EOF = exec ok / {stage, errno} = SpawnException
  *                            v
  *  Reaper thread (one per Spawner):  epoll_wait(one set: eventfd, every pidfd, -1)
+ *  or an ExitWatch's owner (the close engine, for the children it closes: their pidfds moved into its own set)
  *                            | EPOLLIN on a pidfd -> out of the set, waitpid(that pid, WNOHANG) -> ExitStatus
  *                            v
- *                          ChildProcess.onExit() completes, ExitListeners are told
+ *                          ChildProcess.onExit() completes, ExitListeners are told (once: Reaper.reapNow)
  * </pre>
  *
  * Signals go through the child's pidfd and are refused once it is reaped (a child's lock orders

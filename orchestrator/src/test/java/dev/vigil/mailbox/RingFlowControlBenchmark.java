@@ -10,12 +10,14 @@ import dev.vigil.journal.MailboxTransition;
 import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.journal.RingOverrun;
 import dev.vigil.journal.bench.BenchSummary;
+import dev.vigil.pool.ThreadCpu;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
@@ -25,8 +27,10 @@ import org.HdrHistogram.Histogram;
  * <ol>
  *   <li>transitions per second of 1 and 16 C demo children answering back-to-back echo controls, journaled (a
  *       flow-controlling {@link RingDrainer} into a real {@link JournalWriter}) against the same load with journaling
- *       off (nobody drains; the rings lap), rounds alternating; journaled rounds are checked lossless (every
- *       transition made is in a MailboxTransitionBatch, no RingOverrun);</li>
+ *       off (nobody drains; the rings lap), and drained but not journaled (the same drainer, its sink drops the batches:
+ *       the floor under journaling), rounds alternating ({@link Variant}); drained rounds are checked lossless (every
+ *       transition made is in a MailboxTransitionBatch, no RingOverrun); where each round's time went, by thread kind
+ *       (schedstat: on a CPU and waiting for one), against the whole machine's busy time ({@link Time});</li>
  *   <li>control round trip p50 of one C child with flow control on (drainer registered and running) against the
  *       same child with no drainer (what every round trip cost before flow control: no position to read);</li>
  *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds.</li>
@@ -67,36 +71,60 @@ public final class RingFlowControlBenchmark {
         report.append("```\n");
         report.append(String.format(Locale.ROOT, "ring flow control, C demo children, ring of %d records, %d rounds of %d ms per variant, %d cpus, load %s%n",
                 RING.capacity(), ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
-        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %10s %12s %13s %10s%n", "children", "off trans/s", "journaled/s",
-                "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
+        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %14s %8s %6s %12s %13s %10s%n", "children", "off trans/s",
+                "drained/s", "ratio", "journaled/s", "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
+        StringBuilder time = new StringBuilder();
         for (int children : new int[] {1, 16}) {
-            double off = 0;
-            double on = 0;
+            double[] rate = new double[Variant.values().length];
             long lost = 0;
             long cpu = 0;
             long appenderCpu = 0;
             long journaledTransitions = 0;
             long wall = 0;
-            for (int round = 0; round < ROUNDS; round++) {
-                off += run(children, false).rate();
-                Run journaled = run(children, true);
-                on += journaled.rate();
-                lost += journaled.lost();
-                cpu += journaled.drainerCpuNanos();
-                appenderCpu += journaled.appenderCpuNanos();
-                journaledTransitions += (long) (journaled.rate() * journaled.wallNanos() / 1e9);
-                wall += journaled.wallNanos();
+            List<List<Time>> times = new ArrayList<>();
+            for (Variant v : Variant.values()) {
+                times.add(new ArrayList<>());
             }
-            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %10d %11.2f%% %12.2f%% %7.0f ns%n", children, off / ROUNDS,
-                    on / ROUNDS, 100.0 * on / off, lost, 100.0 * cpu / wall, 100.0 * appenderCpu / wall,
+            for (int round = 0; round < ROUNDS; round++) {
+                for (Variant v : Variant.values()) {
+                    Run run = run(children, v);
+                    rate[v.ordinal()] += run.rate() / ROUNDS;
+                    times.get(v.ordinal()).add(run.time());
+                    lost += run.lost();
+                    if (v == Variant.JOURNALED) {
+                        cpu += run.drainerCpuNanos();
+                        appenderCpu += run.appenderCpuNanos();
+                        journaledTransitions += (long) (run.rate() * run.wallNanos() / 1e9);
+                        wall += run.wallNanos();
+                    }
+                }
+            }
+            double off = rate[Variant.OFF.ordinal()];
+            double drained = rate[Variant.DRAINED.ordinal()];
+            double on = rate[Variant.JOURNALED.ordinal()];
+            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %14.0f %7.1f%% %6d %11.2f%% %12.2f%% %7.0f ns%n", children,
+                    off, drained, 100.0 * drained / off, on, 100.0 * on / off, lost, 100.0 * cpu / wall, 100.0 * appenderCpu / wall,
                     (double) (cpu + appenderCpu) / Math.max(1, journaledTransitions)));
-            summary.add(new BenchSummary("journaled transitions/s, " + children + " C " + (children == 1 ? "child" : "children")
-                    + " (back-to-back controls)", String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
-                    on / ROUNDS, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off / ROUNDS),
+            for (Variant v : Variant.values()) {
+                time.append(Time.sum(times.get(v.ordinal())).row(children + " " + v.label));
+            }
+            String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
+            summary.add(new BenchSummary("journaled transitions/s, " + who, String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
+                    on, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off),
                     String.format(Locale.ROOT, "%.1f %%", 100.0 * on / off), ">= 90 % of off, lossless",
                     // journaled well above off means the run's load decided the rates, not journaling: no verdict from it
                     on >= 0.9 * off && on <= 1.1 * off && lost == 0).line());
+            summary.add(BenchSummary.reported("drained, not journaled, transitions/s, " + who + ": the floor under journaling",
+                    String.format(Locale.ROOT, "%.0f/s", drained), String.format(Locale.ROOT, "journaling off %.0f/s", off),
+                    String.format(Locale.ROOT, "%.1f %%", 100.0 * drained / off)).line());
         }
+        report.append("where a round's time went, per second of it: ms on a CPU (ms runnable, waiting for a CPU) by thread kind"
+                + " (schedstat), and the rest of the machine's busy ms (/proc/stat: other processes, kernel threads) and stolen ms:\n");
+        report.append(String.format(Locale.ROOT, "  %-15s", "children"));
+        for (String kind : KINDS) {
+            report.append(String.format(Locale.ROOT, " %13s", kind));
+        }
+        report.append(String.format(Locale.ROOT, " %7s %6s%n", "rest", "steal")).append(time);
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
             report.append(roundTrips());
@@ -112,7 +140,76 @@ public final class RingFlowControlBenchmark {
     }
 
     /** Drainer and journal appender CPU over the journaled rounds: what journaling a transition costs besides the children. */
-    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos) {
+    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time) {
+    }
+
+    /**
+     * Where a round's time went, from schedstat (ThreadCpu): nanoseconds on a CPU and runnable but waiting for one, by
+     * thread kind ({@link #KINDS}: the parent's driver threads, the C children, the drainer, the journal appender, GC, JIT,
+     * the bench JVM's other threads), and the whole machine's busy and stolen time over the round (/proc/stat, ticks).
+     */
+    record Time(long[] cpu, long[] waiting, long machineBusy, long machineSteal, long wall) {
+        static Time sum(List<Time> times) {
+            long[] cpu = new long[KINDS.length];
+            long[] waiting = new long[KINDS.length];
+            long busy = 0;
+            long steal = 0;
+            long wall = 0;
+            for (Time t : times) {
+                for (int k = 0; k < KINDS.length; k++) {
+                    cpu[k] += t.cpu[k];
+                    waiting[k] += t.waiting[k];
+                }
+                busy += t.machineBusy;
+                steal += t.machineSteal;
+                wall += t.wall;
+            }
+            return new Time(cpu, waiting, busy, steal, wall);
+        }
+
+        /** One row: per second of wall, ms on a CPU (ms waiting for one) of each kind; the rest of the machine's busy time. */
+        String row(String label) {
+            StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "  %-15s", label));
+            long ours = 0;
+            for (int k = 0; k < KINDS.length; k++) {
+                ours += cpu[k];
+                out.append(String.format(Locale.ROOT, " %6.0f (%4.0f)", perSecond(cpu[k]), perSecond(waiting[k])));
+            }
+            return out.append(String.format(Locale.ROOT, " %7.0f %6.0f%n", perSecond(machineBusy - ours), perSecond(machineSteal))).toString();
+        }
+
+        private double perSecond(long nanos) {
+            return 1e3 * nanos / Math.max(1, wall) ;
+        }
+    }
+
+    static final String[] KINDS = {"drivers", "children", "drainer", "appender", "GC", "JIT", "other JVM"};
+
+    /** The kind (index into KINDS) of a thread of this JVM by its schedstat name (comm, trailing number dropped). */
+    private static int kind(String thread) {
+        if (thread.startsWith("ring-driver")) {
+            return 0;
+        } else if (thread.startsWith("vigil-ring-dra")) {
+            return 2;
+        } else if (thread.startsWith("vigil-journal-a")) {
+            return 3;
+        } else if (thread.startsWith("GC Thread") || thread.startsWith("G1 ") || thread.startsWith("VM Thread")) {
+            return 4;
+        } else if (thread.contains("CompilerThre")) {
+            return 5;
+        }
+        return 6;
+    }
+
+    /** Busy and steal clock ticks of the whole machine so far (/proc/stat's cpu line), in nanoseconds. */
+    private static long[] machineNanos() throws java.io.IOException {
+        String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        long busy = 0;
+        for (int i : new int[] {1, 2, 3, 6, 7, 8}) { // user nice system irq softirq steal
+            busy += Long.parseLong(f[i]);
+        }
+        long tick = 1_000_000_000L / 100; // USER_HZ
+        return new long[] {busy * tick, Long.parseLong(f[8]) * tick};
     }
 
     /** CPU time so far of this JVM's journal appender threads (nanos). */
@@ -127,8 +224,25 @@ public final class RingFlowControlBenchmark {
         return sum;
     }
 
-    /** {@code children} C children doing back-to-back controls for ROUND_MILLIS, journaled or not. */
-    private Run run(int children, boolean journaled) throws Exception {
+    /**
+     * The three ways a round runs the same children: nobody drains (the rings lap, writers never wait: what the children
+     * cost without a journal, the baseline); a flow-controlling drainer whose sink counts the transitions and drops them
+     * (the rings drained as when journaled, inline drains and wake-ups included, nothing written: what draining alone
+     * costs, the floor under journaling); and the drainer journaling into a real JournalWriter.
+     */
+    enum Variant {
+        OFF("off"), DRAINED("drained only"), JOURNALED("journaled");
+
+        final String label;
+
+        Variant(String label) {
+            this.label = label;
+        }
+    }
+
+    /** {@code children} C children doing back-to-back controls for ROUND_MILLIS, as {@code variant} says. */
+    private Run run(int children, Variant variant) throws Exception {
+        boolean journaled = variant == Variant.JOURNALED;
         Path journalDir = dir.resolve("journal-" + store);
         List<MailboxHandle> handles = new ArrayList<>();
         List<SpawnedChild> spawned = new ArrayList<>();
@@ -142,9 +256,11 @@ public final class RingFlowControlBenchmark {
                 } else if (e instanceof RingOverrun o) {
                     overruns.addAndGet(o.lastLostSeq() - o.firstLostSeq() + 1);
                 }
-                journal.append(e);
+                if (journal != null) {
+                    journal.append(e);
+                }
             };
-            RingDrainer drainer = journaled ? new RingDrainer(sink) : null;
+            RingDrainer drainer = variant == Variant.OFF ? null : new RingDrainer(sink);
             for (int i = 0; i < children; i++) {
                 MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "c", i), ProtocolMode.STICKY);
                 handles.add(handle);
@@ -164,10 +280,15 @@ public final class RingFlowControlBenchmark {
             }
             long cpuBefore = drainer == null ? 0 : drainer.backgroundCpuNanos();
             long appenderBefore = appenderCpuNanos();
+            long[] childrenBefore = childrenSchedstat(spawned);
+            long[] machineBefore = machineNanos();
+            Map<Integer, Object[]> threadsBefore = ThreadCpu.snapshot(true);
             long start = System.nanoTime();
             long end = start + ROUND_MILLIS * 1_000_000L;
             List<Thread> drivers = new ArrayList<>();
             AtomicLong controls = new AtomicLong();
+            AtomicLong driversCpu = new AtomicLong();
+            AtomicLong driversWaiting = new AtomicLong();
             for (MailboxHandle handle : handles) {
                 Thread t = new Thread(() -> {
                     long n = 0;
@@ -175,7 +296,10 @@ public final class RingFlowControlBenchmark {
                         handle.control(DemoHandler.OP_ECHO, n++, Duration.ofSeconds(30));
                     }
                     controls.addAndGet(n);
-                });
+                    // its own schedstat now: a thread's figures end with it (the snapshot after the round misses it)
+                    driversCpu.addAndGet(java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
+                    driversWaiting.addAndGet(Math.max(0, ThreadCpu.waiting(Path.of("/proc/thread-self"))));
+                }, "ring-driver-" + drivers.size());
                 drivers.add(t);
                 t.start();
             }
@@ -183,8 +307,20 @@ public final class RingFlowControlBenchmark {
                 t.join();
             }
             long wall = System.nanoTime() - start;
+            Map<Integer, Object[]> threadsAfter = ThreadCpu.snapshot(false);
+            long[] machineAfter = machineNanos();
+            long[] childrenAfter = childrenSchedstat(spawned);
             long cpu = drainer == null ? 0 : drainer.backgroundCpuNanos() - cpuBefore;
             long appenderCpu = appenderCpuNanos() - appenderBefore;
+            long[] kindCpu = new long[KINDS.length];
+            long[] kindWaiting = new long[KINDS.length];
+            ThreadCpu.between(threadsBefore, threadsAfter).forEach((name, nanos) -> kindCpu[kind(name)] += nanos);
+            ThreadCpu.waitingBetween(threadsBefore, threadsAfter).forEach((name, nanos) -> kindWaiting[kind(name)] += nanos);
+            kindCpu[0] = driversCpu.get();
+            kindWaiting[0] = driversWaiting.get();
+            kindCpu[1] = childrenAfter[0] - childrenBefore[0];
+            kindWaiting[1] = childrenAfter[1] - childrenBefore[1];
+            Time time = new Time(kindCpu, kindWaiting, machineAfter[0] - machineBefore[0], machineAfter[1] - machineBefore[1], wall);
             long made = 0;
             for (MailboxHandle handle : handles) {
                 made += MailboxDescriptor.seq(handle.stateWord());
@@ -200,14 +336,27 @@ public final class RingFlowControlBenchmark {
                     drainer.drainFinal(handle, 0);
                 }
                 lost = made - transitions.get(); // every seq the children and the parent made, minus those journaled
-                journal.flush();
+                if (journal != null) {
+                    journal.flush();
+                }
             }
-            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall);
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time);
         } finally {
             for (SpawnedChild child : spawned) {
                 child.close();
             }
         }
+    }
+
+    /** The C children's nanoseconds on a CPU and waiting for one so far (/proc/PID/schedstat; each runs one thread). */
+    private static long[] childrenSchedstat(List<SpawnedChild> children) {
+        long[] out = new long[2];
+        for (SpawnedChild child : children) {
+            Path task = Path.of("/proc/" + child.pid());
+            out[0] += Math.max(0, ThreadCpu.onCpu(task));
+            out[1] += Math.max(0, ThreadCpu.waiting(task));
+        }
+        return out;
     }
 
     /** One C child: round trip with flow control on (drainer running) against no drainer, alternating rounds. */

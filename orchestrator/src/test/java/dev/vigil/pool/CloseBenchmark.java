@@ -52,8 +52,11 @@ public final class CloseBenchmark {
     private static final long IN_FLIGHT_MILLIS = 60_000;
     private static final long SETTLE_MILLIS = 20;
     private static final int WARM_UP_CLOSES = 200;
-    /** Unmeasured rounds of each configuration before its measured ones. */
-    private static final int WARM_UP_ROUNDS = 2;
+    /**
+     * Unmeasured rounds of each configuration before its measured ones ({@code -Dvigil.bench.close.warmUpRounds}: more
+     * for a study of one configuration, whose compiles the other configurations' rounds do not run first).
+     */
+    private static final int WARM_UP_ROUNDS = Integer.getInteger("vigil.bench.close.warmUpRounds", 2);
     /** What the "same work" reference adds to the protocol (vigil-close-reference's VIGIL_REF_* variables). */
     private static final String SAME_WORK = "cgroup per pool, journal, sweep, report";
 

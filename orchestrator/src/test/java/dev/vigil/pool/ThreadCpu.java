@@ -12,17 +12,17 @@ import java.util.TreeMap;
  * CPU time of each thread of this process, JVM threads included (GC, JIT compiler), from
  * {@code /proc/self/task/TID/schedstat} (nanoseconds on a CPU), named by {@code comm} with its trailing number
  * dropped ({@code vigil-close-en}, {@code GC Thread#}, {@code C2 CompilerThre}): CloseBenchmark's CPU per close by
- * thread.
+ * thread; RingFlowControlBenchmark's time by thread, with each thread's time waiting for a CPU.
  */
-final class ThreadCpu {
+public final class ThreadCpu {
     private ThreadCpu() {
     }
 
     /**
-     * Nanoseconds on a CPU so far, by thread id; each value is {name, nanos}. The calling thread's own figure is read
+     * Nanoseconds on a CPU so far, by thread id; each value is {name, nanos on a CPU, nanos runnable but waiting for a CPU}. The calling thread's own figure is read
      * last ({@code selfLast}, before the measured work) or first (after it), so the reading itself is not counted.
      */
-    static Map<Integer, Object[]> snapshot(boolean selfLast) {
+    public static Map<Integer, Object[]> snapshot(boolean selfLast) {
         Map<Integer, Object[]> out = new HashMap<>();
         Path self;
         String selfName;
@@ -35,14 +35,14 @@ final class ThreadCpu {
             return out; // no /proc: nothing to report
         }
         if (!selfLast) {
-            out.put(selfTid, new Object[] {selfName, selfOnCpu()}); // the first thing read after the measured work
+            out.put(selfTid, new Object[] {selfName, selfOnCpu(), waiting(self)}); // the first thing read after the measured work
         }
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
             for (Path t : tasks) {
                 int tid = Integer.parseInt(t.getFileName().toString());
                 if (tid != selfTid) {
                     try {
-                        out.put(tid, new Object[] {name(t), onCpu(t)});
+                        out.put(tid, new Object[] {name(t), onCpu(t), waiting(t)});
                     } catch (IOException | RuntimeException e) {
                         // the thread ended meanwhile
                     }
@@ -52,7 +52,7 @@ final class ThreadCpu {
             return out;
         }
         if (selfLast) {
-            out.put(selfTid, new Object[] {selfName, selfOnCpu()}); // the last thing read before the measured work
+            out.put(selfTid, new Object[] {selfName, selfOnCpu(), waiting(self)}); // the last thing read before the measured work
         }
         return out;
     }
@@ -70,21 +70,39 @@ final class ThreadCpu {
     }
 
     /** Nanoseconds the task ({@code /proc/PID/task/TID}) spent on a CPU; -1 when unreadable. */
-    static long onCpu(Path task) {
+    public static long onCpu(Path task) {
+        return schedstat(task, 0);
+    }
+
+    /** Nanoseconds the task was runnable but waited for a CPU (the scheduler's run-queue delay); -1 when unreadable. */
+    public static long waiting(Path task) {
+        return schedstat(task, 1);
+    }
+
+    private static long schedstat(Path task, int field) {
         try {
-            return Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
+            return Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[field]);
         } catch (IOException | RuntimeException e) {
             return -1;
         }
     }
 
     /** CPU nanoseconds spent between two snapshots, summed by thread name (threads started meanwhile from 0). */
-    static Map<String, Long> between(Map<Integer, Object[]> before, Map<Integer, Object[]> after) {
+    public static Map<String, Long> between(Map<Integer, Object[]> before, Map<Integer, Object[]> after) {
+        return between(before, after, 1);
+    }
+
+    /** Nanoseconds spent waiting for a CPU between two snapshots, summed by thread name. */
+    public static Map<String, Long> waitingBetween(Map<Integer, Object[]> before, Map<Integer, Object[]> after) {
+        return between(before, after, 2);
+    }
+
+    private static Map<String, Long> between(Map<Integer, Object[]> before, Map<Integer, Object[]> after, int field) {
         Map<String, Long> out = new TreeMap<>();
         for (Map.Entry<Integer, Object[]> e : after.entrySet()) {
             Object[] b = before.get(e.getKey());
-            long spent = (long) e.getValue()[1] - (b == null ? 0 : (long) b[1]);
-            if (spent > 0 && (long) e.getValue()[1] >= 0 && (b == null || (long) b[1] >= 0)) {
+            long spent = (long) e.getValue()[field] - (b == null ? 0 : (long) b[field]);
+            if (spent > 0 && (long) e.getValue()[field] >= 0 && (b == null || (long) b[field] >= 0)) {
                 out.merge((String) e.getValue()[0], spent, Long::sum);
             }
         }

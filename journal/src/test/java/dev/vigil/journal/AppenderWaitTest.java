@@ -1,0 +1,81 @@
+package dev.vigil.journal;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The appender's wait ({@link AppenderWait}): it spins only briefly after its last event and then blocks (an idle journal
+ * takes no core), and an event published into that block is written at once, not after the block's 1 s bound.
+ */
+@Timeout(60)
+class AppenderWaitTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anEventPublishedWhileTheAppenderIsBlockedIsWrittenAtOnce() throws Exception {
+        long[] millis = new long[15];
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(JournalWriterProcess.event("P", 1, -1));
+            w.flush(); // the first event opens the cycle file (100-400 ms on a loaded machine): not what is measured
+            for (int i = 0; i < millis.length; i++) {
+                Thread.sleep(5); // the appender is past its spin (20 us) and blocked
+                long start = System.nanoTime();
+                w.append(JournalWriterProcess.event("P", 1, i));
+                w.flush(Duration.ofSeconds(10));
+                millis[i] = (System.nanoTime() - start) / 1_000_000;
+            }
+        }
+        // a publish that did not signal the blocked appender would wait for its 1 s bound every time; the median
+        // leaves room for a few scheduling stalls on a loaded machine
+        Arrays.sort(millis);
+        assertTrue(millis[millis.length / 2] < 300, "append to written, median " + millis[millis.length / 2] + " ms: "
+                + Arrays.toString(millis));
+    }
+
+    @Test
+    void anIdleAppenderBlocksInsteadOfSpinning() throws Exception {
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            for (int i = 0; i < 100; i++) {
+                w.append(JournalWriterProcess.event("P", 1, i));
+            }
+            w.flush();
+            Thread appender = newestAppender();
+            Thread.sleep(50); // far past its spin
+            int runnable = 0;
+            for (int look = 0; look < 20; look++) {
+                if (appender.getState() == Thread.State.RUNNABLE) {
+                    runnable++; // spinning (or, for microseconds, its once-a-second look)
+                }
+                Thread.sleep(10);
+            }
+            // blocked in its wait every time we look, whatever the machine's load (a spinning one is always RUNNABLE)
+            assertTrue(runnable <= 1, "an idle appender was running at " + runnable + " of 20 looks over 200 ms");
+        }
+    }
+
+    /** The newest appender thread alive (JournalWriter numbers them): the writer this test just opened. */
+    private static Thread newestAppender() {
+        Thread newest = null;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("vigil-journal-appender-") && (newest == null || number(t) > number(newest))) {
+                newest = t;
+            }
+        }
+        assertNotNull(newest, "no appender thread");
+        return newest;
+    }
+
+    private static int number(Thread t) {
+        return Integer.parseInt(t.getName().substring("vigil-journal-appender-".length()));
+    }
+}
