@@ -74,7 +74,20 @@ public final class CloseIndex {
      * it was read whole, or the journal has none.
      */
     public static boolean read(Path journalDir, java.util.function.Consumer<Entry> sink) {
-        List<Entry> plain = PlainExcerpts.ENABLED ? readPlain(journalDir) : null;
+        Path indexDir = journalDir.resolve(JournalSchema.CLOSE_INDEX_DIR);
+        if (!java.nio.file.Files.isDirectory(indexDir)) {
+            return true;
+        }
+        List<CycleFiles.CycleFile> files;
+        try {
+            files = CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of());
+        } catch (JournalException unlistable) {
+            return false;
+        }
+        if (files.stream().anyMatch(f -> !f.readable())) {
+            return false; // empty, zeroed, no store header: Chronicle's tailer would wait 25 s on it, then give up
+        }
+        List<Entry> plain = PlainExcerpts.ENABLED ? readPlain(indexDir, files) : null;
         if (plain != null) {
             plain.forEach(sink);
             return true;
@@ -120,13 +133,15 @@ public final class CloseIndex {
         if (!java.nio.file.Files.isDirectory(indexDir)) {
             return List.of();
         }
-        TreeMap<Integer, CycleFiles.CycleFile> cycles = new TreeMap<>();
-        List<CycleFiles.CycleFile> files;
         try {
-            files = CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of());
+            return readPlain(indexDir, CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of()));
         } catch (JournalException unlistable) {
             return null;
         }
+    }
+
+    private static List<Entry> readPlain(Path indexDir, List<CycleFiles.CycleFile> files) {
+        TreeMap<Integer, CycleFiles.CycleFile> cycles = new TreeMap<>();
         for (CycleFiles.CycleFile f : files) {
             cycles.put(f.cycle(), f);
         }

@@ -32,12 +32,19 @@ public class JournalException extends RuntimeException {
             return f.getFile() + ": " + printable(f.getReason());
         }
         String m = t.getMessage();
+        if (m != null) {
+            m = CLASS_NAME.matcher(m).replaceAll(""); // a wrapper's message is its cause's toString()
+        }
         if (m == null || m.isBlank()) {
             Throwable cause = t.getCause();
             return cause != null && cause != t ? plain(cause) : "no detail given";
         }
         return printable(m);
     }
+
+    /** {@code java.lang.UnsupportedOperationException: } and the like, inside a message. */
+    private static final java.util.regex.Pattern CLASS_NAME =
+            java.util.regex.Pattern.compile("\\b(?:[a-z][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error)\\b:? ?");
 
     /** {@code s} with control characters (NUL, escape, ...) other than spaces written as {@code \\uXXXX}. */
     public static String printable(String s) {

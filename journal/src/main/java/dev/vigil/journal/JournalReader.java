@@ -113,7 +113,13 @@ public final class JournalReader implements AutoCloseable {
             } catch (RuntimeException | InternalError e) {
                 throw new JournalException("cannot open journal dir=" + dir + ": " + JournalException.plain(e), e);
             }
-            tailer = queue.createTailer();
+            try {
+                tailer = queue.createTailer(); // goes to the first cycle and reads its store header
+            } catch (RuntimeException | InternalError e) {
+                throw new JournalCorruptException("journal dir=" + dir + " file=" + fileOfCycle(cycles.isEmpty() ? 0
+                        : cycles.firstKey()) + ": Chronicle cannot read its store header (" + JournalException.plain(e)
+                        + ")", -1, e);
+            }
         }
         return tailer;
     }
@@ -186,11 +192,17 @@ public final class JournalReader implements AutoCloseable {
         return this;
     }
 
-    /** Positions the reader at {@code index} (as given by {@link EventSink}); false if absent. */
+    /**
+     * Positions the reader at {@code index} (as given by {@link EventSink}); false if absent. Throws
+     * {@link JournalCorruptException} when the index lies in a cycle file nothing can be read from.
+     */
     public boolean fromIndex(long index) {
         int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
         CycleFiles.CycleFile f = cycles.get(cycle);
-        if (firstCycleUnreadable || f != null && !f.readable()) {
+        if (f != null && !f.readable()) {
+            throw unreadableCycle(f, -1);
+        }
+        if (firstCycleUnreadable) {
             return false;
         }
         pendingDamage = null;
@@ -216,7 +228,13 @@ public final class JournalReader implements AutoCloseable {
     private boolean chronicleFromIndex(long index) {
         int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
         CycleFiles.CycleFile f = cycles.get(cycle);
-        boolean found = chronicle().moveToIndex(index);
+        ExcerptTailer t = chronicle();
+        boolean found;
+        try {
+            found = t.moveToIndex(index);
+        } catch (RuntimeException | InternalError e) {
+            throw corrupt(index, "the queue's own index cannot be followed to it (" + JournalException.plain(e) + ")", e);
+        }
         if (found) {
             currentCycle = cycle;
             currentSequence = JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) - 1;
@@ -268,10 +286,10 @@ public final class JournalReader implements AutoCloseable {
         if (f == null || !f.readable() || f.lastSequence() < 0 || currentSequence >= f.lastSequence()) {
             return;
         }
+        // Chronicle records the last event's position and sequence in the store header only once that event is
+        // complete (its header written): an append in progress or one a killed writer left is past it, so an event
+        // the store records and the read did not reach is damage, the last one too (its header zeroed).
         long lost = f.lastSequence() - currentSequence;
-        if (lost == 1 && lastExcerptUnfinished(f)) {
-            return; // an append in progress, or one a killed writer left: not data (yet)
-        }
         long length = currentLength(f.file());
         if (length >= 0 && length < f.lastPosition() + 4) {
             throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
@@ -293,20 +311,6 @@ public final class JournalReader implements AutoCloseable {
             return Files.size(file);
         } catch (IOException e) {
             return -1;
-        }
-    }
-
-    /** Whether the header at the store's last write position is still zero or marked not complete. */
-    private static boolean lastExcerptUnfinished(CycleFiles.CycleFile f) {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f.file())) {
-            java.nio.ByteBuffer word = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            if (ch.read(word, f.lastPosition()) < 4) {
-                return false;
-            }
-            int header = word.getInt(0);
-            return header == 0 || (header & 0x80000000) != 0;
-        } catch (IOException e) {
-            return false;
         }
     }
 
@@ -407,6 +411,9 @@ public final class JournalReader implements AutoCloseable {
                 lastEndIndex = index;
                 EventType type = decoder.readHeader(plain.buffer(), plain.bodyOffset(), plain.bodyLength());
                 event = filter.wants(type) ? decoder.readBody(type) : null;
+            } catch (PlainExcerpts.Damaged damaged) {
+                throw new JournalCorruptException("journal dir=" + dir + " " + damaged.getMessage()
+                        + "; every event before it was read", damaged.index, null);
             } catch (PlainExcerpts.NotUnderstood | EventCodec.UnreadableEventException | JournalException notPlain) {
                 handOver();
                 return false;
@@ -587,24 +594,24 @@ public final class JournalReader implements AutoCloseable {
      */
     private void endOfJournal() {
         if (currentCycle == Integer.MIN_VALUE) {
-            if (!cycles.isEmpty() && lastEndIndex < 0) {
-                for (CycleFiles.CycleFile f : cycles.values()) {
-                    if (!f.readable()) {
-                        throw unreadableCycle(f, -1);
-                    }
-                }
+            if (lastEndIndex >= 0) {
+                return; // read from an index, to the end: the cycles before it were not this read's
             }
-            return;
+        } else {
+            requireWhole(currentCycle);
         }
-        requireWhole(currentCycle);
+        // Nothing read at all (currentCycle MIN_VALUE) checks every cycle: a journal whose every reader stops at
+        // once (its first index array's header zeroed) must not read as an empty one.
         for (CycleFiles.CycleFile f : cycles.tailMap(currentCycle, false).values()) {
             if (!f.readable()) {
                 throw unreadableCycle(f, lastEndIndex);
             }
             if (f.lastSequence() >= 0) {
                 throw new JournalCorruptException("journal dir=" + dir + " file=" + f.file().getFileName()
-                        + " holds events (its store header says up to sequence=" + f.lastSequence()
-                        + ") that reading never reached after index=" + hex(lastEndIndex) + "; every event before it was read",
+                        + " holds events (its store header says up to index="
+                        + hex(JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), f.lastSequence()))
+                        + ") that reading never reached" + (lastEndIndex < 0 ? "; no event before it"
+                        : " after index=" + hex(lastEndIndex) + "; every event before it was read"),
                         JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), 0), null);
             }
         }

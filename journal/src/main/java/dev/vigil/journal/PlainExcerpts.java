@@ -40,11 +40,29 @@ final class PlainExcerpts implements AutoCloseable {
     private static final int MAX_READ = 1024 * 1024;
 
     /** Something this reader does not fully understand: the caller reads on with Chronicle. */
-    static final class NotUnderstood extends RuntimeException {
+    static class NotUnderstood extends RuntimeException {
         NotUnderstood(String why) {
             super(why, null, false, false);
         }
     }
+
+    /**
+     * Damage this reader names itself, because Chronicle's tailer reads past it without a word: an excerpt marked
+     * as metadata that is not one of the queue's index arrays (an event whose header gained bit 30; the tailer
+     * skips it and numbers every later event one lower). The message names the file, the index and the byte.
+     */
+    static final class Damaged extends NotUnderstood {
+        final long index;
+
+        Damaged(String what, long index) {
+            super(what);
+            this.index = index;
+        }
+    }
+
+    /** The field names of the metadata excerpts a cycle holds after its store header: Chronicle's indexing. */
+    private static final byte[][] INDEXING_NAMES = {"index2index".getBytes(StandardCharsets.US_ASCII),
+        "index".getBytes(StandardCharsets.US_ASCII)};
 
     private final NavigableMap<Integer, CycleFiles.CycleFile> cycles;
     /**
@@ -163,6 +181,13 @@ final class PlainExcerpts implements AutoCloseable {
                 throw new NotUnderstood("excerpt at byte=" + position + " runs past the end of the file");
             }
             if ((header & META_DATA) != 0) {
+                if (!isIndexing(position, length)) {
+                    long index = JournalDirectory.ROLL_CYCLE.toIndex(cycle, sequence);
+                    throw new Damaged("file=" + file.file().getFileName() + " index=0x" + Long.toHexString(index)
+                            + ": the excerpt at byte=" + position + " is marked as metadata (header=0x"
+                            + Integer.toHexString(header) + ") but is none of the queue's index arrays: an event"
+                            + " whose header was damaged", index);
+                }
                 position = align4(end);
                 continue;
             }
@@ -194,7 +219,13 @@ final class PlainExcerpts implements AutoCloseable {
         return (int) (bodyPosition - windowStart);
     }
 
+    /**
+     * The bytes that hold the body of the excerpt {@link #next} returned (at {@link #bodyOffset}). Brings the
+     * body in first, as {@link #bodyOffset} does: a body longer than the window replaces the window, so the array
+     * is only right after that, whichever of the two a caller's argument list evaluates first.
+     */
     byte[] buffer() {
+        ensure(bodyPosition, bodyLength);
         return window;
     }
 
@@ -282,6 +313,21 @@ final class PlainExcerpts implements AutoCloseable {
         }
         windowStart = p;
         windowLength = size;
+    }
+
+    /** Whether the metadata excerpt at {@code at} is {@code index2index: [...]} or {@code index: [...]}. */
+    private boolean isIndexing(long at, int length) {
+        for (byte[] name : INDEXING_NAMES) {
+            if (length >= 2 + name.length) {
+                ensure(at + 4, 2 + name.length);
+                int p = (int) (at + 4 - windowStart);
+                if ((window[p] & 0xFF) == 0xb9 && window[p + 1] == name.length
+                        && java.util.Arrays.equals(window, p + 2, p + 2 + name.length, name, 0, name.length)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static long align4(long p) {

@@ -3,6 +3,7 @@ package dev.vigil.journal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -182,6 +183,172 @@ class BadJournalInputTest {
         }
         assertEquals(0x8d, head[p] & 0xFF, "writePosition is an int64 array");
         return p + 1 + 16;
+    }
+
+    // ---- damage that Chronicle's tailer reads as a shorter (or empty) journal -----------------------
+
+    /** The last event zeroed, its header alone or all of it: its store header still records it, so it was written. */
+    @ParameterizedTest
+    @ValueSource(strings = {"header", "whole"})
+    void aZeroedLastEventIsNamedNotReadAsTheEndOfTheJournal(String what) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Excerpt last = j.excerpts.get(EVENTS - 1);
+        overwrite(j.cycleFile, last.header, new byte[what.equals("header") ? 4 : (int) (last.end - last.header)]);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, EVENTS - 1);
+        assertEquals(EVENTS - 1, o.seqs.size());
+    }
+
+    /**
+     * An event whose header gained the metadata bit (bit 30): Chronicle's tailer skips it, numbers every later
+     * event one lower, and after a hand-over at a later index delivered one event twice; the journal read clean.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, EVENTS / 2, EVENTS - 1})
+    void anEventMarkedAsMetadataIsNamedWhereItIs(int which) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Excerpt e = j.excerpts.get(which);
+        overwrite(j.cycleFile, e.header + 3, new byte[] {(byte) (readByte(j.cycleFile, e.header + 3) | 0x40)});
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, which);
+        assertEquals(which, o.seqs.size(), "nothing after the damaged event: " + o.error.getMessage());
+        assertMessage(o.error, "metadata");
+    }
+
+    /**
+     * The header of the cycle's first index array zeroed (it sits between the store header and the first event):
+     * every reader stopped there and the journal read as empty and clean, although its store header records events.
+     */
+    @Test
+    void aZeroedIndexArrayHeaderIsNamedNotReadAsAnEmptyJournal() throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        List<Long> metadata = metadataBeforeFirstEvent(j.cycleFile);
+        assertEquals(3, metadata.size(), "store header, index2index, first index array: " + metadata);
+        overwrite(j.cycleFile, metadata.get(2), new byte[4]);
+        Outcome o = Outcome.read(j.dir);
+        o.assertPrefixThenCorrupt(j, 0);
+    }
+
+    /** An event longer than the plain reader's 1 MiB read window (a CloseCompleted of a large pool's report can be). */
+    @Test
+    void anEventLongerThanTheReadWindowIsRead() {
+        Path dir = work.resolve("journal");
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(JournalWriterProcess.event("before", 1, 0));
+            w.append(JournalWriterProcess.event("x".repeat(1_200_000), 1, 1));
+            w.append(JournalWriterProcess.event("after", 1, 2));
+        }
+        Outcome o = Outcome.read(dir);
+        assertEquals(null, o.error, () -> "error: " + o.error.getMessage());
+        assertEquals(List.of(0L, 1L, 2L), o.seqs);
+    }
+
+    /**
+     * The close index is an accelerator: a damaged one loses its entries, never events, and never holds a read up.
+     * Chronicle's tailer waited 25 s for the store header of an emptied or zeroed close-index cycle file (on every
+     * open of a reader, and every close lookup), so each replay command took 25-30 s.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"emptied", "zeroed"})
+    void aCloseIndexCycleFileWithoutAStoreHeaderIsPassedOverAtOnce(String how) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        Path indexCycle;
+        try (Stream<Path> files = Files.list(j.dir.resolve(JournalSchema.CLOSE_INDEX_DIR))) {
+            indexCycle = files.filter(p -> p.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        Files.write(indexCycle, how.equals("emptied") ? new byte[0] : new byte[(int) Files.size(indexCycle)]);
+        Outcome o = assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> Outcome.read(j.dir));
+        assertEquals(null, o.error, () -> "error: " + o.error.getMessage());
+        assertEquals(EVENTS, o.seqs.size());
+    }
+
+    /**
+     * Reading from an index goes through Chronicle's own index when the plain reader cannot follow it; what
+     * Chronicle then meets (a mapped page past the end of a cut file, a store header it cannot parse) came out as
+     * a memory fault or an exception of Chronicle's, named by no file ({@code stats}: "ERR: memory fault on a
+     * mapped journal file", "ERR: unexpected net.openhft...IORuntimeException ... Unknown_0x9F").
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cut before it", "store header padding"})
+    void damageMetOnTheWayToAnIndexIsNamedWithItsFile(String damage) throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        List<Long> indexes = new ArrayList<>();
+        try (JournalReader r = JournalReader.open(j.dir)) {
+            r.fromStart().readAll((i, e) -> indexes.add(i));
+        }
+        if (damage.equals("cut before it")) {
+            try (RandomAccessFile f = new RandomAccessFile(j.cycleFile.toFile(), "rw")) {
+                f.setLength(j.excerpts.get(EVENTS / 2).header + 17);
+            }
+        } else {
+            long at = offsetAfter(j.cycleFile, "index2Index");
+            overwrite(j.cycleFile, at, new byte[] {(byte) (readByte(j.cycleFile, at) ^ 0x10)}); // padding 0x8f -> 0x9f
+        }
+        List<Long> read = new ArrayList<>();
+        JournalException e = assertThrows(JournalException.class, () -> {
+            try (JournalReader r = JournalReader.open(j.dir)) {
+                if (r.fromIndex(indexes.get(EVENTS - 10))) {
+                    r.readAll((i, ev) -> read.add(i));
+                }
+            }
+        });
+        assertMessage(e, "dir=" + j.dir, "file=" + j.cycleFile.getFileName());
+        assertTrue(!e.getMessage().matches("(?s).*\\b(java|net)\\.[a-z]+\\.[A-Za-z.]*(Exception|Error)\\b.*"),
+                "no exception class names: " + e.getMessage());
+    }
+
+    /** stats reads from close-index entries: it said "close-index names index=... but the journal has no such excerpt". */
+    @Test
+    void readingFromAnIndexInACycleFileWithoutAStoreHeaderNamesTheFile() throws IOException {
+        Journal j = Journal.write(work.resolve("journal"), EVENTS);
+        long[] tenth = {-1};
+        try (JournalReader r = JournalReader.open(j.dir)) {
+            r.fromStart().readAll((i, e) -> {
+                tenth[0] = i;
+                return ((MailboxTransition) e).seq() < 10;
+            });
+        }
+        Files.write(j.cycleFile, new byte[0]);
+        JournalCorruptException e = assertThrows(JournalCorruptException.class, () -> {
+            try (JournalReader r = JournalReader.open(j.dir)) {
+                r.fromIndex(tenth[0]);
+            }
+        });
+        assertMessage(e, "dir=" + j.dir, "file=" + j.cycleFile.getFileName(), "0 bytes long");
+    }
+
+    private static long offsetAfter(Path file, String field) throws IOException {
+        byte[] head = new byte[512];
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.readFully(head);
+        }
+        int at = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf(field);
+        assertTrue(at > 0, field + " in the store header");
+        return at + field.length();
+    }
+
+    /** Header positions of the metadata excerpts from byte 0 up to the first data excerpt. */
+    private static List<Long> metadataBeforeFirstEvent(Path cycleFile) throws IOException {
+        List<Long> out = new ArrayList<>();
+        try (RandomAccessFile f = new RandomAccessFile(cycleFile.toFile(), "r")) {
+            long p = 0;
+            while (true) {
+                f.seek(p);
+                int header = Integer.reverseBytes(f.readInt());
+                if ((header & 0x40000000) == 0) {
+                    return out;
+                }
+                out.add(p);
+                p = (p + 4 + (header & 0x3FFFFFFF) + 3) & ~3L;
+            }
+        }
+    }
+
+    private static int readByte(Path file, long at) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            f.seek(at);
+            return f.read();
+        }
     }
 
     // ---- events from a newer Vigil --------------------------------------------------------------

@@ -27,17 +27,24 @@ public final class TailCommand implements Callable<Integer> {
 
     @Option(names = "--idle-exit", paramLabel = "SECONDS",
             description = "stop after this many seconds without a new event (default: never)")
-    double idleExitSeconds = -1;
+    Double idleExitSeconds;
 
     @Option(names = "--limit", paramLabel = "N", description = "stop after N events (default: no limit)")
-    long limit = -1;
+    Long limit;
 
     @Option(names = "--json", description = "one JSON object per event (the export form) instead of readable lines")
     boolean json;
 
     @Override
     public Integer call() {
-        return run(dir, fromStart, idleExitSeconds, limit, json, cli.out);
+        if (limit != null && limit < 1) {
+            throw new ReplayInputException("--limit must be at least 1 (events), not " + limit);
+        }
+        if (idleExitSeconds != null && !(idleExitSeconds >= 0 && idleExitSeconds < Double.POSITIVE_INFINITY)) {
+            throw new ReplayInputException("--idle-exit must be a number of seconds >= 0, not " + idleExitSeconds);
+        }
+        return run(dir, fromStart, idleExitSeconds == null ? -1 : idleExitSeconds, limit == null ? -1 : limit, json,
+                cli.out);
     }
 
     public static int run(Path dir, boolean fromStart, double idleExitSeconds, long limit, PrintStream out) {

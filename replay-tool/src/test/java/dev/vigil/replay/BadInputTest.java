@@ -108,6 +108,19 @@ class BadInputTest {
         }
     }
 
+    /** tail followed for ever on --limit 0 or a negative one (or --idle-exit -1), and stopped at once on NaN, exit 0. */
+    @Test
+    void tailRefusesALimitOrIdleTimeOutOfRange() {
+        String d = journal.toString();
+        for (String[] args : List.of(new String[] {"tail", d, "--from-start", "--limit", "0"},
+                new String[] {"tail", d, "--from-start", "--limit", "-1"}, new String[] {"tail", d, "--idle-exit", "-1"},
+                new String[] {"tail", d, "--idle-exit", "NaN"}, new String[] {"tail", d, "--idle-exit", "Infinity"})) {
+            CliRun run = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                    () -> CliRun.of(args), () -> String.join(" ", args));
+            assertTrue(run.isOneErrLine() && run.out().isEmpty(), () -> String.join(" ", args) + "\n" + run);
+        }
+    }
+
     @Test
     void aJournalFromANewerSchemaIsRefused() throws IOException {
         Path newer = tmp.resolve("newer-marker");
