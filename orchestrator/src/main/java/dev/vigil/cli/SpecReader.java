@@ -57,8 +57,10 @@ public final class SpecReader {
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "not a regular file")));
         }
         String name = file.getFileName().toString();
-        ObjectMapper mapper = name.endsWith(".yaml") || name.endsWith(".yml")
-                ? new ObjectMapper(new YAMLFactory()) : new ObjectMapper();
+        ObjectMapper mapper = (name.endsWith(".yaml") || name.endsWith(".yml")
+                ? new ObjectMapper(new YAMLFactory()) : new ObjectMapper())
+                // a field written twice is a mistake to name, not a silent "the last one wins"
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
         JsonNode root;
         try {
             root = mapper.readTree(file.toFile());
@@ -77,10 +79,12 @@ public final class SpecReader {
     /**
      * A parser's message as one line in the spec's terms: Jackson's "[Source: ...; line: L, column: C]" becomes
      * "line L, column C"; SnakeYAML's "in 'reader', line L" lines and its caret drawing go (the problem's own
-     * place already says where), and what is left is joined with "; ".
+     * place already says where), and what is left is joined with "; ". Jackson's duplicate-key refusal, which names
+     * its own classes, becomes "field 'X' is written twice".
      */
     static String parserMessage(String message) {
-        String located = message.replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2");
+        String located = message.replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
+                .replaceAll("(?s)^Duplicate field '(.*?)' for `ObjectNode`.*", "field '$1' is written twice (only one may be)");
         return java.util.Arrays.stream(located.split("\\R"))
                 .map(String::strip)
                 .filter(l -> !l.isEmpty() && !l.startsWith("in 'reader'") && !l.chars().allMatch(ch -> ch == '^'))

@@ -145,6 +145,26 @@ class SpecReaderTest {
     }
 
     @Test
+    void aFieldWrittenTwiceIsAProblemNamingItNotASilentLastOneWins() throws IOException {
+        SpecInvalidException json = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("twice.json", """
+                {"cycles": 1,
+                 "pools": [{"id": "p1", "groups": [{"name": "a", "kind": "c", "children": 1}]}],
+                 "cycles": 5}
+                """)));
+        assertEquals(List.of("line 3 column 12: not valid JSON: field 'cycles' is written twice (only one may be)"),
+                json.problems().stream().map(SpecProblem::toString).toList());
+        SpecInvalidException yaml = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("twice.yaml", """
+                pools:
+                  - id: p1
+                    groups:
+                      - {name: a, kind: c, children: 1, children: 9}
+                """)));
+        assertEquals(1, yaml.problems().size(), yaml.problems().toString());
+        assertTrue(yaml.problems().get(0).toString().endsWith("not valid YAML: field 'children' is written twice (only one may be)"),
+                yaml.problems().toString());
+    }
+
+    @Test
     void malformedJsonNamesTheLine() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class,
                 () -> SpecReader.read(write("broken.json", "{\n  \"pools\": [\n")));

@@ -255,12 +255,26 @@ class OrchestratorCrashTest {
     void withoutTheGuardianTheGrandchildrenOutliveACrashedOrchestrator() throws Exception {
         assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
         MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("unguarded");
         try {
-            long t = crashOnce("cgroup", "guardian-off", marked, tmp.resolve("unguarded"));
+            long t = crashOnce("cgroup", "guardian-off", marked, journal);
             assertEquals(-1, t, "the broken variant must leak: PDEATHSIG reaches only the direct children");
             assertFalse(marked.alive().isEmpty());
         } finally {
             marked.killAll();
         }
+        // With no guardian nobody removed the dead orchestrator's cgroup tree (every run of this test left one behind
+        // in the host's cgroup tree): the next owner of the journal dir does, with no guardian record to go on.
+        java.util.regex.Matcher root = java.util.regex.Pattern.compile("\"cgroupRoot\":\"([^\"]+)\"")
+                .matcher(Files.readString(journal.resolveSibling(journal.getFileName() + "-owner.json")));
+        assertTrue(root.find(), "the crashed owner's record names its cgroup");
+        Path container = Path.of(root.group(1));
+        assertTrue(Files.isDirectory(container), "the crash left its cgroup: " + container);
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
+                .closeSettings(CloseSettings.defaults()).open()) {
+            CrashRecovery.Outcome r = o.recovery().orElseThrow(() -> new AssertionError("nothing recovered"));
+            assertTrue(r.everythingGone(), r.describe());
+        }
+        assertFalse(Files.exists(container), "the recovery removed the dead orchestrator's cgroup " + container);
     }
 }
