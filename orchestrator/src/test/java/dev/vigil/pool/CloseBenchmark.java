@@ -239,12 +239,14 @@ public final class CloseBenchmark {
                 + " of the phases below adds its own); Vigil's own, by name, seen during the closes: %s.%n", threads[0],
                 String.join(", ", threadNames.keySet()));
         Map<String, List<Long>> byLabel = new java.util.LinkedHashMap<>();
+        Map<String, Long> referenceClose = new java.util.LinkedHashMap<>();
         for (Config c : configs) {
             if (!c.inFlight()) {
                 byLabel.put(c.label(), closeIds(vigil.get(c)));
+                referenceClose.put(c.label(), median(reference.get(c), Sample::close));
             }
         }
-        phases.print(out, byLabel, closeIds(idle), 10_000_000);
+        phases.print(out, byLabel, closeIds(idle), 10_000_000, referenceClose);
     }
 
     /**

@@ -48,7 +48,7 @@ final class ClosePhases {
             new Segment("fence, take the children, tell each (CAS, doorbell)", c -> c.at("told") - c.at("engineStart")),
             new Segment("journal the shutdowns, hook the exits", c -> c.at("published") - c.at("told")),
             new Segment("children exit (to the last reap)", c -> c.at("lastReap") - c.at("published")),
-            new Segment("last reap -> its exit handled (reaper -> engine)", c -> c.at("lastExit") - c.at("lastReap")),
+            new Segment("last reap -> its exit handled (engine's own epoll; reaper -> ring)", c -> c.at("lastExit") - c.at("lastReap")),
             new Segment("stray sweep (cgroup.procs)", c -> c.at("swept") - c.at("lastExit")),
             new Segment("settle, drain and release what is left", c -> c.at("settled") - c.at("swept")),
             new Segment("report, CloseCompleted", c -> c.at("reported") - c.at("settled")),
@@ -78,9 +78,13 @@ final class ClosePhases {
 
     /**
      * Prints, for the closes of each {@code label} (close ids), the median length of each segment (max in
-     * brackets), and every close of {@code outliers} whose close minus slowest reap exceeded {@code slowNanos}.
+     * brackets), and every close of {@code outliers} whose close minus slowest reap exceeded {@code slowNanos}; for each
+     * label in {@code referenceNanos} (the reference's median close), the room the target leaves (0.25x of it) against
+     * what the close spends outside its children's exits: the two thread hand-offs between the caller and the engine
+     * (a close on an engine thread fed through a ring cannot do without them), and all it does after the last exit.
      */
-    void print(PrintStream out, Map<String, List<Long>> byLabel, List<Long> outliers, long slowNanos) throws IOException {
+    void print(PrintStream out, Map<String, List<Long>> byLabel, List<Long> outliers, long slowNanos,
+            Map<String, Long> referenceNanos) throws IOException {
         Map<Long, RecordedEvent> engine = new HashMap<>();
         Map<Long, RecordedEvent> caller = new HashMap<>();
         List<RecordedEvent> pauses = new ArrayList<>();
@@ -135,6 +139,7 @@ final class ClosePhases {
             released.append(list.isEmpty() ? " - |" : " " + median(v) + " / " + list.get(0).engine().getInt("children") + " |");
         }
         out.println(released);
+        printRoom(out, closes, referenceNanos);
         int slow = 0;
         StringBuilder lines = new StringBuilder();
         for (long id : outliers) {
@@ -159,6 +164,42 @@ final class ClosePhases {
         out.printf(Locale.ROOT, "%nCloses (idle pools) whose close minus slowest reap exceeded %.0f ms: %d of %d%s%n",
                 slowNanos / 1e6, slow, outliers.size(), slow == 0 ? "." : ", each with its two longest segments:");
         out.print(lines);
+    }
+
+    /** The room the 1.25x target leaves beside what a close spends outside its children's exits (see {@link #print}). */
+    private static void printRoom(PrintStream out, Map<String, List<Close>> closes, Map<String, Long> referenceNanos) {
+        out.printf(Locale.ROOT, "%nThe room the target leaves (whole close <= 1.25x the protocol reference: 0.25x of the"
+                + " reference's median close) against what a Vigil close spends besides telling its children and their"
+                + " exits, medians ms:%n%n| pool | reference close | room (0.25x) | hand-offs caller -> engine + engine ->"
+                + " caller | engine after the last reap (exit handled .. future completed) | caller's journal flush"
+                + " | these three | within the room |%n|---|---|---|---|---|---|---|---|%n");
+        Segment in = SEGMENTS.get(0);
+        Segment back = SEGMENTS.get(SEGMENTS.size() - 3);
+        Segment flush = SEGMENTS.get(SEGMENTS.size() - 2);
+        for (Map.Entry<String, Long> r : referenceNanos.entrySet()) {
+            List<Close> list = closes.get(r.getKey());
+            if (list == null || list.isEmpty()) {
+                continue;
+            }
+            List<Long> hops = new ArrayList<>();
+            List<Long> engine = new ArrayList<>();
+            List<Long> flushes = new ArrayList<>();
+            List<Long> sum = new ArrayList<>();
+            for (Close c : list) {
+                long h = in.nanos().applyAsLong(c) + back.nanos().applyAsLong(c);
+                long e = c.at("completed") - c.at("lastReap");
+                long f = flush.nanos().applyAsLong(c);
+                hops.add(h);
+                engine.add(e);
+                flushes.add(f);
+                sum.add(h + e + f);
+            }
+            long room = r.getValue() / 4;
+            out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |%n", r.getKey(),
+                    r.getValue() / 1e6, room / 1e6, median(hops) / 1e6, median(engine) / 1e6, median(flushes) / 1e6,
+                    median(sum) / 1e6, median(sum) <= room ? "yes" : "no (" + String.format(Locale.ROOT, "%.1fx",
+                            median(sum) / (double) room) + " the room)");
+        }
     }
 
     /** Nanoseconds of {@code events} inside [from, to]. */
