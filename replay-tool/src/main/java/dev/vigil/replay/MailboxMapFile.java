@@ -173,7 +173,17 @@ public final class MailboxMapFile implements AutoCloseable {
      */
     public Mailbox read(long offset) {
         ByteBuffer b = readAt(offset, RING_OFFSET);
-        if (b == null || b.getLong(MAGIC_OFFSET) != MAGIC) {
+        if (b == null) {
+            long length;
+            try {
+                length = channel.size();
+            } catch (IOException e) {
+                length = -1;
+            }
+            throw new ReplayInputException("mailbox map file=" + file + " offset=" + offset + " lies past the end of the"
+                    + " file (length=" + length + "): a map file cut short, or another orchestrator's");
+        }
+        if (b.getLong(MAGIC_OFFSET) != MAGIC) {
             return null;
         }
         int version = b.getInt(LAYOUT_VERSION_OFFSET);

@@ -228,9 +228,14 @@ class MapPostMortemTest {
         ByteBuffer b = ByteBuffer.wrap(whole.clone()).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt((int) racerOffset + MailboxDescriptor.MAILBOX_LENGTH_OFFSET, 123);
         Files.write(badLength, b.array());
+        // Cut before the mailbox: it read as "no mailbox at offset N (released, ...)", exit 0.
+        Path cutBefore = Files.write(tmp.resolve("cut-before.dat"), java.util.Arrays.copyOf(whole, (int) racerOffset));
         for (String cmd : new String[] {"show", "audit"}) {
             CliRun r = run(cmd, cut);
             assertTrue(r.isOneErrLine() && r.err().contains("ends inside the mailbox"), r::toString);
+            CliRun before = run(cmd, cutBefore);
+            assertTrue(before.isOneErrLine() && before.err().contains("mailbox map file=" + cutBefore + " offset="
+                    + racerOffset + " lies past the end of the file (length=" + racerOffset + ")"), before::toString);
             CliRun l = run(cmd, badLength);
             assertTrue(l.isOneErrLine() && l.err().contains("has a bad header: length=123"), l::toString);
         }
