@@ -22,6 +22,7 @@ import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.EventType;
+import dev.vigil.journal.JournalCorruptException;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalException;
 import dev.vigil.journal.JournalReader;
@@ -164,14 +165,40 @@ public final class StatsCommand implements Callable<Integer> {
                             + Long.toHexString(range[0]) + " but the journal has no such excerpt");
                 }
                 long end = range[1];
+                boolean[] started = {false};
                 reader.read(type -> {
                     progress.tick();
                     return KINDS.contains(type);
-                }, (i, e) -> sink.accept(i, e) && i < end);
+                }, (i, e) -> {
+                    if (!started[0]) {
+                        started[0] = true;
+                        requireCloseStartAt(dir, range[0], i, e);
+                    }
+                    return sink.accept(i, e) && i < end;
+                });
+                if (!started[0]) {
+                    requireCloseStartAt(dir, range[0], -1, null);
+                }
             }
         } finally {
             progress.done();
         }
+    }
+
+    /**
+     * The close index names a CloseStarted at {@code expected}; reading from there must begin with it. Chronicle finds an
+     * index by counting the excerpts before it, so an event earlier in the cycle whose header was damaged into a
+     * metadata header is not counted and every index after it lands one event late: without this check the range's
+     * first close would be skipped and stats would answer for fewer closes, exit 0.
+     */
+    private static void requireCloseStartAt(Path dir, long expected, long index, dev.vigil.journal.JournalEvent e) {
+        if (index == expected && e instanceof CloseStarted) {
+            return;
+        }
+        throw new JournalCorruptException("journal dir=" + dir + " close-index names a CloseStarted at index=0x"
+                + Long.toHexString(expected) + " but reading from there gave " + (e == null ? "no event"
+                : e.type().recordClass().getSimpleName() + " at index=0x" + Long.toHexString(index))
+                + ": an excerpt before it is damaged (vigil-replay export names where)", expected, null);
     }
 
     /** Per close in progress: its reaps so far and how many children each group has in it. */
