@@ -168,6 +168,14 @@ public final class MailboxHandle {
         return mailbox.heartbeatAcquire();
     }
 
+    /**
+     * True while the child says it sleeps on its doorbell (its sleeping flag, docs/MAILBOX.md "The doorbell"): its
+     * heartbeat then stands still between the doorbell bound's beats, and a ring wakes it.
+     */
+    public boolean asleep() {
+        return mailbox.sleepingVolatile() != 0;
+    }
+
     /** The pid the child wrote when it attached, 0 before that. */
     public int childPid() {
         return mailbox.childPidAcquire();

@@ -272,7 +272,12 @@ public final class JournalScenarios {
         while (true) {
             long beat = c.mailbox().heartbeat();
             Thread.sleep(100);
-            if (c.mailbox().heartbeat() == beat) {
+            // Inside: the command is still unanswered, the child is awake (a child still asleep on its doorbell, not yet
+            // woken by the command's ring, also stops beating: under load that took it for "inside", and the close's
+            // shutdown then reached it before the command did), and it has not beaten for 100 ms.
+            int state = c.mailbox().state();
+            if (c.mailbox().heartbeat() == beat && !c.mailbox().asleep()
+                    && (state == MailboxState.CONTROL_REQUEST || state == MailboxState.TASK_READY)) {
                 return;
             }
             check(System.nanoTime() < deadline, "pid=" + c.pid() + " never entered its command handler");
