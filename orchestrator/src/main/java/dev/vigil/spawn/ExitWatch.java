@@ -1,7 +1,6 @@
 package dev.vigil.spawn;
 
 import dev.vigil.spawn.internal.Linux;
-import dev.vigil.spawn.internal.LinuxCalls;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -22,51 +21,22 @@ import jnr.ffi.Pointer;
  * reaper tells of their exits as before.
  */
 public final class ExitWatch implements AutoCloseable {
-    private static final long WAKE = -1;
-    private static final int MAX_EVENTS = 64;
-    private static final byte[] ONE = {1, 0, 0, 0, 0, 0, 0, 0};
-
-    private final LinuxCalls calls = Linux.calls();
     private final Reaper reaper;
-    private final int epollFd;
-    private final int wakeFd;
-    private final Pointer events = Memory.allocateDirect(Linux.runtime(), (long) MAX_EVENTS * Linux.EPOLL_EVENT_SIZE);
+    private final WakeableEpoll epoll;
     private final Pointer one = Memory.allocateDirect(Linux.runtime(), Linux.EPOLL_EVENT_SIZE);
-    private final byte[] drain = new byte[8];
     private final Map<Integer, ChildProcess> byFd = new HashMap<>();
     private final Map<ChildProcess, Integer> fds = new IdentityHashMap<>();
     private final List<ChildProcess> ready = new ArrayList<>();
     private boolean closed;
 
-    private ExitWatch(Reaper reaper, int epollFd, int wakeFd) {
+    private ExitWatch(Reaper reaper, WakeableEpoll epoll) {
         this.reaper = reaper;
-        this.epollFd = epollFd;
-        this.wakeFd = wakeFd;
+        this.epoll = epoll;
     }
 
     /** A watch handing exits over through {@code reaper}'s {@link Reaper#reapNow}. */
     public static ExitWatch open(Reaper reaper) {
-        LinuxCalls calls = Linux.calls();
-        int wake = calls.eventfd(0, Linux.EFD_CLOEXEC | Linux.EFD_NONBLOCK);
-        if (wake < 0) {
-            throw new NativePartUnavailableException("eventfd failed: errno=" + Linux.describeErrno(Linux.errno()));
-        }
-        int epoll = calls.epoll_create1(Linux.EPOLL_CLOEXEC);
-        if (epoll < 0) {
-            int errno = Linux.errno();
-            calls.close(wake);
-            throw new NativePartUnavailableException("epoll_create1 failed: errno=" + Linux.describeErrno(errno));
-        }
-        ExitWatch w = new ExitWatch(reaper, epoll, wake);
-        w.one.putInt(0, Linux.EPOLLIN);
-        w.one.putLong(Linux.EPOLL_EVENT_DATA_OFFSET, WAKE);
-        if (calls.epoll_ctl(epoll, Linux.EPOLL_CTL_ADD, wake, w.one) != 0) {
-            int errno = Linux.errno();
-            calls.close(epoll);
-            calls.close(wake);
-            throw new NativePartUnavailableException("epoll_ctl(ADD eventfd) failed: errno=" + Linux.describeErrno(errno));
-        }
-        return w;
+        return new ExitWatch(reaper, WakeableEpoll.open("exit watch"));
     }
 
     /**
@@ -77,7 +47,7 @@ public final class ExitWatch implements AutoCloseable {
         if (closed) {
             return false;
         }
-        int fd = child.registerPidfd(epollFd, one, true);
+        int fd = child.registerPidfd(epoll.fd(), one, true);
         if (fd < 0) {
             return false;
         }
@@ -105,7 +75,7 @@ public final class ExitWatch implements AutoCloseable {
 
     /** Wakes the owner from {@link #await}; any thread. */
     public void wake() {
-        calls.write(wakeFd, ONE, ONE.length);
+        epoll.wake();
     }
 
     /**
@@ -113,22 +83,17 @@ public final class ExitWatch implements AutoCloseable {
      * how many watched children are ready to be collected ({@link #reapReady}), 0 after a wake-up, -1 on timeout.
      */
     public int await(int timeoutMillis) {
-        int n = calls.epoll_wait(epollFd, events, MAX_EVENTS, timeoutMillis);
-        if (n < 0) {
-            int errno = Linux.errno();
-            if (errno == Linux.EINTR) {
-                return 0;
-            }
-            throw new IllegalStateException("exit watch epoll_wait failed: errno=" + Linux.describeErrno(errno));
+        int n = epoll.await(timeoutMillis);
+        if (n == WakeableEpoll.INTERRUPTED) {
+            return 0;
         }
         if (n == 0) {
             return -1;
         }
         int children = 0;
         for (int i = 0; i < n; i++) {
-            long data = events.getLong((long) i * Linux.EPOLL_EVENT_SIZE + Linux.EPOLL_EVENT_DATA_OFFSET);
-            if (data == WAKE) {
-                calls.read(wakeFd, drain, 8);
+            long data = epoll.data(i);
+            if (data == WakeableEpoll.WAKE) {
                 continue;
             }
             // every ready child first: collecting one runs its onExit stages, which may watch others
@@ -169,7 +134,6 @@ public final class ExitWatch implements AutoCloseable {
         for (ChildProcess child : new ArrayList<>(fds.keySet())) {
             unwatch(child);
         }
-        calls.close(epollFd);
-        calls.close(wakeFd);
+        epoll.close();
     }
 }

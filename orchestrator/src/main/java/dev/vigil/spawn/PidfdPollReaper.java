@@ -1,7 +1,6 @@
 package dev.vigil.spawn;
 
 import dev.vigil.spawn.internal.Linux;
-import dev.vigil.spawn.internal.LinuxCalls;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,40 +18,17 @@ import jnr.ffi.Pointer;
  * them: 15 ms of this thread's CPU for a 256-child close, against the children's own exits on the same cores).
  */
 final class PidfdPollReaper extends Reaper {
-    private static final byte[] ONE = {1, 0, 0, 0, 0, 0, 0, 0};
-    /** The wake eventfd's epoll data; a child's is its pidfd (never negative). */
-    private static final long WAKE = -1;
-    private static final int MAX_EVENTS = 64;
-
-    private final LinuxCalls calls = Linux.calls();
     private final Queue<ChildProcess> incoming = new ConcurrentLinkedQueue<>();
-    private final int wakeFd;
-    private final int epollFd;
+    private final WakeableEpoll epoll;
     private volatile boolean stopping;
 
     /** Reaper thread only: the watched children by the pidfd registered for them. */
     private final Map<Integer, ChildProcess> watched = new HashMap<>();
-    private final Pointer events = Memory.allocateDirect(Linux.runtime(), (long) MAX_EVENTS * Linux.EPOLL_EVENT_SIZE);
     private final Pointer one = Memory.allocateDirect(Linux.runtime(), Linux.EPOLL_EVENT_SIZE);
 
     PidfdPollReaper() {
         super("vigil-reaper-pidfd");
-        wakeFd = calls.eventfd(0, Linux.EFD_CLOEXEC | Linux.EFD_NONBLOCK);
-        if (wakeFd < 0) {
-            throw new NativePartUnavailableException("eventfd failed: errno=" + Linux.describeErrno(Linux.errno()));
-        }
-        epollFd = calls.epoll_create1(Linux.EPOLL_CLOEXEC);
-        if (epollFd < 0) {
-            int errno = Linux.errno();
-            calls.close(wakeFd);
-            throw new NativePartUnavailableException("epoll_create1 failed: errno=" + Linux.describeErrno(errno));
-        }
-        if (add(wakeFd, WAKE) != 0) {
-            int errno = Linux.errno();
-            calls.close(epollFd);
-            calls.close(wakeFd);
-            throw new NativePartUnavailableException("epoll_ctl(ADD eventfd) failed: errno=" + Linux.describeErrno(errno));
-        }
+        epoll = WakeableEpoll.open("reaper");
     }
 
     @Override
@@ -63,29 +39,18 @@ final class PidfdPollReaper extends Reaper {
     @Override
     void enqueue(ChildProcess child) {
         incoming.add(child);
-        wake();
+        epoll.wake();
     }
 
     @Override
     void requestStop() {
         stopping = true;
-        wake();
-    }
-
-    private void wake() {
-        // An eventfd counter only saturates after 2^64-2 writes; EAGAIN cannot happen in practice.
-        calls.write(wakeFd, ONE, ONE.length);
+        epoll.wake();
     }
 
     @Override
     int epollSet() {
-        return epollFd;
-    }
-
-    private int add(int fd, long data) {
-        one.putInt(0, Linux.EPOLLIN);
-        one.putLong(Linux.EPOLL_EVENT_DATA_OFFSET, data);
-        return calls.epoll_ctl(epollFd, Linux.EPOLL_CTL_ADD, fd, one);
+        return epoll.fd();
     }
 
     @Override
@@ -95,26 +60,20 @@ final class PidfdPollReaper extends Reaper {
                 for (ChildProcess child; (child = incoming.poll()) != null; ) {
                     watch(child);
                 }
-                int ready = calls.epoll_wait(epollFd, events, MAX_EVENTS, -1);
-                if (ready < 0) {
-                    int errno = Linux.errno();
-                    if (errno == Linux.EINTR) {
-                        continue;
-                    }
-                    throw new IllegalStateException("reaper epoll_wait failed: errno=" + Linux.describeErrno(errno));
+                int ready = epoll.await(-1);
+                if (ready != WakeableEpoll.INTERRUPTED) {
+                    reapReady(ready);
                 }
-                reapReady(ready);
             }
         } finally {
-            calls.close(epollFd);
-            calls.close(wakeFd);
+            epoll.close();
         }
     }
 
     /** Adds a new child's pidfd to the set; one that exited already is readable at once, so nothing is missed. */
     private void watch(ChildProcess child) {
         // into this set unless an ExitWatch took it first (it hands it back here)
-        int fd = child.registerPidfd(epollFd, one, false);
+        int fd = child.registerPidfd(epoll.fd(), one, false);
         if (fd < 0) {
             // no pidfd (closed: reaped or lost meanwhile) or the set refused it: look at it now, as a ready one
             int errno = child.pidfd() < 0 ? 0 : Linux.errno();
@@ -141,9 +100,8 @@ final class PidfdPollReaper extends Reaper {
         List<ChildProcess> done = null;
         List<ExitStatus> statuses = null;
         for (int i = 0; i < ready; i++) {
-            long data = events.getLong((long) i * Linux.EPOLL_EVENT_SIZE + Linux.EPOLL_EVENT_DATA_OFFSET);
-            if (data == WAKE) {
-                calls.read(wakeFd, new byte[8], 8);
+            long data = epoll.data(i);
+            if (data == WakeableEpoll.WAKE) {
                 continue;
             }
             int fd = (int) data;
