@@ -271,10 +271,7 @@ public final class CloseEngine implements AutoCloseable {
             } finally {
                 s.clear();
             }
-            Runnable r;
-            while ((r = local.poll()) != null) {
-                r.run();
-            }
+            runLocal();
             if (endOfBatch) {
                 if (exits != null && exits.watching() && exits.await(0) > 0) {
                     collectExits(); // a busy ring does not hold back the exits watched here
@@ -287,6 +284,11 @@ public final class CloseEngine implements AutoCloseable {
         /** Collects the exits the watch found ready; their inputs (queued by their onExit stages) are handled now. */
         private void collectExits() {
             exits.reapReady();
+            runLocal();
+        }
+
+        /** The inputs this thread caused itself while handling the last ones, in order. */
+        private void runLocal() {
             Runnable r;
             while ((r = local.poll()) != null) {
                 r.run();
@@ -310,10 +312,7 @@ public final class CloseEngine implements AutoCloseable {
             if (now - lastTick >= TICK_NANOS) {
                 lastTick = now;
                 machine.tick();
-                Runnable r;
-                while ((r = local.poll()) != null) {
-                    r.run();
-                }
+                runLocal();
             }
         }
     }
