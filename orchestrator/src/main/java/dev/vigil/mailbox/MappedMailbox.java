@@ -13,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import dev.vigil.journal.MailboxTransitionBatch;
-
 /**
  * The words of one mailbox over a mapped region of the map file, through {@link VarHandle} views:
  * JDK classes only, so the Java child runtime can use it without Chronicle on its class path. The parent
@@ -430,11 +428,20 @@ public final class MappedMailbox {
     }
 
     /**
+     * Where {@link #readRingInto} puts a record as it is stored: the parent's batch of packed transitions
+     * ({@code MailboxTransitionBatch.Builder::addPacked}; an interface here, so this class stays JDK-only).
+     */
+    @FunctionalInterface
+    public interface PackedRecordSink {
+        void addPacked(long seq, long timeNanos, long origin);
+    }
+
+    /**
      * The drainer's straight path: when the record of {@code ticket} is published, intact and carries {@code seq}, adds
      * it to {@code into} as it is stored (seq, time, origin word: a packed transition is the ring record without its
      * ticket) and returns true, allocating nothing; otherwise returns false ({@link #readRing} tells what it is).
      */
-    public boolean readRingInto(long ticket, long seq, MailboxTransitionBatch.Builder into) {
+    public boolean readRingInto(long ticket, long seq, PackedRecordSink into) {
         int slot = ringSlotOffset(ticket, ringCapacity);
         long marker = (long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET);
         if (marker != ticket + 1 || (long) LONGS.getOpaque(buffer, slot + RECORD_SEQ_OFFSET) != seq) {

@@ -301,6 +301,8 @@ public final class RingDrainer implements AutoCloseable {
         /** Transitions copied out of the ring, not yet journaled: whole batches, then {@link #batch} (of batchCloseId). */
         final List<MailboxTransitionBatch> packed = new ArrayList<>();
         final MailboxTransitionBatch.Builder batch = new MailboxTransitionBatch.Builder();
+        /** {@link #batch} as the ring's straight path fills it. */
+        final MappedMailbox.PackedRecordSink batchSink = batch::addPacked;
         long batchCloseId;
 
         /**
@@ -425,7 +427,7 @@ public final class RingDrainer implements AutoCloseable {
         /** The record of nextTicket added straight from the ring when it is the next seq (see MappedMailbox#readRingInto). */
         private boolean readInto(MailboxHandle handle, long closeId, MappedMailbox mailbox) {
             beforeAdd(handle, closeId);
-            if (!mailbox.readRingInto(nextTicket, lastSeq + 1, batch)) {
+            if (!mailbox.readRingInto(nextTicket, lastSeq + 1, batchSink)) {
                 return false;
             }
             afterAdd(handle);
