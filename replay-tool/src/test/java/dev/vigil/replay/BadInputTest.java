@@ -34,10 +34,16 @@ class BadInputTest {
 
     @BeforeAll
     static void writeAJournal() {
-        Path full = tmp.resolve("full");
-        Scenarios.survivors(full);
-        journal = tmp.resolve("journal");
-        JournalFiles.copyCompact(full, journal);
+        journal = compactJournal("journal", Scenarios::survivors);
+    }
+
+    /** A scenario's journal, written in {@code name}-full and copied compact to {@code name}. */
+    private static Path compactJournal(String name, java.util.function.Consumer<Path> scenario) {
+        Path full = tmp.resolve(name + "-full");
+        scenario.accept(full);
+        Path compact = tmp.resolve(name);
+        JournalFiles.copyCompact(full, compact);
+        return compact;
     }
 
     /** Every command that reads a journal, on {@code dir}. */
@@ -250,11 +256,7 @@ class BadInputTest {
      */
     @Test
     void aCycleFileOfAnotherJournalIsNamedNotMerged() throws IOException {
-        Path otherFull = tmp.resolve("other-full");
-        Scenarios.clean(otherFull);
-        Path other = tmp.resolve("other");
-        JournalFiles.copyCompact(otherFull, other);
-        Path foreign = JournalFiles.cycleFiles(other).get(0);
+        Path foreign = JournalFiles.cycleFiles(compactJournal("other", Scenarios::clean)).get(0);
         String own = JournalFiles.cycleFiles(journal).get(0).getFileName().toString();
         java.time.LocalDate day = java.time.LocalDate.parse(own.substring(0, 8), java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
         for (java.time.LocalDate d : List.of(day.plusDays(1), day.minusDays(1))) {
