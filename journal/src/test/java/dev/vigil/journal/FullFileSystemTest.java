@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,22 +27,22 @@ class FullFileSystemTest {
     /** Transitions per batch, in turn: bodies from tens of bytes to 24 KiB, so excerpts start and end anywhere in a page. */
     /** Rounds of filling up, each with a new journal (without reservation 1 to 3 of 6 rounds read back damaged in 2 of 3 runs, 2026-12-03). */
     private static final int ROUNDS = 10;
-    private static final int[] FILLERS = {64 * 1024, 512};
     private static final int[] SIZES = {1, 3, 1024, 2, 40, 7, 170, 1, 600};
 
     @TempDir
     Path tmp;
+    private SmallTmpfs tmpfs;
     private Path mount;
 
     @BeforeEach
     void mountASmallTmpfs() throws Exception {
-        mount = Files.createDirectories(tmp.resolve("full-" + ProcessHandle.current().pid() + "-" + System.nanoTime()));
-        run("mount", "-t", "tmpfs", "-o", "size=4m", "vigil-journal-full", mount.toString());
+        tmpfs = SmallTmpfs.mount(tmp, "vigil-journal-full");
+        mount = tmpfs.path();
     }
 
     @AfterEach
     void unmount() throws Exception {
-        run("umount", "-l", mount.toString());
+        tmpfs.unmount();
     }
 
     @Test
@@ -61,9 +59,7 @@ class FullFileSystemTest {
             Path dir = mount.resolve("journal-" + round);
             fillUpWhileWriting(dir, "round " + round + ": ");
             deleteTree(dir); // the file system has room again for the next round
-            for (int block : FILLERS) {
-                Files.delete(mount.resolve("filler-" + block));
-            }
+            tmpfs.unfill();
         }
     }
 
@@ -79,7 +75,7 @@ class FullFileSystemTest {
                 seq += MailboxTransitionBatch.MAX_TRANSITIONS;
             }
             writer.flush();
-            fill(mount);
+            tmpfs.fill();
             for (int i = 0; i < 20_000 && writer.gap().isEmpty(); i++) {
                 int size = SIZES[i % SIZES.length];
                 appended.add(batch(seq, size));
@@ -124,29 +120,5 @@ class FullFileSystemTest {
             builder.add(firstSeq + i + 1, 1_000_000L * firstSeq + 7L * i, i % 5, (i + 1) % 5, 1 + i % 2, 1000 + i % 3);
         }
         return builder.build(42, "full", 0, "c", 0, "PARENT CHILD");
-    }
-
-    /** Writes a file until the file system refuses more, then smaller writes into what is left. */
-    private static void fill(Path mount) throws IOException {
-        for (int block : FILLERS) {
-            try (OutputStream out = Files.newOutputStream(mount.resolve("filler-" + block))) {
-                byte[] bytes = new byte[block];
-                while (true) {
-                    out.write(bytes);
-                }
-            } catch (IOException full) {
-                if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                    throw full;
-                }
-            }
-        }
-    }
-
-    private static void run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
-        }
     }
 }
