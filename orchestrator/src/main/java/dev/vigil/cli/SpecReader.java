@@ -20,6 +20,8 @@ import dev.vigil.cli.RunSpec.Close;
 import dev.vigil.cli.RunSpec.Group;
 import dev.vigil.cli.RunSpec.Workload;
 import dev.vigil.child.ChildMain;
+import dev.vigil.close.CloseSettings;
+import dev.vigil.journal.MonotonicClock;
 import dev.vigil.pool.ExitPolicy;
 
 /**
@@ -234,13 +236,17 @@ public final class SpecReader {
         if (o == null) {
             return defaults;
         }
-        Close c = new Close(
-                o.longAtLeast("windowMs", 1, defaults.windowMs()),
-                o.longAtLeast("hardCapMs", 0, defaults.hardCapMs()),
-                o.longAtLeast("fixedBudgetMs", 0, defaults.fixedBudgetMs()),
-                o.oneOf("escalation", ESCALATIONS, defaults.escalation()),
-                o.longAtLeast("graceMs", 0, defaults.graceMs()),
-                o.intAtLeast("parallelCloses", 1, defaults.parallelCloses()));
+        long windowMs = o.millisAtLeast("windowMs", 1, defaults.windowMs());
+        long hardCapMs = o.millisAtLeast("hardCapMs", 0, defaults.hardCapMs());
+        long fixedBudgetMs = o.millisAtLeast("fixedBudgetMs", 0, defaults.fixedBudgetMs());
+        String escalation = o.oneOf("escalation", ESCALATIONS, defaults.escalation());
+        long graceMs = o.millisAtLeast("graceMs", 0, defaults.graceMs());
+        int parallelCloses = o.intAtLeast("parallelCloses", 1, defaults.parallelCloses());
+        if (parallelCloses > CloseSettings.MAX_PARALLEL_CLOSES) {
+            problem(o.path("parallelCloses"), "must be <= " + CloseSettings.MAX_PARALLEL_CLOSES);
+            parallelCloses = defaults.parallelCloses();
+        }
+        Close c = new Close(windowMs, hardCapMs, fixedBudgetMs, escalation, graceMs, parallelCloses);
         o.rejectUnknown();
         return c;
     }
@@ -272,7 +278,7 @@ public final class SpecReader {
         if (w != null) {
             Obj wo = object(w, o.path("workload"));
             if (wo != null) {
-                workload = new Workload(wo.intAtLeast("controls", 0, 0), wo.longAtLeast("controlTimeoutMs", 1, 5000),
+                workload = new Workload(wo.intAtLeast("controls", 0, 0), wo.millisAtLeast("controlTimeoutMs", 1, 5000),
                         wo.bool("inFlightAtClose", false));
                 wo.rejectUnknown();
             }
@@ -295,9 +301,9 @@ public final class SpecReader {
         ExitPolicy.Kind kind = ExitPolicy.Kind.ofLabel(label);
         boolean restart = kind == ExitPolicy.Kind.RESTART;
         int maxRestarts = o.intAtLeast("maxRestarts", 0, ExitPolicy.DEFAULT_MAX_RESTARTS);
-        long periodMs = o.longAtLeast("periodMs", 1, ExitPolicy.DEFAULT_PERIOD.toMillis());
-        long backoffMs = o.longAtLeast("backoffMs", 0, ExitPolicy.DEFAULT_BACKOFF.toMillis());
-        long maxBackoffMs = o.longAtLeast("maxBackoffMs", 0, Math.max(backoffMs, ExitPolicy.DEFAULT_MAX_BACKOFF.toMillis()));
+        long periodMs = o.millisAtLeast("periodMs", 1, ExitPolicy.DEFAULT_PERIOD.toMillis());
+        long backoffMs = o.millisAtLeast("backoffMs", 0, ExitPolicy.DEFAULT_BACKOFF.toMillis());
+        long maxBackoffMs = o.millisAtLeast("maxBackoffMs", 0, Math.max(backoffMs, ExitPolicy.DEFAULT_MAX_BACKOFF.toMillis()));
         if (!restart) {
             for (String f : List.of("maxRestarts", "periodMs", "backoffMs", "maxBackoffMs")) {
                 if (node.has(f)) {
@@ -496,6 +502,17 @@ public final class SpecReader {
                 return dflt;
             }
             return n.asLong();
+        }
+
+        /** A time in milliseconds: at least {@code min}, at most {@link MonotonicClock#MAX_SPAN} (longer overflows). */
+        long millisAtLeast(String field, long min, long dflt) {
+            long ms = longAtLeast(field, min, dflt);
+            if (ms > MonotonicClock.MAX_SPAN.toMillis()) {
+                problem(path(field), "must be <= " + MonotonicClock.MAX_SPAN.toMillis() + " (" + MonotonicClock.MAX_SPAN.toDays()
+                        + " days)");
+                return dflt;
+            }
+            return ms;
         }
 
         int intAtLeast(String field, int min, int dflt) {

@@ -240,6 +240,13 @@ public final class CloseEngine implements AutoCloseable {
         }
 
         @Override
+        public void collectReadyExits() {
+            if (exits != null && exits.watching() && exits.await(0) > 0) {
+                exits.reapReady();
+            }
+        }
+
+        @Override
         public void evidenceCaptured(long closeId) {
             if (Thread.currentThread() == thread) {
                 local.add(() -> machine.evidenceCaptured(closeId));

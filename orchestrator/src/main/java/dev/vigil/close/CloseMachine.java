@@ -98,6 +98,14 @@ final class CloseMachine {
         /** The close no longer waits for {@code c} (it ended with {@code c} a survivor): back to the reaper. */
         default void unwatchExit(ClosingChild c) {
         }
+
+        /**
+         * Collects, now, the exits of watched children that are ready but not yet handed over (their exit stages
+         * complete here; their inputs follow): called before an escalation, so a child that already exited on its own
+         * is not signalled and counted as killed by it.
+         */
+        default void collectReadyExits() {
+        }
     }
 
     /**
@@ -597,11 +605,17 @@ final class CloseMachine {
     }
 
     private void escalate(Run run, EscalationStep step) {
+        inputs.collectReadyExits();
         List<Track> targets = new ArrayList<>();
         for (Track t : run.tracks) {
-            if (t.exit == null) {
+            // One whose exit is known but not yet handled (its input is queued) exited on its own: no signal is its
+            // cause, so none is sent or journaled (its reap follows as EXITED or SIGNALED, not KILLED_BY_ESCALATION).
+            if (t.exit == null && !t.child.exit().isDone()) {
                 targets.add(t);
             }
+        }
+        if (targets.isEmpty()) {
+            return;
         }
         for (Track t : targets) {
             ClosingChild c = t.child;

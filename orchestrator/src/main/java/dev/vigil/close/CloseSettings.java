@@ -7,6 +7,7 @@ import java.util.function.Function;
 
 import dev.vigil.close.decision.EscalationPolicy;
 import dev.vigil.close.decision.ReapBudget;
+import dev.vigil.journal.MonotonicClock;
 
 /**
  * How a pool closes. Every setting has a name (a system property; the C side reads the same name
@@ -23,6 +24,8 @@ public final class CloseSettings {
     public static final String ESCALATION = "vigil.close.escalation";
     public static final String GRACE = "vigil.close.grace";
     public static final String MAX_PARALLEL = "vigil.close.maxParallel";
+    /** The most closes {@link Builder#maxParallelCloses} allows at once. */
+    public static final int MAX_PARALLEL_CLOSES = 64;
 
     /** Setting name -> "default: docs", in the order a reader should meet them. */
     public static final Map<String, String> DOCS = docs(
@@ -194,8 +197,8 @@ public final class CloseSettings {
         }
 
         public Builder maxParallelCloses(int n) {
-            if (n < 1 || n > 64) {
-                throw new IllegalArgumentException(MAX_PARALLEL + "=" + n + " must be in 1..64");
+            if (n < 1 || n > MAX_PARALLEL_CLOSES) {
+                throw new IllegalArgumentException(MAX_PARALLEL + "=" + n + " must be in 1.." + MAX_PARALLEL_CLOSES);
             }
             this.maxParallelCloses = n;
             return this;
@@ -209,14 +212,14 @@ public final class CloseSettings {
             if (d == null || d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException(name + "=" + d + " must be > 0");
             }
-            return d;
+            return MonotonicClock.checkSpan(name, d);
         }
 
         private static Duration nonNegative(String name, Duration d) {
             if (d == null || d.isNegative()) {
                 throw new IllegalArgumentException(name + "=" + d + " must be >= 0");
             }
-            return d;
+            return MonotonicClock.checkSpan(name, d);
         }
     }
 }

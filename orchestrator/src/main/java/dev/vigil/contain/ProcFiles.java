@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
+import dev.vigil.journal.JournalOwner;
+
 /** What /proc says about one process; every read tolerates the process vanishing (null / -1). */
 final class ProcFiles {
     private static final Path PROC = Path.of("/proc");
@@ -15,17 +17,7 @@ final class ProcFiles {
 
     /** The fields of /proc/PID/stat after the command name (field 3 = index 0), or null when the process is gone. */
     static String[] statFields(int pid) {
-        String stat;
-        try {
-            stat = Files.readString(PROC.resolve(Integer.toString(pid)).resolve("stat"), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            return null;
-        }
-        int close = stat.lastIndexOf(')');
-        if (close < 0 || close + 2 > stat.length()) {
-            return null;
-        }
-        return stat.substring(close + 2).trim().split(" ");
+        return JournalOwner.procStatFields(pid);
     }
 
     static int parentPid(int pid) {

@@ -3,6 +3,8 @@ package dev.vigil.pool;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.vigil.journal.MonotonicClock;
+
 /**
  * What a pool does about a child that exits while the pool runs (outside any close). Whatever the policy, the
  * exit is journaled at once ({@code ChildExited}) and the child's pending command fails at once naming the exit.
@@ -62,6 +64,8 @@ public record ExitPolicy(Kind kind, int maxRestarts, Duration period, Duration b
             throw new IllegalArgumentException("exit policy backoff=" + backoff + " maxBackoff=" + maxBackoff
                     + ": need 0 <= backoff <= maxBackoff");
         }
+        MonotonicClock.checkSpan("exit policy period", period);
+        MonotonicClock.checkSpan("exit policy maxBackoff", maxBackoff);
     }
 
     /** Journal it, fail its command, go on (the default). */

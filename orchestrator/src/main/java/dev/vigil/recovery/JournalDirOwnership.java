@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import dev.vigil.contain.ProcessIdentity;
+import dev.vigil.journal.JournalOwner;
 
 /**
  * One live orchestrator per journal directory. {@link #acquire} takes an exclusive lock (fcntl, through
@@ -34,15 +35,14 @@ public final class JournalDirOwnership implements AutoCloseable {
 
     /** {@code <journal dir><suffix>}, beside the journal directory. */
     public static Path sibling(Path journalDir, String suffix) {
-        Path abs = journalDir.toAbsolutePath().normalize();
-        return abs.resolveSibling(abs.getFileName() + suffix);
+        return JournalOwner.sibling(journalDir, suffix);
     }
 
     /**
      * @throws JournalDirInUseException when a live process holds the lock
      */
     public static JournalDirOwnership acquire(Path journalDir) {
-        Path lockFile = sibling(journalDir, "-owner.lock");
+        Path lockFile = sibling(journalDir, JournalOwner.LOCK_SUFFIX);
         FileChannel ch;
         try {
             Files.createDirectories(lockFile.getParent());
@@ -89,8 +89,7 @@ public final class JournalDirOwnership implements AutoCloseable {
         try {
             ProcessIdentity self = ProcessIdentity.self();
             ch.truncate(0);
-            ch.write(ByteBuffer.wrap(("pid=" + self.pid() + " startTicks=" + self.startTicks() + "\n")
-                    .getBytes(StandardCharsets.US_ASCII)), 0);
+            ch.write(ByteBuffer.wrap(JournalOwner.lockText(self.pid(), self.startTicks()).getBytes(StandardCharsets.US_ASCII)), 0);
             ch.force(false);
         } catch (IOException e) {
             // see above: the lock is held, only the courtesy text is missing
@@ -99,15 +98,10 @@ public final class JournalDirOwnership implements AutoCloseable {
 
     private static int ownerPid(Path lockFile) {
         try {
-            String text = Files.readString(lockFile, StandardCharsets.US_ASCII).trim();
-            if (text.startsWith("pid=")) {
-                int end = text.indexOf(' ');
-                return Integer.parseInt(end < 0 ? text.substring(4) : text.substring(4, end));
-            }
+            return JournalOwner.pid(Files.readString(lockFile, StandardCharsets.US_ASCII));
         } catch (IOException | RuntimeException e) {
             return -1;
         }
-        return -1;
     }
 
     private static void close(FileChannel ch) {

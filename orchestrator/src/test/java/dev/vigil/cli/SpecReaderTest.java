@@ -279,4 +279,35 @@ class SpecReaderTest {
         }
         assertEquals(expected.size(), got.size(), "unexpected extra problems: " + got);
     }
+
+    /**
+     * Times past a year overflowed the monotonic clock's nanoseconds: the spec was accepted and the run failed later
+     * with "long overflow" (windowMs: every close failed unjournaled; periodMs: the pool's start). Now each is a
+     * problem with its path, before anything starts; so is a parallelCloses the close settings refuse.
+     */
+    @Test
+    void timesPastAYearAndTooManyParallelClosesAreProblemsNamingTheirFields() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("huge.json", """
+                {"close": {"windowMs": 9223372036854775807, "hardCapMs": 31536000001, "fixedBudgetMs": 9223372036854775807,
+                           "graceMs": 9223372036854775807, "parallelCloses": 2147483647},
+                 "pools": [{"workload": {"controlTimeoutMs": 9223372036854775807},
+                            "onChildExit": {"policy": "restart", "periodMs": 9223372036854775807,
+                                            "backoffMs": 9223372036854775807, "maxBackoffMs": 9223372036854775807},
+                            "groups": [{"name": "g", "kind": "c", "children": 1}]}]}
+                """)));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        String max = "must be <= 31536000000 (365 days)";
+        List<String> expected = List.of(
+                "close.windowMs: " + max, "close.hardCapMs: " + max, "close.fixedBudgetMs: " + max, "close.graceMs: " + max,
+                "close.parallelCloses: must be <= 64",
+                "pools[0].workload.controlTimeoutMs: " + max,
+                "pools[0].onChildExit.periodMs: " + max, "pools[0].onChildExit.backoffMs: " + max,
+                "pools[0].onChildExit.maxBackoffMs: " + max);
+        assertEquals(expected, got);
+        RunSpec atTheBound = SpecReader.read(write("year.json", """
+                {"close": {"windowMs": 31536000000, "parallelCloses": 64},
+                 "pools": [{"groups": [{"name": "g", "kind": "c", "children": 1}]}]}
+                """));
+        assertEquals(31_536_000_000L, atTheBound.close().windowMs());
+    }
 }

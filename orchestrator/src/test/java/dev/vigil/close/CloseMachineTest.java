@@ -136,6 +136,8 @@ class CloseMachineTest {
         long shutdownAt = -1;
         boolean released;
         long reapedAt = -1;
+        /** How many events were journaled when it exited (its exit stage completed), -1 while it runs. */
+        int exitedAfterEvents = -1;
         /** When its transition ring was journaled (the last time), -1 never; a drain after the release is wrong. */
         long drainedAt = -1;
         boolean drainedAfterRelease;
@@ -159,6 +161,7 @@ class CloseMachineTest {
         void end(int code, int signal) {
             if (!exit.isDone()) {
                 reapedAt = w.now;
+                exitedAfterEvents = w.journal.size();
                 exit.complete(new ChildExit(signal > 0 ? -1 : code, signal, w.now));
             }
         }
@@ -395,6 +398,11 @@ class CloseMachineTest {
             }
             if (e instanceof EscalationSent s) {
                 escalatedAt.putIfAbsent(s.group() + "/" + s.index(), i);
+                for (Child c : target.children) {
+                    if (c.index == s.index() && c.exitedAfterEvents >= 0 && c.exitedAfterEvents <= indexOf(c.w.journal, s)) {
+                        bad.add("escalation sent to " + c + " after it had exited on its own: " + s);
+                    }
+                }
                 if (policy == EscalationPolicy.LEAK && !escalateNow) {
                     bad.add("escalation under leak: " + s);
                 }
@@ -452,6 +460,16 @@ class CloseMachineTest {
             bad.add("closeFinished not told the report");
         }
         return bad;
+    }
+
+    /** Where {@code e} itself (not an equal event) stands in the whole journal {@code j}. */
+    private static int indexOf(List<JournalEvent> j, JournalEvent e) {
+        for (int i = 0; i < j.size(); i++) {
+            if (j.get(i) == e) {
+                return i;
+            }
+        }
+        throw new AssertionError("not journaled: " + e);
     }
 
     @Test

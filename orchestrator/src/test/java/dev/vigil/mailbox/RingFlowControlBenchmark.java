@@ -37,13 +37,17 @@ import org.HdrHistogram.Histogram;
  * </ol>
  * Prints a Markdown section (bin/vigil-bench writes it into docs/BENCHMARKS.md between its bench:ring markers).
  * Settings: -Dvigil.bench.rounds (3), -Dvigil.bench.roundMillis (3000), -Dvigil.bench.perRound (20000), the ring's
- * {@link RingSettings} properties (e.g. -Dvigil.ring.capacity), -Dvigil.bench.rates.only=true (skip round trip and idle).
+ * {@link RingSettings} properties (e.g. -Dvigil.ring.capacity), -Dvigil.bench.rates.only=true (skip round trip and idle),
+ * -Dvigil.bench.children (1,16). Each set of rounds starts with one uncounted round of each variant (warm-up).
  */
 public final class RingFlowControlBenchmark {
     static final int ROUNDS = Integer.getInteger("vigil.bench.rounds", 3);
     static final long ROUND_MILLIS = Long.getLong("vigil.bench.roundMillis", 3000);
     static final int ROUND_TRIPS = Integer.getInteger("vigil.bench.perRound", 20_000);
     static final RingSettings RING = RingSettings.from(System::getProperty);
+    /** Children per measured set of rounds: -Dvigil.bench.children (comma-separated, default 1,16). */
+    static final int[] CHILDREN = java.util.Arrays.stream(System.getProperty("vigil.bench.children", "1,16").split(","))
+            .map(String::trim).filter(c -> !c.isEmpty()).mapToInt(Integer::parseInt).toArray();
 
     private final Path dir;
     private int store;
@@ -69,12 +73,12 @@ public final class RingFlowControlBenchmark {
     private String measure() throws Exception {
         StringBuilder report = new StringBuilder();
         report.append("```\n");
-        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, ring of %d records, %d rounds of %d ms per variant, %d cpus, load %s%n",
+        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, ring of %d records, %d rounds of %d ms per variant after one of warm-up, %d cpus, load %s%n",
                 RING.capacity(), ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
         report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %14s %8s %6s %12s %13s %10s%n", "children", "off trans/s",
                 "drained/s", "ratio", "journaled/s", "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
         StringBuilder time = new StringBuilder();
-        for (int children : new int[] {1, 16}) {
+        for (int children : CHILDREN) {
             double[] rate = new double[Variant.values().length];
             long lost = 0;
             long cpu = 0;
@@ -84,6 +88,9 @@ public final class RingFlowControlBenchmark {
             List<List<Time>> times = new ArrayList<>();
             for (Variant v : Variant.values()) {
                 times.add(new ArrayList<>());
+            }
+            for (Variant v : Variant.values()) {
+                run(children, v); // warm-up, not counted: the first rounds of a variant compile its paths (JIT ~30-80 ms a second)
             }
             for (int round = 0; round < ROUNDS; round++) {
                 for (Variant v : Variant.values()) {

@@ -53,10 +53,16 @@ public final class CloseBenchmark {
     private static final long SETTLE_MILLIS = 20;
     private static final int WARM_UP_CLOSES = 200;
     /**
-     * Unmeasured rounds of each configuration before its measured ones ({@code -Dvigil.bench.close.warmUpRounds}: more
-     * for a study of one configuration, whose compiles the other configurations' rounds do not run first).
+     * Unmeasured rounds of Vigil's side of each C configuration before its measured ones
+     * ({@code -Dvigil.bench.close.warmUpRounds}). Two were too few: in a run of C x64 pools alone at 19:30 UTC
+     * 2026-12-03 (load 6-15) the JIT's compiler threads still took 34 ms of CPU in each measured close after 2 such
+     * rounds (the close 3.18x the reference), 15 ms after 10 (1.78x): compiles an orchestrator that has closed such
+     * pools before has long finished, taken from the exiting children's cores. What is left is in the table of CPU by
+     * thread (its C1/C2 rows).
      */
-    private static final int WARM_UP_ROUNDS = Integer.getInteger("vigil.bench.close.warmUpRounds", 2);
+    private static final int WARM_UP_ROUNDS = Integer.getInteger("vigil.bench.close.warmUpRounds", 10);
+    /** The same for the Java child configurations and for the C references: each child JVM costs ~0.5 s of CPU. */
+    private static final int FEW_WARM_UP_ROUNDS = Math.min(2, WARM_UP_ROUNDS);
     /** What the "same work" reference adds to the protocol (vigil-close-reference's VIGIL_REF_* variables). */
     private static final String SAME_WORK = "cgroup per pool, journal, sweep, report";
 
@@ -122,10 +128,13 @@ public final class CloseBenchmark {
         // before (after one such round the JIT's compiler threads still took 20-70 ms of CPU in each 256-child close,
         // against the exiting children on the same cores; the table of CPU by thread below says what is left)
         for (Config c : configs) {
-            for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            int vigilRounds = c.kind().equals("C") ? WARM_UP_ROUNDS : FEW_WARM_UP_ROUNDS;
+            for (int round = 0; round < vigilRounds; round++) {
                 runRound(o, work, c, WARM_UP_CLOSES + round, null);
-                referenceRound(o, work, c, false);
-                referenceRound(o, work, c, true);
+                if (round < FEW_WARM_UP_ROUNDS) {
+                    referenceRound(o, work, c, false);
+                    referenceRound(o, work, c, true);
+                }
             }
         }
         for (Config c : configs) {
@@ -231,9 +240,10 @@ public final class CloseBenchmark {
         new BenchSummary("whole close, idle C pools of " + sizes + " children (medians), against a C reference doing the"
                 + " same work (" + SAME_WORK + ")", vigilMs + " ms", "C reference, same work " + sameWorkMs + " ms",
                 sameWorkRatios.toString(), "<= 1.25x each on an idle machine", withinSameWork).print(out);
-        out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight) and %d unmeasured"
-                + " rounds of each configuration (every side), not counted; the first close of the process (C x1 in"
-                + " flight, cold JIT): %.2f ms, close minus slowest reap %.2f ms.%n", WARM_UP_CLOSES, WARM_UP_ROUNDS,
+        out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight) and unmeasured"
+                + " rounds of each configuration (%d of Vigil's side of the C ones, %d of the Java ones and of each"
+                + " reference), not counted; the first close of the process (C x1 in flight, cold JIT): %.2f ms, close"
+                + " minus slowest reap %.2f ms.%n", WARM_UP_CLOSES, WARM_UP_ROUNDS, FEW_WARM_UP_ROUNDS,
                 ms(first.close()), ms(first.tail()));
         out.printf(Locale.ROOT, "Orchestrator threads: %d in the JVM at most (whatever the pool size; the JFR recording"
                 + " of the phases below adds its own); Vigil's own, by name, seen during the closes: %s.%n", threads[0],

@@ -84,6 +84,7 @@ public final class CloseLookup {
             CloseIndex.Span span = CloseIndex.span(dir, closeId);
             from = span == null ? -1 : PoolStartLocator.locate(dir, span.startIndex(), span.poolId());
         }
+        int live = source.liveOrchestratorPid(); // before the read: see CloseReconstruction.finish(int)
         RebuiltClose[] found = new RebuiltClose[1];
         long[] closesSeen = {0, Long.MAX_VALUE, Long.MIN_VALUE};
         CloseReconstruction fold = new CloseReconstruction(new CloseReconstruction.Listener() {
@@ -120,7 +121,7 @@ public final class CloseLookup {
                 if (map != null && damage == null) {
                     fold.finishFromMap(map);
                 }
-                fold.finish();
+                fold.finish(live);
             }
             if (map != null && found[0] != null) {
                 for (ChildHistory c : found[0].children()) {

@@ -201,11 +201,26 @@ public final class CloseReconstruction {
      * only be judged at the end (unexplained seq gaps, unfinished closes) is reported.
      */
     public void finish() {
+        finish(-1);
+    }
+
+    /**
+     * Like {@link #finish()} for a journal still being written: a close that {@code liveOrchestratorPid} (the
+     * orchestrator running when the read began, {@link dev.vigil.replay.source.EventSource#liveOrchestratorPid})
+     * started and the journal does not complete yet is in progress ({@link RebuiltClose#inProgressBy()}), not a
+     * {@code CLOSE_NOT_COMPLETED}. -1: no orchestrator runs, the journal is all there is.
+     */
+    public void finish(int liveOrchestratorPid) {
         for (CloseState cs : new ArrayList<>(openCloses.values())) {
-            violation(Violation.Rule.CLOSE_NOT_COMPLETED, cs.startIndex, cs.started.timeNanos(), cs.started.poolId(),
-                    cs.started.closeId(), "close " + cs.started.closeId(),
-                    "close started and the journal ends without its completion; not reaped: " + unreaped(cs));
-            listener.closeRebuilt(cs.rebuild(null, lastIndex));
+            RebuiltClose rc = cs.rebuild(null, lastIndex);
+            if (liveOrchestratorPid > 0 && cs.started.orchestratorPid() == liveOrchestratorPid) {
+                rc.inProgressBy = liveOrchestratorPid;
+            } else {
+                violation(Violation.Rule.CLOSE_NOT_COMPLETED, cs.startIndex, cs.started.timeNanos(), cs.started.poolId(),
+                        cs.started.closeId(), "close " + cs.started.closeId(),
+                        "close started and the journal ends without its completion; not reaped: " + unreaped(cs));
+            }
+            listener.closeRebuilt(rc);
         }
         openCloses.clear();
         for (PoolState p : pools.values()) {

@@ -33,10 +33,22 @@ public final class CloseVerdict {
             causes.add("stray pid " + s.pid() + " (" + s.command() + ", parent pid " + s.parentPid()
                     + ") left in " + s.container() + " after its parent was reaped (DESCENDANTS_LEFT)");
         }
-        String prefix = rc.isComplete() ? "" : rc.endedByDeath() != null
+        String prefix = rc.isComplete() ? "" : rc.inProgressBy() > 0
+                ? "IN PROGRESS (the journal is live: orchestrator pid " + rc.inProgressBy() + " is still running this close): "
+                : rc.endedByDeath() != null
                 ? "ENDED BY THE DEATH OF ITS ORCHESTRATOR (ORCHESTRATOR_DIED: pid " + rc.endedByDeath().deadPid() + "; the recovery by pid "
                         + rc.endedByDeath().orchestratorPid() + " made sure none of its children is alive): "
                 : "INCOMPLETE (the journal ends before the close completed): ";
+        if (rc.inProgressBy() > 0) {
+            List<String> waiting = new ArrayList<>();
+            for (ChildHistory c : rc.children()) {
+                if (c.reaped() == null) {
+                    waiting.add("pid " + c.pid());
+                }
+            }
+            return prefix + (waiting.isEmpty() ? "every child reaped so far, the report not journaled yet"
+                    : waiting.size() + " of " + rc.children().size() + " child(ren) not reaped yet: " + String.join(", ", waiting));
+        }
         if (!causes.isEmpty()) {
             return prefix + "FAILED: " + String.join("; ", causes);
         }

@@ -33,7 +33,8 @@ import picocli.CommandLine.ParentCommand;
         description = {"List every close in the journal: pool, start (relative to the journal's first event),",
             "duration, outcome, and children reaped (exited on their own), killed (by escalation) and kept",
             "(survivors left running), as the orchestrator reported them. A close the journal ends",
-            "inside is listed as INCOMPLETE. Closes are listed as they complete."})
+            "inside is listed as INCOMPLETE, or IN_PROGRESS while the orchestrator writing it still runs",
+            "that close. Closes are listed as they complete."})
 public final class ClosesCommand implements Callable<Integer> {
     @ParentCommand
     ReplayCli cli;
@@ -57,6 +58,7 @@ public final class ClosesCommand implements Callable<Integer> {
     }
 
     public static int run(EventSource source, boolean json, PrintStream out) {
+        int live = source.liveOrchestratorPid(); // before the read: see CloseReconstruction.finish(int)
         Map<Long, CloseStarted> open = new HashMap<>();
         // per pool, restarts since its last close started; per close, the failure that started it
         Map<String, Integer> restarts = new HashMap<>();
@@ -92,14 +94,15 @@ public final class ClosesCommand implements Callable<Integer> {
             return true;
         });
         for (CloseStarted s : open.values()) {
-            row(out, json, s, null, origin, "INCOMPLETE", restartsBefore.get(s.closeId()), failures.get(s.closeId()));
+            row(out, json, s, null, origin, live > 0 && s.orchestratorPid() == live ? "IN_PROGRESS" : "INCOMPLETE",
+                    restartsBefore.get(s.closeId()), failures.get(s.closeId()));
         }
         return 0;
     }
 
-    /** @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, or ORCHESTRATOR_DIED */
     /**
-     * @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, or ORCHESTRATOR_DIED
+     * @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, IN_PROGRESS (its orchestrator still
+     *        runs it), or ORCHESTRATOR_DIED
      * @param restarts children the pool restarted since its previous close (null: none)
      * @param failed the pool failure that started this close, or null
      */

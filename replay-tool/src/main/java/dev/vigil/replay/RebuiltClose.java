@@ -34,6 +34,8 @@ public final class RebuiltClose {
     private final int runEventsDropped;
     /** The caller's escalate-now of this close (a second Ctrl-C), or null. */
     dev.vigil.journal.EscalateNowRequested escalateNow;
+    /** The pid of the orchestrator still running this close when the journal was read, or -1. */
+    int inProgressBy = -1;
 
     RebuiltClose(CloseStarted started, long startIndex, String protocolMode, List<ChildHistory> children,
             List<StrayFound> strays, List<ContainmentKilled> kills, CloseCompleted completed,
@@ -141,6 +143,14 @@ public final class RebuiltClose {
 
     public boolean isComplete() {
         return completed != null;
+    }
+
+    /**
+     * The pid of the orchestrator that was still running when the journal was read and had not completed this
+     * close yet (the close is in progress, not cut off), or -1.
+     */
+    public int inProgressBy() {
+        return inProgressBy;
     }
 
     /** Index of the CloseCompleted, or of the last event read when incomplete. */

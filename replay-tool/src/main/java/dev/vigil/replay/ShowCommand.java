@@ -97,6 +97,9 @@ public final class ShowCommand implements Callable<Integer> {
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
                     rc.endedByDeath().orchestratorPid(), CloseVerdict.at(rc.endedByDeath().timeNanos(), t0),
                     rc.endedByDeath().unreaped(), rebuilt.outcome());
+        } else if (c == null && rc.inProgressBy() > 0) {
+            out.printf(Locale.ROOT, "started +0.000 s, in progress: orchestrator pid %d is still running it (so far: %d child(ren)"
+                    + " not reaped yet)%n", rc.inProgressBy(), rebuilt.survivors());
         } else if (c == null) {
             out.printf(Locale.ROOT, "started +0.000 s, not completed in the journal, rebuilt outcome %s, survivors %d%n",
                     rebuilt.outcome(), rebuilt.survivors());
@@ -266,6 +269,9 @@ public final class ShowCommand implements Callable<Integer> {
         ObjectNode n = JsonEvents.mapper().createObjectNode();
         n.put("closeId", rc.closeId()).put("poolId", rc.poolId()).put("protocolMode", rc.protocolMode())
                 .put("complete", rc.isComplete()).put("verdict", CloseVerdict.of(rc));
+        if (rc.inProgressBy() > 0) {
+            n.put("inProgressBy", rc.inProgressBy());
+        }
         ArrayNode classes = n.putArray("classes");
         CloseVerdict.failureClasses(rc).forEach(classes::add);
         CloseOutcome rebuilt = rc.outcome();

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Set;
 
 import dev.vigil.journal.EventType;
+import dev.vigil.journal.JournalOwner;
 import dev.vigil.journal.JournalReader;
 
 /**
@@ -32,5 +33,15 @@ public interface EventSource {
     /** The journal directory behind this source (its close index speeds some commands up), or null. */
     default Path journalDir() {
         return null;
+    }
+
+    /**
+     * The pid of the orchestrator still writing this journal ({@link JournalOwner#livePid}), or -1 when none is
+     * (or it cannot be known, as for a shipped journal). Asked before the read: a close this pid started that the
+     * journal does not complete is in progress, not cut off.
+     */
+    default int liveOrchestratorPid() {
+        Path dir = journalDir();
+        return dir == null ? -1 : JournalOwner.livePid(dir);
     }
 }
