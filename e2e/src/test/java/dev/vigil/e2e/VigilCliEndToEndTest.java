@@ -418,9 +418,7 @@ class VigilCliEndToEndTest {
      */
     @Test
     void aRunWhoseJournalFilledUpFailsAndSaysSo() throws Exception {
-        Path mount = Files.createDirectories(work.resolve("small"));
-        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=15m", "vigil-e2e-full", mount.toString())
-                .inheritIO().start().waitFor(), "mount a 15 MiB tmpfs (the test runs as root, as JournalFullDiskTest)");
+        Path mount = mountTmpfs("small", "15m");
         try {
             // the mailbox map takes 13 MiB of it up front; the controls' events fill the rest
             Path spec = Files.writeString(work.resolve("full.json"), """
@@ -433,7 +431,7 @@ class VigilCliEndToEndTest {
             assertTrue(run.out().contains("\nresult: FAILED (exit 1): 1 journal incomplete (events not written)\n"), run.toString());
             assertTrue(run.out().contains("\nJOURNAL INCOMPLETE: journal dir=" + mount.resolve("journal")), run.toString());
         } finally {
-            new ProcessBuilder("umount", "-l", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+            unmount(mount);
         }
     }
 
@@ -445,9 +443,7 @@ class VigilCliEndToEndTest {
      */
     @Test
     void aRunOnAFullDiskAtStartLeavesNothingAndSaysNoSpaceLeft() throws Exception {
-        Path mount = Files.createDirectories(work.resolve("full"));
-        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "vigil-e2e-full-at-start", mount.toString())
-                .inheritIO().start().waitFor(), "mount a 1 MiB tmpfs (the test runs as root, as JournalFullDiskTest)");
+        Path mount = mountTmpfs("full", "1m");
         try {
             Path spec = Files.writeString(work.resolve("one.json"), """
                     {"pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1}]}]}
@@ -473,8 +469,20 @@ class VigilCliEndToEndTest {
                 }
             }
         } finally {
-            new ProcessBuilder("umount", "-l", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+            unmount(mount);
         }
+    }
+
+    /** A real tmpfs of {@code size} on {@code work/name} (the test runs as root, as JournalFullDiskTest). */
+    private Path mountTmpfs(String name, String size) throws IOException, InterruptedException {
+        Path mount = Files.createDirectories(work.resolve(name));
+        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "vigil-e2e-" + name, mount.toString())
+                .inheritIO().start().waitFor(), "mount a tmpfs of " + size);
+        return mount;
+    }
+
+    private static void unmount(Path mount) throws IOException, InterruptedException {
+        new ProcessBuilder("umount", "-l", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
     }
 
     /** Waits (bounded) until vigil's stdout contains {@code text}. */
