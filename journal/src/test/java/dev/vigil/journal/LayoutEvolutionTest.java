@@ -50,6 +50,32 @@ class LayoutEvolutionTest {
         }
     }
 
+    /**
+     * The build writes the reader of every kind and layout version into the jar (RecordReaders.main, journal/pom.xml):
+     * a journal read uses those, not classes generated at run time, and they read what the generated ones read.
+     */
+    @Test
+    void theReadersOfEveryKindAndVersionAreTheBuildsAndReadAsTheGeneratedOnes() {
+        for (EventType t : EventType.values()) {
+            for (int v = 1; v <= t.version(); v++) {
+                Class<?> used = EventCodec.layout(t).readerClassUsed(v);
+                assertEquals("dev.vigil.journal." + t.recordClass().getSimpleName() + "Reader" + v, used.getName(),
+                        t + " layout version=" + v + " is read by the class the build wrote");
+                org.junit.jupiter.api.Assertions.assertFalse(used.isHidden(), used + " is not generated at run time");
+                assertTrue(EventCodec.RecordLayout.of(t.recordClass()).readerClassUsed(v).isHidden(),
+                        "a layout of a record that is no kind generates its readers");
+            }
+        }
+        for (JournalEvent e : SampleEvents.oneOfEach(5)) {
+            Bytes<byte[]> body = Bytes.allocateElasticOnHeap(256);
+            EventCodec.layout(e.type()).write(e, body);
+            Bytes<byte[]> copy = Bytes.wrapForRead(body.toByteArray());
+            assertEquals(e, EventCodec.layout(e.type()).read(body, e.type().version()), e.type().toString());
+            assertEquals(e, EventCodec.RecordLayout.of(e.type().recordClass()).read(copy, e.type().version()),
+                    e.type().toString());
+        }
+    }
+
     @Test
     void aBodyOfAnOlderLayoutReadsWithTheAddedFieldsAtTheirAbsentValues() {
         Bytes<byte[]> v1 = Bytes.allocateElasticOnHeap(64);
