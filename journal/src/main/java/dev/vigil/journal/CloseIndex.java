@@ -53,8 +53,12 @@ public final class CloseIndex {
         }
     }
 
-    /** One entry of the index, as written; {@code closeId} is the cycle for a cycle entry. */
-    public record Entry(int kind, long closeId, String poolId, long journalIndex) {
+    /**
+     * One entry of the index, as written; {@code closeId} is the cycle for a cycle entry. {@code entryIndex} is the
+     * entry's own index in the close index queue and {@code byteOffset} the position of its header in its file (where a
+     * damaged entry is named).
+     */
+    public record Entry(int kind, long closeId, String poolId, long journalIndex, long entryIndex, long byteOffset) {
         public boolean isStart() {
             return kind == START;
         }
@@ -101,26 +105,43 @@ public final class CloseIndex {
         if (q == null) {
             return true;
         }
+        Map<Integer, Long> lastRead = new java.util.HashMap<>();
         try (q; ExcerptTailer tailer = q.createTailer()) {
             while (true) {
                 try (DocumentContext dc = tailer.readingDocument()) {
                     if (!dc.isPresent()) {
-                        return true;
+                        return readToTheirEnds(files, lastRead);
                     }
                     if (dc.isMetaData()) {
                         continue;
                     }
                     Bytes<?> b = dc.wire().bytes();
+                    long header = b.readPosition() - 4; // a cycle file's bytes are addressed by file position
                     int kind = b.readUnsignedByte();
                     long closeId = b.readLong();
                     String pool = b.readUtf8();
                     long index = b.readLong();
-                    sink.accept(new Entry(kind, closeId, pool, index));
+                    lastRead.put(JournalDirectory.ROLL_CYCLE.toCycle(dc.index()),
+                            JournalDirectory.ROLL_CYCLE.toSequenceNumber(dc.index()));
+                    sink.accept(new Entry(kind, closeId, pool, index, dc.index(), header));
                 }
             }
         } catch (RuntimeException | InternalError damagedIndex) {
             return false;
         }
+    }
+
+    /**
+     * Each file was read to the last entry its store header records (Chronicle's tailer stops quietly where a cut or
+     * zeroed region begins: an index that lost entries so must not read as whole).
+     */
+    private static boolean readToTheirEnds(List<CycleFiles.CycleFile> files, Map<Integer, Long> lastRead) {
+        for (CycleFiles.CycleFile f : files) {
+            if (f.lastSequence() >= 0 && lastRead.getOrDefault(f.cycle(), -1L) < f.lastSequence()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -153,7 +174,8 @@ public final class CloseIndex {
         try (PlainExcerpts excerpts = new PlainExcerpts(cycles)) {
             excerpts.toStart();
             for (long i = excerpts.next(); i >= 0; i = excerpts.next()) {
-                Entry e = entry(excerpts.buffer(), excerpts.bodyOffset(), excerpts.bodyLength());
+                Entry e = entry(excerpts.buffer(), excerpts.bodyOffset(), excerpts.bodyLength(), i,
+                        excerpts.bodyEnd() - excerpts.bodyLength() - 4);
                 if (e == null) {
                     return null;
                 }
@@ -178,7 +200,7 @@ public final class CloseIndex {
     private static volatile ReadBefore lastRead;
 
     /** One entry as {@link #append} wrote it, or null unless the body is exactly that with an ASCII pool id. */
-    private static Entry entry(byte[] b, int at, int length) {
+    private static Entry entry(byte[] b, int at, int length, long entryIndex, long byteOffset) {
         int end = at + length;
         if (length < 1 + 8 + 1 + 8) {
             return null;
@@ -196,25 +218,111 @@ public final class CloseIndex {
             }
         }
         return new Entry(kind, closeId, new String(b, p, n, java.nio.charset.StandardCharsets.US_ASCII),
-                FieldCursor.longAt(b, p + n));
+                FieldCursor.longAt(b, p + n), entryIndex, byteOffset);
     }
 
 
     /**
-     * Every cycle the index says events were written to: its cycle entries, and the cycles of the
-     * journal indexes of its close entries. Empty without an index; a damaged index gives what was read.
+     * What the index says about the journal: every cycle events were written to (its cycle entries, and the cycles of
+     * the journal indexes of its close entries), up to its first damaged entry, and that entry named ({@code damage},
+     * null when none). Empty without an index. From cycle {@code recordsFrom} on, a writer recorded every cycle it
+     * wrote to (a cycle entry as it first writes to it): so when the index is {@code whole} (read to its end, no
+     * damaged entry, no kind this build does not know), a cycle file there that it does not record holds events it
+     * never wrote. {@code recordsFrom} is {@link Integer#MIN_VALUE} when the index's first entry is the cycle entry of
+     * a journal's first event (sequence 0: every cycle is recorded), the cycle of its first cycle entry otherwise (an
+     * index begun by a writer from before cycle entries, or begun again after it was removed), and
+     * {@link Integer#MAX_VALUE} when it has none.
      */
-    public static java.util.Set<Integer> cyclesWritten(Path journalDir) {
+    public record Written(java.util.Set<Integer> cycles, String damage, boolean whole, int recordsFrom) {
+        /** True when a cycle file of {@code cycle} holding events must be one this index records. */
+        public boolean mustRecord(int cycle) {
+            return whole && cycle >= recordsFrom;
+        }
+    }
+
+    /** {@link Written} of the journal in {@code journalDir}. */
+    public static Written cyclesWritten(Path journalDir) {
         java.util.Set<Integer> cycles = new java.util.TreeSet<>();
-        int[] last = {Integer.MIN_VALUE};
-        read(journalDir, e -> {
-            int cycle = e.isCycle() ? (int) e.closeId() : JournalDirectory.ROLL_CYCLE.toCycle(e.journalIndex());
-            if (cycle != last[0]) { // entries come in journal order: one set insertion per run of a cycle, not per entry
+        Checked checked = checked(journalDir);
+        int last = Integer.MIN_VALUE;
+        int recordsFrom = Integer.MAX_VALUE;
+        boolean knownKinds = true;
+        for (Entry e : checked.entries()) {
+            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(e.journalIndex());
+            if (cycle != last) { // entries come in journal order: one set insertion per run of a cycle, not per entry
                 cycles.add(cycle);
-                last[0] = cycle;
+                last = cycle;
             }
-        });
-        return cycles; // an accelerator and a cross-check only: what was read of a damaged index stays usable
+            if (e.isCycle() && recordsFrom == Integer.MAX_VALUE) {
+                boolean fromTheStart = cycles.size() == 1 && JournalDirectory.ROLL_CYCLE.toSequenceNumber(e.journalIndex()) == 0
+                        && e == checked.entries().get(0);
+                recordsFrom = fromTheStart ? Integer.MIN_VALUE : cycle;
+            }
+            knownKinds &= e.isStart() || e.isEnd() || e.isCycle();
+        }
+        // what was read of a damaged index stays usable
+        return new Written(cycles, checked.damage(), checked.whole() && checked.damage() == null && knownKinds,
+                recordsFrom);
+    }
+
+    /** The index's first damaged entry named (as {@link Written#damage}), or null when it has none. */
+    public static String damage(Path journalDir) {
+        return checked(journalDir).damage();
+    }
+
+    /** The entries before the first damaged one, and that one named (null when none); whole: read to its end. */
+    private record Checked(List<Entry> entries, String damage, boolean whole) {
+    }
+
+    /**
+     * The entries of the index up to its first damaged one. The index has no checksum, so an entry is called damaged
+     * when it cannot be what the writer wrote: the appender thread writes entries in journal order (each journal index
+     * at or after the one before), a cycle entry names the cycle of its own journal index, and, once a writer writes
+     * cycle entries, before the first close entry of each cycle; no index lies in a cycle after today. An entry out of
+     * order is told from a neighbour raised by damage by the entry after it. A garbled entry would otherwise make a
+     * reader name a cycle file that never existed as missing.
+     */
+    private static Checked checked(Path journalDir) {
+        List<Entry> all = new ArrayList<>();
+        boolean whole = read(journalDir, all::add);
+        int today = (int) (System.currentTimeMillis() / JournalDirectory.ROLL_CYCLE.lengthInMillis());
+        long previous = Long.MIN_VALUE;
+        int cycleEntered = Integer.MIN_VALUE;
+        for (int i = 0; i < all.size(); i++) {
+            Entry e = all.get(i);
+            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(e.journalIndex());
+            String why = null;
+            if (e.journalIndex() < previous) {
+                why = "its journal index=" + hex(e.journalIndex()) + " is before the previous entry's " + hex(previous);
+            } else if (i + 1 < all.size() && all.get(i + 1).journalIndex() < e.journalIndex()
+                    && all.get(i + 1).journalIndex() >= previous) {
+                why = "its journal index=" + hex(e.journalIndex()) + " is after the next entry's "
+                        + hex(all.get(i + 1).journalIndex());
+            } else if (cycle > today + 1) {
+                why = "its journal index=" + hex(e.journalIndex()) + " lies in cycle " + cycle + ", after today's (" + today
+                        + ")";
+            } else if (e.isCycle() && e.closeId() != cycle) {
+                why = "it is a cycle entry for cycle " + e.closeId() + " but its journal index=" + hex(e.journalIndex())
+                        + " lies in cycle " + cycle;
+            } else if (!e.isCycle() && cycleEntered != Integer.MIN_VALUE && cycle != cycleEntered) {
+                why = "its journal index=" + hex(e.journalIndex()) + " lies in cycle " + cycle
+                        + ", but the last cycle entry before it is for cycle " + cycleEntered;
+            }
+            if (why != null) {
+                return new Checked(all.subList(0, i), "close index file=" + JournalSchema.CLOSE_INDEX_DIR + "/"
+                        + CycleFiles.fileName(JournalDirectory.ROLL_CYCLE.toCycle(e.entryIndex()), JournalDirectory.ROLL_CYCLE, 0)
+                        + " entry index=" + hex(e.entryIndex()) + " (byte=" + e.byteOffset() + ") is damaged: " + why, whole);
+            }
+            previous = e.journalIndex();
+            if (e.isCycle()) {
+                cycleEntered = cycle;
+            }
+        }
+        return new Checked(all, null, whole);
+    }
+
+    private static String hex(long index) {
+        return "0x" + Long.toHexString(index);
     }
 
     /**
@@ -235,7 +343,7 @@ public final class CloseIndex {
 
     private static Map<Long, Span> spans(Path journalDir, java.util.function.LongPredicate wanted) {
         Map<Long, Span> spans = new LinkedHashMap<>();
-        read(journalDir, e -> {
+        checked(journalDir).entries().forEach(e -> {
             if (!wanted.test(e.closeId())) {
                 return;
             }
@@ -245,6 +353,6 @@ public final class CloseIndex {
                 spans.computeIfPresent(e.closeId(), (id, s) -> new Span(id, s.poolId(), s.startIndex(), e.journalIndex()));
             }
         });
-        return spans; // the index is an accelerator only; whatever was read of a damaged one stays usable
+        return spans; // the index is an accelerator only; what comes before the damage in a damaged one stays usable
     }
 }

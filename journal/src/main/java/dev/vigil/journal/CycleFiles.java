@@ -114,6 +114,48 @@ public final class CycleFiles {
         return new ArrayList<>(byCycle.values());
     }
 
+    /** The cycle files of a journal as {@link #ofJournal} found them, and what its close index says of them. */
+    public record OfJournal(List<CycleFile> files, CloseIndex.Written index) {
+    }
+
+    /**
+     * Every cycle of the journal in {@code dir} ({@link #inspect}, the cycles its close index records included), and
+     * each file holding events that the close index should record and does not marked unreadable: a cycle file of
+     * another journal, copied or renamed in (its events and closes would otherwise be read as this journal's). Only
+     * when the index is whole and records cycles ({@link CloseIndex.Written#mustRecord}): a damaged index, or one of a
+     * writer from before cycle entries, refuses no file. The newest file may be one a live writer has just begun (it
+     * records a cycle right after the cycle's first event): the index is read again for it, and a newest file of one
+     * event (a writer killed between that event and its entry) is let through.
+     */
+    public static OfJournal ofJournal(Path dir) {
+        CloseIndex.Written written = CloseIndex.cyclesWritten(dir);
+        List<CycleFile> files = inspect(dir, JournalDirectory.ROLL_CYCLE, 0, written.cycles());
+        List<CycleFile> out = new ArrayList<>(files.size());
+        CloseIndex.Written now = written;
+        boolean readAgain = false;
+        for (int i = 0; i < files.size(); i++) {
+            CycleFile f = files.get(i);
+            if (!f.readable() || f.lastSequence() < 0 || !now.mustRecord(f.cycle()) || now.cycles().contains(f.cycle())) {
+                out.add(f);
+                continue;
+            }
+            if (i == files.size() - 1) {
+                if (!readAgain) {
+                    now = CloseIndex.cyclesWritten(dir);
+                    readAgain = true;
+                }
+                if (f.lastSequence() == 0 || !now.mustRecord(f.cycle()) || now.cycles().contains(f.cycle())) {
+                    out.add(f);
+                    continue;
+                }
+            }
+            out.add(new CycleFile(f.cycle(), f.file(), f.length(), "holds " + (f.lastSequence() + 1)
+                    + " events, but the close index records no event written to it: a cycle file of another journal,"
+                    + " not read", f.lastPosition(), f.lastSequence()));
+        }
+        return new OfJournal(out, written);
+    }
+
     static final String SUFFIX = ".cq4";
 
     /** How long the newest cycle file may look unfinished before it counts as damaged (a writer needs microseconds). */

@@ -1,8 +1,6 @@
 package dev.vigil.journal;
 
 import java.lang.reflect.RecordComponent;
-import java.util.EnumMap;
-import java.util.Map;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesIn;
@@ -36,14 +34,13 @@ public final class EventCodec {
     public static final int CHECKSUMMED_BIT = 0x8000;
     public static final int LAYOUT_VERSION_MASK = 0x7FFF;
 
-    private static final Map<EventType, RecordLayout> LAYOUTS = new EnumMap<>(EventType.class);
+    /**
+     * The layout of each kind, by ordinal, made on the kind's first use: a short command meets a dozen of the kinds,
+     * and each layout reads its record's components and their annotations by reflection. Every layout is still made,
+     * and checked, by every build ({@link RecordReaders#main}).
+     */
+    private static final RecordLayout[] LAYOUTS = new RecordLayout[EventType.values().length];
     private static final ThreadLocal<EventEncoder> ENCODERS = ThreadLocal.withInitial(EventEncoder::new);
-
-    static {
-        for (EventType type : EventType.values()) {
-            LAYOUTS.put(type, RecordLayout.of(type.recordClass()));
-        }
-    }
 
     private EventCodec() {
     }
@@ -66,7 +63,17 @@ public final class EventCodec {
     }
 
     static RecordLayout layout(EventType type) {
-        return LAYOUTS.get(type);
+        RecordLayout layout = LAYOUTS[type.ordinal()]; // racy: null (then the lock) or a whole layout (final fields)
+        if (layout == null) {
+            synchronized (LAYOUTS) {
+                layout = LAYOUTS[type.ordinal()];
+                if (layout == null) {
+                    layout = RecordLayout.of(type.recordClass(), true);
+                    LAYOUTS[type.ordinal()] = layout;
+                }
+            }
+        }
+        return layout;
     }
 
     /** The newest layout version of a kind: the highest {@link AddedIn} among its fields, 1 without any. */
@@ -108,8 +115,10 @@ public final class EventCodec {
         private volatile RecordWriters.Writer writer;
         /** The generated reader of each layout version, [0] for version 1, made on first use. */
         private final RecordReaders.Reader[] readers;
+        /** True for the kinds of {@link EventType}: the build wrote their readers ({@link RecordReaders#main}). */
+        private final boolean prebuilt;
 
-        private RecordLayout(Class<?> recordClass, RecordComponent[] components) {
+        private RecordLayout(Class<?> recordClass, RecordComponent[] components, boolean prebuilt) {
             this.kind = recordClass.getSimpleName();
             this.version = layoutVersionOf(recordClass);
             int n = components.length;
@@ -126,13 +135,17 @@ public final class EventCodec {
                     throw new IllegalStateException(kind + "." + fieldNames[i] + ": @AddedIn(" + added.value()
                             + ") must name version 2 or later (version 1 is a kind's first layout)");
                 }
-                absent[i] = absentValue(fieldTypes[i], added == null ? "" : added.absent(), kind + "." + fieldNames[i]);
+                absent[i] = absentValue(fieldTypes[i], added == null ? "" : added.absent(), kind, fieldNames[i]);
             }
             this.recordClass = recordClass;
             this.readers = new RecordReaders.Reader[version];
+            this.prebuilt = prebuilt;
         }
 
-        private static Object absentValue(Class<?> type, String text, String field) {
+        /** The value of a field absent from an older layout; {@code kind} and {@code field} name it in an error (joined
+         * there only: this runs for every field of a kind on its first use, and a string concatenation's first run spins
+         * method-handle classes that JDK 17's class-data archive does not hold). */
+        private static Object absentValue(Class<?> type, String text, String kind, String fieldName) {
             try {
                 if (type == long.class) {
                     return text.isEmpty() ? 0L : Long.parseLong(text);
@@ -142,17 +155,22 @@ public final class EventCodec {
                     return !text.isEmpty() && Boolean.parseBoolean(text);
                 } else if (type == byte[].class) {
                     if (!text.isEmpty()) {
-                        throw new IllegalStateException(field + ": @AddedIn absent of a byte[] field is always empty");
+                        throw new IllegalStateException(kind + "." + fieldName + ": @AddedIn absent of a byte[] field is always empty");
                     }
                     return new byte[0];
                 }
                 return text;
             } catch (NumberFormatException e) {
-                throw new IllegalStateException(field + ": @AddedIn absent=\"" + text + "\" is not a " + type, e);
+                throw new IllegalStateException(kind + "." + fieldName + ": @AddedIn absent=\"" + text + "\" is not a " + type, e);
             }
         }
 
         static RecordLayout of(Class<?> recordClass) {
+            return of(recordClass, false);
+        }
+
+        /** @param prebuilt true for a kind of {@link EventType}, whose readers the build wrote */
+        static RecordLayout of(Class<?> recordClass, boolean prebuilt) {
             RecordComponent[] components = recordClass.getRecordComponents();
             for (RecordComponent c : components) {
                 Class<?> type = c.getType();
@@ -162,7 +180,7 @@ public final class EventCodec {
                             + ": unsupported field type " + type);
                 }
             }
-            return new RecordLayout(recordClass, components);
+            return new RecordLayout(recordClass, components, prebuilt);
         }
 
         /** Writes every field (the newest layout) into {@code sink}. */
@@ -208,15 +226,28 @@ public final class EventCodec {
             return read(cursor, bodyVersion);
         }
 
+        /** The class {@code simpleName} reading layout {@code bodyVersion}, as the build writes it. */
+        org.objectweb.asm.ClassWriter readerClass(String simpleName, int bodyVersion) {
+            return RecordReaders.classFile(simpleName, recordClass, fieldTypes, fieldNames, addedIn, absent, bodyVersion);
+        }
+
+        /** The reader of layout {@code bodyVersion} this layout uses (made once, whether by the build or at run time). */
+        Object readerUsed(int bodyVersion) {
+            return reader(bodyVersion);
+        }
+
         private RecordReaders.Reader reader(int bodyVersion) {
             RecordReaders.Reader r = readers[bodyVersion - 1];
             if (r == null) {
                 synchronized (this) {
                     r = readers[bodyVersion - 1];
+                    if (r == null && prebuilt) {
+                        r = RecordReaders.prebuilt(recordClass, bodyVersion);
+                    }
                     if (r == null) {
                         r = RecordReaders.generate(recordClass, fieldTypes, fieldNames, addedIn, absent, bodyVersion);
-                        readers[bodyVersion - 1] = r; // racy reads see null (and lock) or a whole reader: it is immutable
                     }
+                    readers[bodyVersion - 1] = r; // racy reads see null (and lock) or a whole reader: it is immutable
                 }
             }
             return r;

@@ -38,7 +38,7 @@ public final class JournalDirectory {
                 checkMarker(dir);
             }
         } catch (IOException e) {
-            throw new JournalException("cannot create journal dir=" + dir + ": " + e.getMessage(), e);
+            throw new JournalException("cannot create journal dir=" + dir + ": " + JournalException.plain(e), e);
         }
         return SingleChronicleQueueBuilder.binary(dir.toFile()).build();
     }
@@ -68,17 +68,34 @@ public final class JournalDirectory {
     /** Throws {@link JournalException} unless {@code dir} holds a journal this reader can read. */
     public static void validate(Path dir) {
         if (!Files.exists(dir)) {
+            if (!Files.notExists(dir)) { // neither: stat failed, e.g. a parent directory that may not be searched
+                throw new JournalException("journal dir=" + dir + " cannot be read: " + statFailure(dir));
+            }
             throw new JournalException("journal dir=" + dir + " does not exist");
         }
         if (!Files.isDirectory(dir)) {
             throw new JournalException("journal dir=" + dir + " is a file, not a journal directory");
         }
-        if (!Files.exists(dir.resolve(JournalSchema.MARKER_FILE))) {
+        Path marker = dir.resolve(JournalSchema.MARKER_FILE);
+        if (!Files.exists(marker)) {
+            if (!Files.notExists(marker)) { // the directory may not be searched (mode 000): not "no marker"
+                throw new JournalException("journal dir=" + dir + " cannot be read: " + statFailure(marker));
+            }
             throw new JournalException("dir=" + dir + " is not a Vigil journal (no " + JournalSchema.MARKER_FILE + ")");
         }
         checkMarker(dir);
         // No cycle file yet is a journal whose writer has not appended: it reads as empty (and a
         // follower sees the first events when they come), so it is not an error.
+    }
+
+    /** Why {@code path} cannot be looked at, e.g. "/j/vigil-journal.properties: permission denied". */
+    private static String statFailure(Path path) {
+        try {
+            Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class);
+            return path + ": cannot be looked at";
+        } catch (IOException e) {
+            return JournalException.plain(e);
+        }
     }
 
     private static boolean hasQueueFiles(Path dir) {
@@ -118,7 +135,7 @@ public final class JournalDirectory {
         try (InputStream in = Files.newInputStream(marker)) {
             p.load(in);
         } catch (IOException | IllegalArgumentException e) {
-            throw new JournalException("unreadable journal marker file=" + marker + ": " + e.getMessage(), e);
+            throw new JournalException("journal marker file=" + marker + " cannot be read: " + JournalException.reason(e), e);
         }
         if (!"vigil-journal".equals(p.getProperty("format"))) {
             throw new JournalException("dir=" + dir + " is not a Vigil journal (marker file=" + marker + " has format="

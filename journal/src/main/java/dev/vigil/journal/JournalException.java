@@ -18,11 +18,8 @@ public class JournalException extends RuntimeException {
         if (t instanceof InternalError && String.valueOf(t.getMessage()).contains("unsafe memory access")) {
             return "memory fault on a mapped journal file (the file is shorter than its mapping, or the disk is full)";
         }
-        if (t instanceof java.nio.file.NoSuchFileException f) {
-            return f.getFile() + ": no such file or directory";
-        }
-        if (t instanceof java.nio.file.AccessDeniedException f) {
-            return f.getFile() + ": permission denied";
+        if (t instanceof java.nio.file.NoSuchFileException || t instanceof java.nio.file.AccessDeniedException) {
+            return ((java.nio.file.FileSystemException) t).getFile() + ": " + reason(t);
         }
         if (t instanceof java.nio.file.FileAlreadyExistsException f && f.getFile() != null) {
             return f.getFile() + ": already exists" + (java.nio.file.Files.isDirectory(java.nio.file.Path.of(f.getFile()))
@@ -40,6 +37,23 @@ public class JournalException extends RuntimeException {
             return cause != null && cause != t ? plain(cause) : "no detail given";
         }
         return printable(m);
+    }
+
+    /**
+     * What went wrong in {@code t} without the file it names (for a message that names the file itself): "permission
+     * denied", "no such file or directory", the system's reason, else {@link #plain}.
+     */
+    public static String reason(Throwable t) {
+        if (t instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (t instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (t instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return printable(f.getReason());
+        }
+        return plain(t);
     }
 
     /** {@code java.lang.UnsupportedOperationException: } and the like, inside a message. */

@@ -64,14 +64,20 @@ public final class JournalReader implements AutoCloseable {
     private long currentSequence = -1;
     /** The last sequence the current cycle's store header records (-1: none, or not known). */
     private long currentLastSequence = -1;
+    /**
+     * The close index's first damaged entry, named by {@link CloseIndex#cyclesWritten} (null: none): the journal's
+     * events are read to the end, then this is thrown (the cycles the index names after it are not checked).
+     */
+    private final String indexDamage;
     /** Damage found before reading could start there (the first cycle unreadable): thrown by the next read. */
     private JournalCorruptException pendingDamage;
 
     private JournalReader(Path dir) {
         this.dir = dir;
         JournalDirectory.validate(dir);
-        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, JournalDirectory.ROLL_CYCLE, 0,
-                CloseIndex.cyclesWritten(dir))) {
+        CycleFiles.OfJournal found = CycleFiles.ofJournal(dir);
+        this.indexDamage = found.index().damage();
+        for (CycleFiles.CycleFile f : found.files()) {
             cycles.put(f.cycle(), f);
         }
         CycleFiles.CycleFile first = cycles.isEmpty() ? null : cycles.firstEntry().getValue();
@@ -203,7 +209,8 @@ public final class JournalReader implements AutoCloseable {
             throw unreadableCycle(f, -1);
         }
         if (firstCycleUnreadable) {
-            return false;
+            // Chronicle would wait on (or fault in) that file before it reached any index: the damage, not "absent".
+            throw unreadableCycle(cycles.firstEntry().getValue(), -1);
         }
         pendingDamage = null;
         boolean found;
@@ -593,16 +600,15 @@ public final class JournalReader implements AutoCloseable {
      * after it may be known but unreadable or missing.
      */
     private void endOfJournal() {
-        if (currentCycle == Integer.MIN_VALUE) {
-            if (lastEndIndex >= 0) {
-                return; // read from an index, to the end: the cycles before it were not this read's
-            }
-        } else {
+        if (currentCycle != Integer.MIN_VALUE) {
             requireWhole(currentCycle);
         }
         // Nothing read at all (currentCycle MIN_VALUE) checks every cycle: a journal whose every reader stops at
-        // once (its first index array's header zeroed) must not read as an empty one.
-        for (CycleFiles.CycleFile f : cycles.tailMap(currentCycle, false).values()) {
+        // once (its first index array's header zeroed) must not read as an empty one. Read from an index, to the
+        // end: the cycles before it were not this read's.
+        boolean fromAnIndex = currentCycle == Integer.MIN_VALUE && lastEndIndex >= 0;
+        for (CycleFiles.CycleFile f : fromAnIndex ? List.<CycleFiles.CycleFile>of()
+                : cycles.tailMap(currentCycle, false).values()) {
             if (!f.readable()) {
                 throw unreadableCycle(f, lastEndIndex);
             }
@@ -614,6 +620,10 @@ public final class JournalReader implements AutoCloseable {
                         : " after index=" + hex(lastEndIndex) + "; every event before it was read"),
                         JournalDirectory.ROLL_CYCLE.toIndex(f.cycle(), 0), null);
             }
+        }
+        if (indexDamage != null) {
+            throw new JournalCorruptException("journal dir=" + dir + " " + indexDamage + (lastEndIndex < 0
+                    ? "; no event read" : "; every event up to index=" + hex(lastEndIndex) + " was read"), -1, null);
         }
     }
 

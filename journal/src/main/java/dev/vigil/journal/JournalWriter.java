@@ -412,7 +412,7 @@ public final class JournalWriter implements AutoCloseable {
                     net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
                     // Pages first, with a synchronous error: a store into a page a full file system cannot give
                     // faults asynchronously, possibly after the header was completed (PageReservation).
-                    pages.ensure(appender.currentFile(), bytes.writePosition(), length);
+                    pages.ensure(appender.currentFile(), bytes.bytesStore(), bytes.writePosition(), length);
                     bytes.write(body, 0, length);
                     index = dc.index();
                 } catch (Throwable t) {

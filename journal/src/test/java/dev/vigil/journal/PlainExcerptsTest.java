@@ -212,7 +212,8 @@ class PlainExcerptsTest {
                     }
                     if (!dc.isMetaData()) {
                         var b = dc.wire().bytes();
-                        out.add(new CloseIndex.Entry(b.readUnsignedByte(), b.readLong(), b.readUtf8(), b.readLong()));
+                        long header = b.readPosition() - 4;
+                        out.add(new CloseIndex.Entry(b.readUnsignedByte(), b.readLong(), b.readUtf8(), b.readLong(), dc.index(), header));
                     }
                 }
             }

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +15,7 @@ import dev.vigil.close.CloseSettings;
 import dev.vigil.close.decision.CloseReport;
 import dev.vigil.journal.JournalGap;
 import dev.vigil.journal.JournalReader;
+import dev.vigil.journal.SmallTmpfs;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,18 +35,19 @@ class JournalFullDiskTest {
 
     @TempDir
     Path tmp;
+    private SmallTmpfs tmpfs;
     private Path mount;
 
     @BeforeEach
     void mountASmallTmpfs() throws Exception {
-        mount = Files.createDirectories(tmp.resolve("full-" + ProcessHandle.current().pid() + "-" + System.nanoTime()));
-        run("mount", "-t", "tmpfs", "-o", "size=4m", "vigil-journal-test", mount.toString());
+        tmpfs = SmallTmpfs.mount(tmp, "vigil-journal-test");
+        mount = tmpfs.path();
     }
 
     @AfterEach
     void unmount() throws Exception {
         List<ProcessTree.Proc> left = ProcessTree.awaitNoChildren(2000);
-        run("umount", "-l", mount.toString());
+        tmpfs.unmount();
         assertTrue(left.isEmpty(), "children of the test JVM left: " + left);
     }
 
@@ -64,7 +63,7 @@ class JournalFullDiskTest {
             p.control("chips", 0, DemoHandler.OP_ECHO, 1, WAIT);
             o.journal().writer().flush();
             assertTrue(o.journal().gap().isEmpty(), "complete before the disk fills");
-            fill(mount);
+            tmpfs.fill();
             // Enough work to need pages the full file system cannot give (the writer reserves up to 256 KiB ahead).
             for (int i = 0; i < 20_000 && o.journal().gap().isEmpty(); i++) {
                 p.control("chips", i % 2, DemoHandler.OP_ECHO, i, WAIT);
@@ -90,7 +89,7 @@ class JournalFullDiskTest {
 
     @Test
     void aDiskFullAtStartStillRunsAndClosesThePoolAndSaysNothingWasJournaled() throws Exception {
-        fill(mount);
+        tmpfs.fill();
         Path journal = mount.resolve("journal");
         CloseReport report;
         JournalGap gap;
@@ -121,35 +120,5 @@ class JournalFullDiskTest {
         com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree(report.toJson());
         assertEquals(report.journalGap(), json.path("journalGap").asText(null), report.toJson());
-    }
-
-    /** Writes a file until the file system refuses more. */
-    private static void fill(Path mount) throws IOException {
-        byte[] block = new byte[64 * 1024];
-        try (OutputStream out = Files.newOutputStream(mount.resolve("filler"))) {
-            while (true) {
-                out.write(block);
-            }
-        } catch (IOException full) {
-            if (!String.valueOf(full.getMessage()).contains("No space left")) {
-                throw full;
-            }
-        }
-        // Smaller writes fill what a 64 KiB block could not.
-        try (OutputStream out = Files.newOutputStream(mount.resolve("filler-tail"))) {
-            while (true) {
-                out.write(new byte[512]);
-            }
-        } catch (IOException full) {
-            // full
-        }
-    }
-
-    private static void run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
-        }
     }
 }

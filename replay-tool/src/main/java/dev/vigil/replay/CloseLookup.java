@@ -4,6 +4,7 @@ import java.nio.file.Path;
 
 import dev.vigil.journal.CloseIndex;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.JournalCorruptException;
 import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalException;
 import dev.vigil.journal.JournalReader;
@@ -115,6 +116,13 @@ public final class CloseLookup {
             }
         } catch (JournalException e) {
             damage = e;
+        }
+        if (damage == null && dir != null && found[0] != null) {
+            String indexDamage = CloseIndex.damage(dir); // the close was read from its events; its index is still damaged
+            if (indexDamage != null) {
+                damage = new JournalCorruptException("journal dir=" + dir + " " + indexDamage
+                        + "; the close was rebuilt from the journal's events", -1, null);
+            }
         }
         try (MailboxMapFile map = mapFile == null ? null : MailboxMapFile.open(mapFile)) {
             if (found[0] == null) {

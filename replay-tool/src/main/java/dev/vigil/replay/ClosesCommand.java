@@ -118,7 +118,7 @@ public final class ClosesCommand implements Callable<Integer> {
             n.put("closeId", closeId).put("poolId", pool);
             if (s != null) {
                 n.put("startNanos", s.timeNanos()).put("startOffsetNanos", s.timeNanos() - origin)
-                        .put("children", s.children()).put("overlappingCloses", s.overlappingCloses());
+                        .put("children", s.children()).put("otherClosesInFlight", s.otherClosesInFlight());
             }
             n.put("outcome", outcome);
             n.put("restartsBefore", restarts == null ? 0 : restarts);

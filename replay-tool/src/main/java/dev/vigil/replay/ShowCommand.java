@@ -91,7 +91,7 @@ public final class ShowCommand implements Callable<Integer> {
         CloseOutcome rebuilt = rc.outcome();
         out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  strays %d  overlapping closes %d%n",
                 s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), rc.strays().size(),
-                s.overlappingCloses());
+                s.otherClosesInFlight());
         if (c == null && rc.endedByDeath() != null) {
             out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),

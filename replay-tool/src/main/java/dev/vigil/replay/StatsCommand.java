@@ -271,7 +271,7 @@ public final class StatsCommand implements Callable<Integer> {
             for (ChildReaped k : c.kills) {
                 killed.recordValue(k.sinceBroadcastNanos());
             }
-            int overlap = c.started.overlappingCloses();
+            int overlap = c.started.otherClosesInFlight();
             closesByOverlap.merge(overlap, 1, Integer::sum);
             if (!summary) {
                 perClose.reset(); // clears every count (thousands): only when the per-close line is printed
@@ -294,7 +294,7 @@ public final class StatsCommand implements Callable<Integer> {
             if (json) {
                 ObjectNode n = JsonEvents.mapper().createObjectNode();
                 n.put("type", "close").put("closeId", e.closeId()).put("poolId", e.poolId())
-                        .put("children", c.started.children()).put("overlappingCloses", overlap)
+                        .put("children", c.started.children()).put("otherClosesInFlight", overlap)
                         .put("killed", c.kills.size()).put("kept", e.survivors()).put("survivors", e.survivors());
                 s.putInto(n);
                 out.println(n);
@@ -336,7 +336,7 @@ public final class StatsCommand implements Callable<Integer> {
                 });
                 byOverlap.forEach((overlap, h) -> {
                     ObjectNode g = JsonEvents.mapper().createObjectNode();
-                    g.put("type", "overlap").put("overlappingCloses", overlap).put("closes", closesByOverlap.get(overlap));
+                    g.put("type", "overlap").put("otherClosesInFlight", overlap).put("closes", closesByOverlap.get(overlap));
                     LatencySummary.of(h).putInto(g);
                     out.println(g);
                 });

@@ -34,10 +34,16 @@ class BadInputTest {
 
     @BeforeAll
     static void writeAJournal() {
-        Path full = tmp.resolve("full");
-        Scenarios.survivors(full);
-        journal = tmp.resolve("journal");
-        JournalFiles.copyCompact(full, journal);
+        journal = compactJournal("journal", Scenarios::survivors);
+    }
+
+    /** A scenario's journal, written in {@code name}-full and copied compact to {@code name}. */
+    private static Path compactJournal(String name, java.util.function.Consumer<Path> scenario) {
+        Path full = tmp.resolve(name + "-full");
+        scenario.accept(full);
+        Path compact = tmp.resolve(name);
+        JournalFiles.copyCompact(full, compact);
+        return compact;
     }
 
     /** Every command that reads a journal, on {@code dir}. */
@@ -202,6 +208,94 @@ class BadInputTest {
         CliRun audit = CliRun.of("audit", dir.toString());
         assertTrue(audit.isOneErrLine(), audit::toString);
         assertAnsweredCleanly(dir);
+    }
+
+    /**
+     * A close index entry whose journal index is garbled (here raised into a cycle far past today) is named as the
+     * index entry it is, by file, entry index and byte: it used to send readers after a cycle file that never existed
+     * ("file=+6012790403F.cq4 is missing"). Every event is still read first; exit 2. Both an entry with entries after
+     * it and the last entry (no successor to compare with).
+     */
+    @Test
+    void aGarbledCloseIndexEntryIsNamedAsTheIndexEntryNotAMissingCycleFile() throws IOException {
+        Path clean = tmp.resolve("index-clean");
+        JournalFiles.copyCompact(journal, clean);
+        String cleanCloses = CliRun.of("closes", clean.toString()).out();
+        Path indexFile = JournalFiles.cycleFiles(clean.resolve(JournalSchema.CLOSE_INDEX_DIR)).get(0);
+        List<Long> entries = dataExcerptHeaders(indexFile);
+        assertTrue(entries.size() > 3, "the index has entries: " + entries);
+        for (int which : new int[] {1, entries.size() - 1}) {
+            Path dir = tmp.resolve("index-garbled-" + which);
+            JournalFiles.copyCompact(journal, dir);
+            long header = entries.get(which);
+            Path file = dir.resolve(JournalSchema.CLOSE_INDEX_DIR).resolve(indexFile.getFileName());
+            try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+                int bodyLength = Integer.reverseBytes(readIntAt(f, header)) & 0x3FFFFFFF;
+                f.seek(header + 4 + bodyLength - 8); // the entry's journal index, its last field
+                f.write(new byte[] {0x12, 0x34, 0x56, 0x78, (byte) 0x9a, 0x0b, 0x0c, 0x0d});
+            }
+            for (String[] args : List.of(new String[] {"audit", dir.toString()}, new String[] {"stats", dir.toString()},
+                    new String[] {"show", dir.toString(), "1"}, new String[] {"closes", dir.toString()})) {
+                CliRun run = CliRun.of(args);
+                String what = "entry " + which + " at byte=" + header + ": " + String.join(" ", args) + "\n" + run;
+                assertTrue(run.isOneErrLine(), what);
+                assertTrue(run.err().contains("close index file=" + JournalSchema.CLOSE_INDEX_DIR + "/"
+                        + indexFile.getFileName()) && run.err().contains("(byte=" + header + ") is damaged"), what);
+                assertTrue(!run.err().contains("is missing"), what);
+                assertTrue(args[0].equals("audit") ? run.err().contains("every event up to index=")
+                        : !run.out().isBlank(), "the events before the damage are shown: " + what);
+            }
+            assertEquals(cleanCloses, CliRun.of("closes", dir.toString()).out(), "every close is still listed");
+        }
+    }
+
+    /**
+     * A cycle file of another journal copied in under the name of a day after this journal's, or before it, is named
+     * (its close used to be listed and audit said CLEAN): this journal's close index records every cycle its writer
+     * wrote to, and not that one.
+     */
+    @Test
+    void aCycleFileOfAnotherJournalIsNamedNotMerged() throws IOException {
+        Path foreign = JournalFiles.cycleFiles(compactJournal("other", Scenarios::clean)).get(0);
+        String own = JournalFiles.cycleFiles(journal).get(0).getFileName().toString();
+        java.time.LocalDate day = java.time.LocalDate.parse(own.substring(0, 8), java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
+        for (java.time.LocalDate d : List.of(day.plusDays(1), day.minusDays(1))) {
+            String name = d.format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE) + "F.cq4";
+            Path dir = tmp.resolve("foreign-" + name);
+            JournalFiles.copyCompact(journal, dir);
+            Files.copy(foreign, dir.resolve(name));
+            for (String[] args : List.of(new String[] {"audit", dir.toString()}, new String[] {"closes", dir.toString()},
+                    new String[] {"stats", dir.toString()}, new String[] {"export", dir.toString()})) {
+                CliRun run = CliRun.of(args);
+                String what = String.join(" ", args) + "\n" + run;
+                assertTrue(run.isOneErrLine(), what);
+                assertTrue(run.err().contains("file=" + name + " holds ") && run.err().contains("a cycle file of another journal"),
+                        what);
+            }
+        }
+    }
+
+    private static int readIntAt(RandomAccessFile f, long at) throws IOException {
+        f.seek(at);
+        return f.readInt();
+    }
+
+    /** Byte positions of the headers of a cycle file's data excerpts (metadata skipped), in file order. */
+    static List<Long> dataExcerptHeaders(Path cycleFile) throws IOException {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Files.readAllBytes(cycleFile)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        List<Long> out = new java.util.ArrayList<>();
+        int at = 0;
+        while (at + 4 <= b.limit()) {
+            int header = b.getInt(at);
+            if (header == 0) {
+                break;
+            }
+            if ((header & 0x40000000) == 0) {
+                out.add((long) at);
+            }
+            at = (at + 4 + (header & 0x3FFFFFFF) + 3) & ~3;
+        }
+        return out;
     }
 
     /** Each command either answers (exit 0/1, nothing on stderr) or prints one ERR: line with exit 2. */

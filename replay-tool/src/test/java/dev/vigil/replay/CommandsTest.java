@@ -61,6 +61,32 @@ class CommandsTest {
         assertTrue(text.out().contains("group size 3") && text.out().contains("overlapping closes 0"), text::toString);
     }
 
+    /**
+     * "overlapping closes" counts the other closes in flight: the engine journals every close in flight, itself
+     * included, and show, stats and closes (text and JSON) used to print that as the overlap, so a close alone read
+     * as overlapping one other. Three closes started one after another, each while the ones before are in flight.
+     */
+    @Test
+    void overlappingClosesCountTheOthersNotTheCloseItself() throws Exception {
+        Scenarios.overlapping(tmp);
+        for (long close = 1; close <= 3; close++) {
+            CliRun show = CliRun.of("show", tmp.toString(), Long.toString(close));
+            assertTrue(show.out().lines().findFirst().orElse("").endsWith("overlapping closes " + (close - 1)), show::toString);
+        }
+        CliRun closes = CliRun.of("closes", tmp.toString(), "--json");
+        List<Integer> others = closes.out().lines().map(l -> {
+            try {
+                return new ObjectMapper().readTree(l).get("otherClosesInFlight").asInt();
+            } catch (java.io.IOException e) {
+                throw new AssertionError(l, e);
+            }
+        }).sorted().toList();
+        assertEquals(List.of(0, 1, 2), others, closes::toString);
+        CliRun stats = CliRun.of("stats", tmp.toString());
+        assertTrue(stats.out().contains("overlapping closes 0") && stats.out().contains("overlapping closes 2")
+                && !stats.out().contains("overlapping closes 3"), stats::toString);
+    }
+
     @Test
     void exportWritesEveryEventAsAStrictJsonLineWithItsJournalIndexAndItsChildIndexApart() throws Exception {
         Scenarios.legacyRace(tmp);

@@ -63,6 +63,10 @@ class OrchestratorJournalEquivalenceTest {
         CliRun show = CliRun.of("show", journal.toString(), Long.toString(legacy.closeId()));
         assertTrue(show.out().contains("verdict: FAILED: SHUTDOWN overwritten by child pid "), show::toString);
         assertTrue(show.out().contains("agrees with the journal"), show::toString);
+        int inFlight = rebuilt.get(legacy.closeId()).started().overlappingCloses();
+        assertTrue(inFlight >= 1, "the engine counts the close itself among those in flight: " + inFlight);
+        assertTrue(show.out().lines().findFirst().orElseThrow().endsWith("overlapping closes " + (inFlight - 1)),
+                "show counts the others: " + show);
         CloseReport restarts = live.stream().filter(r -> r.poolId().equals("restarts")).findFirst().orElseThrow();
         CliRun shown = CliRun.of("show", journal.toString(), Long.toString(restarts.closeId()));
         assertTrue(shown.out().contains("started by the pool's failure at "), shown::toString);

@@ -67,6 +67,11 @@ public final class ReplayBenchmark {
         System.out.printf(Locale.ROOT, "journal %s: %,d events, %,d closes, %.1f MB of cycle files; %d cpus; load before %s%n",
                 dir, events, closes, bytes / 1e6, Runtime.getRuntime().availableProcessors(), load());
         run(launcher, "stats", "--summary", dir.toString()); // the first journal command after a build writes the CDS archive
+        String launcherJvm = run(launcher, "--print-jvm").output.strip(); // "JAVA VERSION (feature N), archive ..."
+        System.out.println("launcher's JVM: " + launcherJvm);
+        String launcherJdk = "JDK " + launcherJvm.split(" ")[1] + (launcherJvm.contains(".aot ") ? ", AOT cache"
+                : ", class-data archive");
+        Path aotJava = Jdks.newest(24, System.getenv("VIGIL_BENCH_AOT_JAVA"));
         System.out.printf(Locale.ROOT, "whole processes under /usr/bin/time -v, median of %d runs (min-max)%n", RUNS);
         System.out.printf(Locale.ROOT, "%-52s %15s %15s %12s %12s%n", "command", "wall s", "cpu s", "M events/s", "peak RSS MB");
         Measured stats = row("vigil-replay stats --summary", events, launcher, "stats", "--summary", dir.toString());
@@ -87,6 +92,25 @@ public final class ReplayBenchmark {
                 dir.toString()));
         Measured tailer = row("baseline: raw Chronicle tailer, every excerpt", events, raw.toArray(String[]::new));
         Measured jvm = row("baseline: JVM start alone (vigil-replay --version)", 0, launcher, "--version");
+        // The same two commands on a JDK 24+ with its AOT cache (made by the first journal command on it, as the class-data
+        // archive is), like for like: is it worth being the launcher's default? (bin/vigil-replay, VIGIL_REPLAY_JAVA)
+        Measured showAot = null;
+        Measured jvmAot = null;
+        String aot = "";
+        if (aotJava != null) {
+            String with = "VIGIL_REPLAY_JAVA=" + aotJava;
+            run("/usr/bin/env", with, launcher.toString(), "show", dir.toString(), Long.toString(middle));
+            aot = run("/usr/bin/env", with, launcher.toString(), "--print-jvm").output.strip();
+            System.out.println("JDK 24+ rows: " + aot);
+            String jdk = "JDK " + Jdks.version(aotJava) + " + AOT cache: ";
+            showAot = row(jdk + "show (close " + middle + ")", 0, "/usr/bin/env", with, launcher.toString(), "show",
+                    dir.toString(), Long.toString(middle));
+            jvmAot = row(jdk + "JVM start alone", 0, "/usr/bin/env", with, launcher.toString(), "--version");
+            aot = String.format(Locale.ROOT, "; on JDK %s with its AOT cache %.2f s wall, %.2f s cpu, JVM start alone %.2f s",
+                    Jdks.version(aotJava), showAot.seconds, showAot.cpuSeconds, jvmAot.seconds);
+        } else {
+            System.out.println("no JDK 24 or later in /usr/lib/jvm (or VIGIL_BENCH_AOT_JAVA): no AOT cache rows");
+        }
         System.out.println();
         for (String line : DecodeRateBench.measure(dir, 5)) {
             System.out.println(line);
@@ -103,9 +127,10 @@ public final class ReplayBenchmark {
                 BenchSummary.ratio(statsChronicle.seconds / stats.seconds), ">= 15 M events/s, <= 256 MB RSS",
                 statsRate >= STATS_TARGET_EVENTS_PER_S && stats.peakRssMb <= STATS_TARGET_RSS_MB).print(System.out);
         new BenchSummary(String.format(Locale.ROOT, "replay `show` of one close in %,d events", events),
-                String.format(Locale.ROOT, "%.2f s wall, %.2f s cpu", show.seconds, show.cpuSeconds),
-                String.format(Locale.ROOT, "Chronicle's tailer alone %.2f s wall, %.2f s cpu; JVM start alone %.2f s",
-                        showChronicle.seconds, showChronicle.cpuSeconds, jvm.seconds),
+                String.format(Locale.ROOT, "%.2f s wall, %.2f s cpu (%s)", show.seconds,
+                        show.cpuSeconds, launcherJdk),
+                String.format(Locale.ROOT, "Chronicle's tailer alone %.2f s wall, %.2f s cpu; JVM start alone %.2f s%s",
+                        showChronicle.seconds, showChronicle.cpuSeconds, jvm.seconds, aot),
                 BenchSummary.ratio(show.seconds / showChronicle.seconds),
                 "<= 0.3 s", show.seconds <= SHOW_TARGET_S).print(System.out);
         new BenchSummary(String.format(Locale.ROOT, "replay `closes` (every header) over %,d events", events),

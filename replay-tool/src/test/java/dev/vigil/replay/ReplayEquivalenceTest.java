@@ -104,7 +104,8 @@ class ReplayEquivalenceTest {
         Map<Long, RebuiltClose> rebuilt = rebuildAll(tmp);
         assertEquals(4, rebuilt.get(1L).children().size());
         assertEquals("SURVIVOR/NOT_OBSERVED", outcomesByChild(rebuilt.get(2L).outcome()).get("chips/3"));
-        assertEquals(2, rebuilt.get(3L).started().overlappingCloses());
+        assertEquals(3, rebuilt.get(3L).started().overlappingCloses(), "journaled: the closes in flight, itself included");
+        assertEquals(2, rebuilt.get(3L).started().otherClosesInFlight());
     }
 
     @Test

@@ -188,12 +188,13 @@ final class ScenarioJournal implements AutoCloseable {
         /** Operations in flight when the next close fences admission (settle them with {@link Close#settle}). */
         int inFlightAtFence;
 
-        Close close(String escalation, int overlapping) {
+        /** A close of this pool, {@code othersInFlight} other closes in flight as it starts. */
+        Close close(String escalation, int othersInFlight) {
             long id = nextCloseId++;
             if (firstCloseId == 0) {
                 firstCloseId = id;
             }
-            return new Close(this, id, escalation, overlapping);
+            return new Close(this, id, escalation, othersInFlight);
         }
 
         /** Children still tracked: spawned and not reaped. */
@@ -253,13 +254,13 @@ final class ScenarioJournal implements AutoCloseable {
         final List<Child> covered;
         long broadcastAt = -1;
 
-        Close(Pool pool, long closeId, String escalation, int overlapping) {
+        Close(Pool pool, long closeId, String escalation, int othersInFlight) {
             this.pool = pool;
             this.closeId = closeId;
             this.covered = pool.tracked();
             this.startedAt = now;
             append(new CloseStarted(now, ORCHESTRATOR_PID, pool.id, closeId, covered.size(), 10_000_000_000L,
-                    120_000_000_000L, 0, escalation, overlapping));
+                    120_000_000_000L, 0, escalation, othersInFlight + 1)); // as the engine counts: itself included
             append(new AdmissionFenced(now, ORCHESTRATOR_PID, pool.id, closeId, pool.inFlightAtFence));
             advanceMillis(0.1);
         }

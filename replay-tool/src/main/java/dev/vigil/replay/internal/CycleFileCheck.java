@@ -1,10 +1,8 @@
 package dev.vigil.replay.internal;
 
 import java.nio.file.Path;
-import java.util.Set;
 
 import dev.vigil.journal.CycleFiles;
-import dev.vigil.journal.JournalDirectory;
 import dev.vigil.journal.JournalException;
 
 /**
@@ -17,12 +15,14 @@ public final class CycleFileCheck {
     private CycleFileCheck() {
     }
 
-    /** Throws {@link JournalException} naming the first truncated cycle file of the journal in {@code dir}. */
+    /**
+     * Throws {@link JournalException} naming the first truncated or unreadable cycle file of the journal in {@code dir}
+     * (missing, or of another journal, per its close index: {@link CycleFiles#ofJournal}).
+     */
     public static void requireNotTruncated(Path dir) {
-        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, JournalDirectory.ROLL_CYCLE, 0, Set.of())) {
+        for (CycleFiles.CycleFile f : CycleFiles.ofJournal(dir).files()) {
             if (!f.readable()) {
-                throw new JournalException("journal dir=" + dir + " has an unreadable cycle file header: file="
-                        + f.file().getFileName() + " " + f.problem());
+                throw new JournalException("journal dir=" + dir + " file=" + f.file().getFileName() + " " + f.problem());
             }
             if (f.lastPosition() > 0 && f.length() <= f.lastPosition()) {
                 throw new JournalException("journal dir=" + dir + " file=" + f.file().getFileName() + " is truncated: its length="
