@@ -231,9 +231,9 @@ public final class EventCodec {
             return RecordReaders.classFile(simpleName, recordClass, fieldTypes, fieldNames, addedIn, absent, bodyVersion);
         }
 
-        /** The reader of layout {@code bodyVersion} this layout uses: its class, whether the build made it. */
-        Class<?> readerClassUsed(int bodyVersion) {
-            return reader(bodyVersion).getClass();
+        /** The reader of layout {@code bodyVersion} this layout uses (made once, whether by the build or at run time). */
+        Object readerUsed(int bodyVersion) {
+            return reader(bodyVersion);
         }
 
         private RecordReaders.Reader reader(int bodyVersion) {
@@ -246,8 +246,8 @@ public final class EventCodec {
                     }
                     if (r == null) {
                         r = RecordReaders.generate(recordClass, fieldTypes, fieldNames, addedIn, absent, bodyVersion);
-                        readers[bodyVersion - 1] = r; // racy reads see null (and lock) or a whole reader: it is immutable
                     }
+                    readers[bodyVersion - 1] = r; // racy reads see null (and lock) or a whole reader: it is immutable
                 }
             }
             return r;

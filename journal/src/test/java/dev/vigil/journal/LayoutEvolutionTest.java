@@ -58,11 +58,11 @@ class LayoutEvolutionTest {
     void theReadersOfEveryKindAndVersionAreTheBuildsAndReadAsTheGeneratedOnes() {
         for (EventType t : EventType.values()) {
             for (int v = 1; v <= t.version(); v++) {
-                Class<?> used = EventCodec.layout(t).readerClassUsed(v);
+                Class<?> used = EventCodec.layout(t).readerUsed(v).getClass();
                 assertEquals("dev.vigil.journal." + t.recordClass().getSimpleName() + "Reader" + v, used.getName(),
                         t + " layout version=" + v + " is read by the class the build wrote");
                 org.junit.jupiter.api.Assertions.assertFalse(used.isHidden(), used + " is not generated at run time");
-                assertTrue(EventCodec.RecordLayout.of(t.recordClass()).readerClassUsed(v).isHidden(),
+                assertTrue(EventCodec.RecordLayout.of(t.recordClass()).readerUsed(v).getClass().isHidden(),
                         "a layout of a record that is no kind generates its readers");
             }
         }
@@ -74,6 +74,33 @@ class LayoutEvolutionTest {
             assertEquals(e, EventCodec.RecordLayout.of(e.type().recordClass()).read(copy, e.type().version()),
                     e.type().toString());
         }
+    }
+
+    /** A kind's reader is made once: reading its bodies again allocates the records and nothing else. */
+    @Test
+    void aDecodedEventAllocatesItsRecordAndNothingElse() {
+        JournalEvent e = new MailboxTransition(1L, 900, "pool-1", 7L, "chips", 2, 12L, 1, 2, "CHILD", 4711);
+        int version = e.type().version(); // reads the record's components by reflection each time
+        Bytes<byte[]> body = Bytes.allocateElasticOnHeap(256);
+        EventCodec.layout(e.type()).write(e, body);
+        byte[] bytes = body.toByteArray();
+        Bytes<byte[]> wrapped = Bytes.wrapForRead(bytes);
+        FieldCursor cursor = new FieldCursor();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int reads = 20_000;
+        Object last = null;
+        long before = 0;
+        for (int i = -1000; i < reads; i++) { // the first thousand warm up (and fill the string cache)
+            if (i == 0) {
+                before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            }
+            cursor.reset(wrapped, 0, bytes.length, "MailboxTransition");
+            last = EventCodec.layout(e.type()).read(cursor, version);
+        }
+        long perRead = (threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before) / reads;
+        assertEquals(e, last);
+        assertTrue(perRead <= 96, perRead + " bytes allocated per decoded MailboxTransition (the record is ~80)");
     }
 
     @Test

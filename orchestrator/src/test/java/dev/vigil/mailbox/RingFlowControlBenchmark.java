@@ -78,6 +78,7 @@ public final class RingFlowControlBenchmark {
         report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %14s %8s %6s %12s %13s %10s%n", "children", "off trans/s",
                 "drained/s", "ratio", "journaled/s", "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
         StringBuilder time = new StringBuilder();
+        StringBuilder switches = new StringBuilder();
         for (int children : CHILDREN) {
             double[] rate = new double[Variant.values().length];
             long lost = 0;
@@ -113,7 +114,9 @@ public final class RingFlowControlBenchmark {
                     off, drained, 100.0 * drained / off, on, 100.0 * on / off, lost, 100.0 * cpu / wall, 100.0 * appenderCpu / wall,
                     (double) (cpu + appenderCpu) / Math.max(1, journaledTransitions)));
             for (Variant v : Variant.values()) {
-                time.append(Time.sum(times.get(v.ordinal())).row(children + " " + v.label));
+                Time sum = Time.sum(times.get(v.ordinal()));
+                time.append(sum.row(children + " " + v.label));
+                switches.append(sum.switchRow(children + " " + v.label));
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
             summary.add(new BenchSummary("journaled transitions/s, " + who, String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
@@ -132,6 +135,13 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append(String.format(Locale.ROOT, " %7s %6s%n", "rest", "steal")).append(time);
+        report.append("context switches per 1,000 transitions (/proc/.../status): voluntary (slept: park, nanosleep, futex) and"
+                + " involuntary (preempted), of the driver threads and the C children:\n");
+        report.append(String.format(Locale.ROOT, "  %-15s", "children"));
+        for (String kind : SWITCHES) {
+            report.append(String.format(Locale.ROOT, " %13s", kind));
+        }
+        report.append('\n').append(switches);
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
             report.append(roundTrips());
@@ -155,23 +165,38 @@ public final class RingFlowControlBenchmark {
      * thread kind ({@link #KINDS}: the parent's driver threads, the C children, the drainer, the journal appender, GC, JIT,
      * the bench JVM's other threads), and the whole machine's busy and stolen time over the round (/proc/stat, ticks).
      */
-    record Time(long[] cpu, long[] waiting, long machineBusy, long machineSteal, long wall) {
+    record Time(long[] cpu, long[] waiting, long machineBusy, long machineSteal, long wall, long[] switches, long transitions) {
         static Time sum(List<Time> times) {
             long[] cpu = new long[KINDS.length];
             long[] waiting = new long[KINDS.length];
+            long[] switches = new long[SWITCHES.length];
             long busy = 0;
             long steal = 0;
             long wall = 0;
+            long transitions = 0;
             for (Time t : times) {
                 for (int k = 0; k < KINDS.length; k++) {
                     cpu[k] += t.cpu[k];
                     waiting[k] += t.waiting[k];
                 }
+                for (int k = 0; k < SWITCHES.length; k++) {
+                    switches[k] += t.switches[k];
+                }
                 busy += t.machineBusy;
                 steal += t.machineSteal;
                 wall += t.wall;
+                transitions += t.transitions;
             }
-            return new Time(cpu, waiting, busy, steal, wall);
+            return new Time(cpu, waiting, busy, steal, wall, switches, transitions);
+        }
+
+        /** One row: context switches of the drivers and the children per 1,000 transitions (SWITCHES). */
+        String switchRow(String label) {
+            StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "  %-15s", label));
+            for (long n : switches) {
+                out.append(String.format(Locale.ROOT, " %13.1f", 1e3 * n / Math.max(1, transitions)));
+            }
+            return out.append('\n').toString();
         }
 
         /** One row: per second of wall, ms on a CPU (ms waiting for one) of each kind; the rest of the machine's busy time. */
@@ -191,6 +216,38 @@ public final class RingFlowControlBenchmark {
     }
 
     static final String[] KINDS = {"drivers", "children", "drainer", "appender", "GC", "JIT", "other JVM"};
+    /**
+     * Context switches (/proc/.../status): voluntary (the thread slept: a park, a nanosleep, a futex wait) and
+     * involuntary (preempted), of the driver threads and of the C children.
+     */
+    static final String[] SWITCHES = {"drivers vol", "drivers invol", "children vol", "children invol"};
+
+    /** voluntary_ctxt_switches and nonvoluntary_ctxt_switches of a task ({@code /proc/PID} or a thread's), 0s when unreadable. */
+    private static long[] contextSwitches(Path task) {
+        long[] out = new long[2];
+        try {
+            for (String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")) {
+                    out[0] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    out[1] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (java.io.IOException | RuntimeException unreadable) {
+            // a task that is gone: counted as none
+        }
+        return out;
+    }
+
+    private static long[] childrenSwitches(List<SpawnedChild> children) {
+        long[] out = new long[2];
+        for (SpawnedChild child : children) {
+            long[] c = contextSwitches(Path.of("/proc/" + child.pid()));
+            out[0] += c[0];
+            out[1] += c[1];
+        }
+        return out;
+    }
 
     /** The kind (index into KINDS) of a thread of this JVM by its schedstat name (comm, trailing number dropped). */
     private static int kind(String thread) {
@@ -288,6 +345,7 @@ public final class RingFlowControlBenchmark {
             long cpuBefore = drainer == null ? 0 : drainer.backgroundCpuNanos();
             long appenderBefore = appenderCpuNanos();
             long[] childrenBefore = childrenSchedstat(spawned);
+            long[] childrenSwitchesBefore = childrenSwitches(spawned);
             long[] machineBefore = machineNanos();
             Map<Integer, Object[]> threadsBefore = ThreadCpu.snapshot(true);
             long start = System.nanoTime();
@@ -296,6 +354,8 @@ public final class RingFlowControlBenchmark {
             AtomicLong controls = new AtomicLong();
             AtomicLong driversCpu = new AtomicLong();
             AtomicLong driversWaiting = new AtomicLong();
+            AtomicLong driversVoluntary = new AtomicLong();
+            AtomicLong driversInvoluntary = new AtomicLong();
             for (MailboxHandle handle : handles) {
                 Thread t = new Thread(() -> {
                     long n = 0;
@@ -306,6 +366,9 @@ public final class RingFlowControlBenchmark {
                     // its own schedstat now: a thread's figures end with it (the snapshot after the round misses it)
                     driversCpu.addAndGet(java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
                     driversWaiting.addAndGet(Math.max(0, ThreadCpu.waiting(Path.of("/proc/thread-self"))));
+                    long[] switches = contextSwitches(Path.of("/proc/thread-self"));
+                    driversVoluntary.addAndGet(switches[0]);
+                    driversInvoluntary.addAndGet(switches[1]);
                 }, "ring-driver-" + drivers.size());
                 drivers.add(t);
                 t.start();
@@ -317,6 +380,7 @@ public final class RingFlowControlBenchmark {
             Map<Integer, Object[]> threadsAfter = ThreadCpu.snapshot(false);
             long[] machineAfter = machineNanos();
             long[] childrenAfter = childrenSchedstat(spawned);
+            long[] childrenSwitchesAfter = childrenSwitches(spawned);
             long cpu = drainer == null ? 0 : drainer.backgroundCpuNanos() - cpuBefore;
             long appenderCpu = appenderCpuNanos() - appenderBefore;
             long[] kindCpu = new long[KINDS.length];
@@ -327,7 +391,10 @@ public final class RingFlowControlBenchmark {
             kindWaiting[0] = driversWaiting.get();
             kindCpu[1] = childrenAfter[0] - childrenBefore[0];
             kindWaiting[1] = childrenAfter[1] - childrenBefore[1];
-            Time time = new Time(kindCpu, kindWaiting, machineAfter[0] - machineBefore[0], machineAfter[1] - machineBefore[1], wall);
+            long[] switches = {driversVoluntary.get(), driversInvoluntary.get(), childrenSwitchesAfter[0] - childrenSwitchesBefore[0],
+                    childrenSwitchesAfter[1] - childrenSwitchesBefore[1]};
+            Time time = new Time(kindCpu, kindWaiting, machineAfter[0] - machineBefore[0], machineAfter[1] - machineBefore[1], wall,
+                    switches, 3 * controls.get());
             long made = 0;
             for (MailboxHandle handle : handles) {
                 made += MailboxDescriptor.seq(handle.stateWord());
