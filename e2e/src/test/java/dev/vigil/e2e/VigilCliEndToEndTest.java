@@ -418,9 +418,7 @@ class VigilCliEndToEndTest {
      */
     @Test
     void aRunWhoseJournalFilledUpFailsAndSaysSo() throws Exception {
-        Path mount = Files.createDirectories(work.resolve("small"));
-        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=15m", "vigil-e2e-full", mount.toString())
-                .inheritIO().start().waitFor(), "mount a 15 MiB tmpfs (the test runs as root, as JournalFullDiskTest)");
+        Path mount = mountTmpfs("small", "15m");
         try {
             // the mailbox map takes 13 MiB of it up front; the controls' events fill the rest
             Path spec = Files.writeString(work.resolve("full.json"), """
@@ -433,8 +431,58 @@ class VigilCliEndToEndTest {
             assertTrue(run.out().contains("\nresult: FAILED (exit 1): 1 journal incomplete (events not written)\n"), run.toString());
             assertTrue(run.out().contains("\nJOURNAL INCOMPLETE: journal dir=" + mount.resolve("journal")), run.toString());
         } finally {
-            new ProcessBuilder("umount", "-l", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+            unmount(mount);
         }
+    }
+
+    /**
+     * The journal's file system is full at the start (a real 1 MiB tmpfs, filled whole, then all but 124 KiB): the run
+     * fails with one line naming the full file system, and removes what it created. It left the journal dir (a marker
+     * file's temporary copy), the owner lock and a 13 MiB sparse mailbox map, and printed the journal writer's log line
+     * before "ERR: ... error=No space left on device" (or Chronicle Map's "Not enough space to fallocate 13 MiB").
+     */
+    @Test
+    void aRunOnAFullDiskAtStartLeavesNothingAndSaysNoSpaceLeft() throws Exception {
+        Path mount = mountTmpfs("full", "1m");
+        try {
+            Path spec = Files.writeString(work.resolve("one.json"), """
+                    {"pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1}]}]}
+                    """);
+            for (int kib : new int[] {1024, 900}) {
+                Path fill = mount.resolve("fill");
+                Files.deleteIfExists(fill);
+                try (var out = Files.newOutputStream(fill)) {
+                    out.write(new byte[kib * 1024 - 4096]);
+                    out.write(new byte[4096]);
+                } catch (IOException full) {
+                    // filled to the last byte
+                }
+                Launchers.Result run = Launchers.vigil(work, 60, "run", "--journal", mount.resolve("journal").toString(),
+                        spec.toString());
+                String what = "filled " + kib + " KiB\n" + run;
+                assertEquals(1, run.exitCode(), what);
+                List<String> err = run.err().lines().filter(l -> !l.isBlank()).toList();
+                assertEquals(1, err.size(), what);
+                assertTrue(err.get(0).startsWith("ERR: ") && err.get(0).contains("no space left on " + mount), what);
+                try (var left = Files.list(mount)) {
+                    assertEquals(List.of("fill"), left.map(p -> p.getFileName().toString()).toList(), what);
+                }
+            }
+        } finally {
+            unmount(mount);
+        }
+    }
+
+    /** A real tmpfs of {@code size} on {@code work/name} (the test runs as root, as JournalFullDiskTest). */
+    private Path mountTmpfs(String name, String size) throws IOException, InterruptedException {
+        Path mount = Files.createDirectories(work.resolve(name));
+        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "vigil-e2e-" + name, mount.toString())
+                .inheritIO().start().waitFor(), "mount a tmpfs of " + size);
+        return mount;
+    }
+
+    private static void unmount(Path mount) throws IOException, InterruptedException {
+        new ProcessBuilder("umount", "-l", mount.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
     }
 
     /** Waits (bounded) until vigil's stdout contains {@code text}. */

@@ -40,6 +40,14 @@ public class JournalException extends RuntimeException {
     }
 
     /**
+     * "no space left on MOUNT (TYPE)" when {@code t} comes from a full file system holding {@code path}, else null:
+     * for files beside the journal (the mailbox map) in the journal's words.
+     */
+    public static String noSpaceLeft(java.nio.file.Path path, Throwable t) {
+        return WriteFailure.noSpace(path, t);
+    }
+
+    /**
      * What went wrong in {@code t} without the file it names (for a message that names the file itself): "permission
      * denied", "no such file or directory", the system's reason, else {@link #plain}.
      */

@@ -346,7 +346,18 @@ public final class JournalWriter implements AutoCloseable {
             reason = why;
             gapFromIndex = nextIndex();
             failedAtSequence = sequence;
-            org.slf4j.LoggerFactory.getLogger(JournalWriter.class).error("{}", gap().orElseThrow().describe());
+            if (first != null) {
+                logGap();
+            } // a journal that could not be opened says so at its first event: an owner that gives up first says it alone
+        }
+
+        private volatile boolean logged;
+
+        private void logGap() {
+            if (!logged) {
+                logged = true;
+                org.slf4j.LoggerFactory.getLogger(JournalWriter.class).error("{}", gap().orElseThrow().describe());
+            }
         }
 
         /** The index the next excerpt would get (the last one's + 1), -1 when not known. */
@@ -375,6 +386,7 @@ public final class JournalWriter implements AutoCloseable {
             JournalEvent event = slot.event;
             if (sequence >= failedAtSequence) {
                 notWritten.incrementAndGet();
+                logGap();
             } else {
                 try {
                     write(event, slot.body, slot.length);

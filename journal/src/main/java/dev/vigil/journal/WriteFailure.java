@@ -28,7 +28,8 @@ final class WriteFailure {
         boolean fault = false;
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             String m = String.valueOf(c.getMessage());
-            enospc |= m.contains("No space left") || m.contains("ENOSPC");
+            enospc |= m.contains("No space left") || m.contains("ENOSPC")
+                    || m.contains("Not enough space to fallocate"); // Chronicle Map's check before it grows a file
             fault |= c instanceof InternalError && m.contains("unsafe memory access");
         }
         FileStore store = storeOf(dir);

@@ -256,7 +256,7 @@ public final class SpecReader {
         if (o == null) {
             return null;
         }
-        String id = o.string("id", "pool-" + (position + 1));
+        String id = o.fileNamePart("id", "pool-" + (position + 1));
         List<Group> groups = new ArrayList<>();
         JsonNode groupsNode = o.required("groups");
         if (groupsNode != null) {
@@ -328,7 +328,7 @@ public final class SpecReader {
         if (o == null) {
             return null;
         }
-        String name = o.requiredString("name");
+        String name = o.required("name") == null ? null : o.fileNamePart("name", null);
         String kind = o.requiredOneOf("kind", KINDS);
         int children = o.requiredIntAtLeast("children", 1);
         List<String> command = o.stringList("command");
@@ -463,6 +463,22 @@ public final class SpecReader {
                 return dflt;
             }
             return n.asText();
+        }
+
+        /**
+         * A pool id or group name: a non-empty string that fits a child log's file name (at most
+         * {@link dev.vigil.spawn.ChildLog#MAX_NAME_BYTES} bytes of UTF-8; a longer one failed the pool's start with
+         * "File name too long").
+         */
+        String fileNamePart(String field, String dflt) {
+            String v = string(field, dflt);
+            int bytes = v == null ? 0 : v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (bytes > dev.vigil.spawn.ChildLog.MAX_NAME_BYTES) {
+                problem(path(field), bytes + " bytes is too long: at most " + dev.vigil.spawn.ChildLog.MAX_NAME_BYTES
+                        + " bytes of UTF-8 (it names the children's log files)");
+                return dflt == null ? v : dflt;
+            }
+            return v;
         }
 
         /** A string, or an integer written as a JSON number, as its text (a signal: {@code "TERM"} or {@code 15}). */

@@ -69,13 +69,14 @@ public final class MailboxStore implements AutoCloseable {
             throw new MailboxException("maxMailboxes must be positive: maxMailboxes=" + maxMailboxes);
         }
         List<String> notes = new ArrayList<>();
+        Path marker = mapFile.resolveSibling(mapFile.getFileName() + ".owner");
+        boolean created = !Files.exists(mapFile);
         try {
             Path parent = mapFile.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
             boolean exists = Files.exists(mapFile) && Files.size(mapFile) > 0;
-            Path marker = mapFile.resolveSibling(mapFile.getFileName() + ".owner");
             boolean crashed = exists && Files.exists(marker);
             if (crashed) {
                 notes.add("previous owner did not close the store: " + Files.readString(marker).trim());
@@ -92,8 +93,25 @@ public final class MailboxStore implements AutoCloseable {
                     : builder.createPersistedTo(mapFile.toFile());
             Files.writeString(marker, "pid=" + PARENT_PID + "\n");
             return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker, ring);
-        } catch (IOException e) {
-            throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + " error=" + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            String full = dev.vigil.journal.JournalException.noSpaceLeft(mapFile, e);
+            if (created) { // what this call made of a map it could not create: on a full disk, a sparse file of ~13 MB
+                deleteQuietly(mapFile);
+                deleteQuietly(marker);
+            }
+            if (full == null && e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + ": "
+                    + (full != null ? full : dev.vigil.journal.JournalException.plain(e)), e);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException left) {
+            // nothing more to do: the start failed already, and says why
         }
     }
 

@@ -320,8 +320,22 @@ public final class RingDrainer implements AutoCloseable {
             long now = System.nanoTime();
             long drainedFrom = nextTicket;
             int events = 0;
-            // No skipping ahead on a big head - nextTicket: with flow control, writers claim tickets before they wait
-            // for space, so the head runs ahead of records that are still intact. An overwritten slot reads as such.
+            // No skipping ahead on a head up to two rings ahead: with flow control, writers claim tickets before they
+            // wait for space, so the head runs ahead of records that are still intact (ticket t's slot is claimed by
+            // t + capacity, whose writer waits while the position is at or below t: one waiting writer keeps one such
+            // record intact). An overwritten slot reads as such. Beyond two rings, the tickets below head - 2 x capacity
+            // are lost without a look: keeping one intact would take more writers waiting at once than the ring has
+            // slots. The walk thus reads at most two rings, whatever the head says: a child that wrote 2^62 into its
+            // RING_HEAD held this lock, and the command path waiting on it, in a walk of 2^62 steps (the run, and its
+            // Ctrl-C, hung for good; MisbehavingChildTest). Such a head also jumped over tickets nobody claimed, whose
+            // slots stay unpublished for good: in this pass they are lost at once instead of after a stall each (which
+            // kept every writer of that mailbox waiting out its bound, 1 s per transition, for 2 x capacity stalls).
+            long behind = head - nextTicket - 2L * mailbox.ringCapacity();
+            boolean forged = behind > 0;
+            if (forged) {
+                lostTickets += behind;
+                nextTicket += behind;
+            }
             while (nextTicket < head) {
                 if (held.isEmpty() && lostTickets == 0 && readInto(handle, closeId, mailbox)) { // in order, no allocation
                     lastSeq++;
@@ -343,7 +357,7 @@ public final class RingDrainer implements AutoCloseable {
                     }
                 } else if (record == TransitionRecord.OVERWRITTEN) {
                     lostTickets++;
-                } else if (force || (stalledSince != 0 && now - stalledSince > stallNanos)) {
+                } else if (force || forged || (stalledSince != 0 && now - stalledSince > stallNanos)) {
                     lostTickets++; // claimed, never published: its writer died between CAS and record
                 } else {
                     if (stalledSince == 0) {

@@ -1,6 +1,7 @@
 package dev.vigil.pool;
 
 import dev.vigil.journal.JournalException;
+import dev.vigil.journal.JournalOwner;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +54,8 @@ public final class Orchestrator implements AutoCloseable {
     private final Containment containment;
     private final JournalDirOwnership ownership;
     private final CrashRecovery.Outcome recovery;
+    /** What a failed start removes again. */
+    private final StartLeftovers leftovers;
     /** Null when vigil.guardian=off. */
     private final Guardian guardian;
     private final Spawner spawner;
@@ -70,10 +73,18 @@ public final class Orchestrator implements AutoCloseable {
     private Orchestrator(Builder b) {
         // First of all: own the journal dir (a second orchestrator refuses here, before touching any file of it).
         Path dir = b.journal != null ? b.journal.dir() : b.journalDir;
-        this.ownership = JournalDirOwnership.acquire(dir);
+        Path mapFile = b.mapFile(dir);
+        this.leftovers = b.leftovers != null ? b.leftovers : StartLeftovers.note();
+        try {
+            this.ownership = JournalDirOwnership.acquire(dir);
+        } catch (dev.vigil.recovery.JournalDirInUseException inUse) {
+            throw inUse; // what is there may be the owner's
+        } catch (RuntimeException e) {
+            leftovers.removeCreated();
+            throw e;
+        }
         // The mailbox map opens on a thread of its own while the journal, containment, spawner and guardian
         // start here: the two Chronicle stores load separate classes, and start-up is mostly class loading.
-        Path mapFile = b.mailboxFile != null ? b.mailboxFile : dir.resolveSibling(dir.getFileName() + "-mailboxes.map");
         CompletableFuture<MailboxStore> mapOpening = CompletableFuture.supplyAsync(
                 () -> MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings), task -> {
                     Thread t = new Thread(task, "vigil-open-mailboxes");
@@ -86,6 +97,7 @@ public final class Orchestrator implements AutoCloseable {
         } catch (RuntimeException e) {
             closeWhenOpened(mapOpening);
             ownership.close();
+            leftovers.removeCreated();
             throw e;
         }
         this.ownsJournal = b.journal == null;
@@ -100,8 +112,7 @@ public final class Orchestrator implements AutoCloseable {
         CrashRecovery.Outcome r = null;
         try {
             c = Containment.open(b.containmentSettings);
-            journal.append(new ContainmentChosen(MonotonicClock.nanos(), journal.orchestratorPid(), "", 0,
-                    c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
+            long containmentChosen = MonotonicClock.nanos();
             s = Spawner.start(b.spawnerOptions);
             if (c.mode() == ContainmentMode.PROCESS_GROUP) {
                 c.publishProcessGroupsTo(sibling(writer.dir(), "-pgroups"));
@@ -111,6 +122,10 @@ public final class Orchestrator implements AutoCloseable {
                         sibling(writer.dir(), "-guardian-" + journal.orchestratorPid() + ".json"));
             }
             m = opened(mapOpening);
+            // Nothing is journaled before the mailbox map is had: a start that cannot run (e.g. a full disk) says so in
+            // one line, not after a journal that could not write its first event said so too.
+            journal.append(new ContainmentChosen(containmentChosen, journal.orchestratorPid(), "", 0,
+                    c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
             r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m);
             ProcessIdentity self = ProcessIdentity.self();
             ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
@@ -158,9 +173,16 @@ public final class Orchestrator implements AutoCloseable {
         }
     }
 
-    /** After a failed open: the mailbox map, once its opening ends, is closed again. */
+    /**
+     * After a failed open: the mailbox map, once its opening ends (waited for: what it created is removed next), is
+     * closed again.
+     */
     private static void closeWhenOpened(CompletableFuture<MailboxStore> opening) {
-        opening.thenAccept(MailboxStore::close);
+        try {
+            opening.join().close();
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException failedToo) {
+            // its failure is not the one that ended the start
+        }
     }
 
     private void closeAfterFailedOpen(JournalWriter writer, Spawner s, MailboxStore m, RingDrainer d, Containment c, Guardian g) {
@@ -185,6 +207,7 @@ public final class Orchestrator implements AutoCloseable {
             }
         } finally {
             ownership.release(false);
+            leftovers.removeCreated();
         }
     }
 
@@ -507,6 +530,14 @@ public final class Orchestrator implements AutoCloseable {
             return this;
         }
 
+        /** What a failed start removes again; null when the journal was handed over open. */
+        private StartLeftovers leftovers;
+
+        /** The mailbox map file of an orchestrator on {@code dir}: the one set, else the default beside the journal. */
+        Path mapFile(Path dir) {
+            return mailboxFile != null ? mailboxFile : sibling(dir, "-mailboxes.map");
+        }
+
         /** The mailbox map file; default {@code <journal dir>-mailboxes.map} next to the journal. */
         public Builder mailboxFile(Path file) {
             this.mailboxFile = file;
@@ -559,6 +590,9 @@ public final class Orchestrator implements AutoCloseable {
                 ringSettings = RingSettings.from(System::getProperty);
             }
             if (journalDir != null) {
+                // Noted before anything is created: a start that fails removes what it created (and only that).
+                leftovers = StartLeftovers.note(journalDir, mapFile(journalDir), sibling(journalDir, JournalOwner.LOCK_SUFFIX),
+                        sibling(journalDir, "-pgroups"));
                 try {
                     Files.createDirectories(journalDir);
                 } catch (java.io.IOException e) {

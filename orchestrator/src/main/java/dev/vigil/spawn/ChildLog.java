@@ -18,6 +18,11 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
     /** The shim takes a size up to INT_MAX and at most 99 rotated files. */
     public static final long MAX_MAX_BYTES = Integer.MAX_VALUE;
     public static final int MAX_KEEP = 99;
+    /**
+     * The longest pool id or group name (UTF-8 bytes) a child log can be named after: {@code <pool>/} and
+     * {@code <group>-<index>.err.<keep>} must each fit a file name (255 bytes on Linux file systems).
+     */
+    public static final int MAX_NAME_BYTES = 200;
 
     public ChildLog {
         Objects.requireNonNull(stdout, "stdout");

@@ -310,4 +310,26 @@ class SpecReaderTest {
                 """));
         assertEquals(31_536_000_000L, atTheBound.close().windowMs());
     }
+
+    /**
+     * A 300-byte pool id or a 400-byte group name (200 x 'é') was accepted and failed the pool's start
+     * ("child log dir=... cannot be created: File name too long", exit 1); now a problem with its path, exit 2, nothing
+     * started. Unicode within the bound is fine.
+     */
+    @Test
+    void aPoolIdOrGroupNameTooLongForALogFileNameIsAProblemAndUnicodeWithinTheBoundIsFine() throws IOException {
+        String longId = "p".repeat(300);
+        String longGroup = "\u00e9".repeat(200);
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("long.json",
+                "{\"pools\": [{\"id\": \"" + longId + "\", \"groups\": [{\"name\": \"" + longGroup
+                        + "\", \"kind\": \"c\", \"children\": 1}]}]}")));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(List.of(
+                "pools[0].id: 300 bytes is too long: at most 200 bytes of UTF-8 (it names the children's log files)",
+                "pools[0].groups[0].name: 400 bytes is too long: at most 200 bytes of UTF-8 (it names the children's log files)"),
+                got);
+        RunSpec ok = SpecReader.read(write("unicode.json", "{\"pools\": [{\"id\": \"\u30e9\u30c3\u30af\", \"groups\": "
+                + "[{\"name\": \"" + "\u00e9".repeat(100) + "\", \"kind\": \"c\", \"children\": 1}]}]}"));
+        assertEquals("\u30e9\u30c3\u30af", ok.pools().get(0).id());
+    }
 }

@@ -182,6 +182,33 @@ class RingDrainerTest {
         assertEquals(total, ((MailboxTransition) journal.get(journal.size() - 1)).seq());
     }
 
+    /**
+     * RING_HEAD forged far ahead (a child's stray or hostile store): one drain reads at most two rings and returns,
+     * instead of walking to the forged head one ticket at a time under the cursor's lock; the records it could not
+     * read are one overrun at the final drain, and the ring works on from the forged head.
+     */
+    @Test
+    void aForgedRingHeadCostsAtMostTwoRingsOfReadsAndTheLostRecordIsAnOverrun() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        long word = mailbox.stateAcquire();
+        word = mailbox.casTransition(word, TASK_READY, WriterRole.PARENT, 1);
+        file.duplicate().order(java.nio.ByteOrder.nativeOrder())
+                .putLong(2 * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH + MailboxDescriptor.RING_HEAD_OFFSET, 1L << 62);
+        word = mailbox.casTransition(word, IDLE, WriterRole.PARENT, 1);
+        RingDrainer drainer = new RingDrainer(this::journal);
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> drainer.drain(handle, 0), "walked to the forged head");
+        mailbox.casTransition(word, TASK_READY, WriterRole.PARENT, 1);
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> drainer.drainFinal(handle, 0));
+        // seq 1's slot was reused by seq 2's ticket (2^62 is a multiple of the capacity): lost, and said so exactly
+        RingOverrun overrun = (RingOverrun) journal.get(0);
+        assertEquals(1, overrun.firstLostSeq());
+        assertEquals(1, overrun.lastLostSeq());
+        assertEquals(2, ((MailboxTransition) journal.get(1)).seq(), "the transitions after the forgery are journaled");
+        assertEquals(3, ((MailboxTransition) journal.get(2)).seq());
+        assertEquals(3, journal.size(), journal.toString());
+    }
+
     /** A small ring (8 records) with the given writer wait over slot {@code index}, formatted and handed to a handle. */
     private MailboxHandle smallRing(int index, Duration writerWait) {
         int offset = index * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH;

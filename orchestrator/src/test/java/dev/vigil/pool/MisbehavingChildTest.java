@@ -1,0 +1,68 @@
+package dev.vigil.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.close.CloseSettings;
+import dev.vigil.close.decision.CloseReport;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.RingOverrun;
+import dev.vigil.mailbox.MailboxDescriptor;
+
+/**
+ * A child that writes garbage into its own mailbox record (docs/MAILBOX.md lets it map the record read-write) hurts
+ * itself, never the orchestrator: every command to the others, and the close, stay bounded.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class MisbehavingChildTest {
+    @TempDir
+    Path tmp;
+
+    /**
+     * RING_HEAD forged to 2^62 (what a child's stray store, or a hostile one, can do: the word is the child's to
+     * fetch-and-add). The ring drainer walked from its position to that head one ticket at a time, holding the
+     * mailbox's cursor lock: the next command waited on that lock forever, and so did the close and Ctrl-C.
+     */
+    @Test
+    void aChildThatForgesItsRingHeadNeitherHangsItsCommandsNorItsClose() throws Exception {
+        Path journal = tmp.resolve("journal");
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
+            Pool pool = Pool.builder(o, "vandal").group("c", 2, ChildSpec.cDemo())
+                    .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(2)).build()).start();
+            assertEquals(1, pool.control("c", 0, 1, 1, Duration.ofSeconds(5)).value());
+            PoolChild vandal = pool.child("c", 0);
+            try (FileChannel ch = FileChannel.open(vandal.mailbox().mapFile(), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                MappedByteBuffer words = ch.map(FileChannel.MapMode.READ_WRITE, vandal.mailboxOffset(),
+                        MailboxDescriptor.RING_HEAD_OFFSET + Long.BYTES);
+                words.order(ByteOrder.nativeOrder()).putLong(MailboxDescriptor.RING_HEAD_OFFSET, 1L << 62);
+                words.force();
+            }
+            CloseReport report = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+                for (int i = 2; i < 5; i++) {
+                    assertEquals(i, pool.control("c", 0, 1, i, Duration.ofSeconds(5)).value());
+                    assertEquals(i, pool.control("c", 1, 1, i, Duration.ofSeconds(5)).value());
+                }
+                return pool.closeWithReport();
+            }, "a forged ring head held the command path or the close");
+            assertTrue(report.survivors().isEmpty(), report.toJson());
+        }
+        List<JournalEvent> events = JournalChecks.readAll(journal);
+        assertTrue(events.stream().anyMatch(e -> e instanceof RingOverrun r && r.group().equals("c") && r.index() == 0),
+                "the vandal's lost ring records are journaled as an overrun");
+        assertTrue(JournalChecks.mailboxesReleasedOnlyAfterReap(events).isEmpty());
+    }
+}
