@@ -70,7 +70,9 @@ class LauncherIT {
         CliRun jvm = launch("--print-jvm");
         assertEquals(0, jvm.exit(), jvm::toString);
         assertTrue(jvm.out().startsWith(onPath + " "), "java on the PATH: " + jvm);
-        assertTrue(jvm.out().contains(Jdks.version(onPath)) && jvm.out().contains(".jsa "), jvm::toString);
+        String version = Jdks.version(onPath);
+        boolean aot = !version.isEmpty() && Integer.parseInt(version.split("\\.")[0]) >= 24;
+        assertTrue(jvm.out().contains(version) && jvm.out().contains(aot ? ".aot " : ".jsa "), jvm::toString);
         for (String bad : new String[] {tmp.resolve("nope").toString(), tmp.toString()}) {
             CliRun run = launchOn(bad, "closes", GoldenFixtureTest.FIXTURE.resolve("journal").toString());
             assertTrue(run.isOneErrLine() && run.err().contains("VIGIL_REPLAY_JAVA=" + bad + " is not an executable java"),
