@@ -29,7 +29,7 @@ import picocli.CommandLine.ParentCommand;
  * {@code closes DIR}: every close with its pool, start, duration, outcome, and its children counted
  * apart: reaped (exited on their own), killed (by escalation), kept (survivors left running).
  */
-@Command(name = "closes", mixinStandardHelpOptions = true,
+@Command(name = "closes", mixinStandardHelpOptions = true, header = "List every close in the journal with its outcome.",
         description = {"List every close in the journal: pool, start (relative to the journal's first event),",
             "duration, outcome, and children reaped (exited on their own), killed (by escalation) and kept",
             "(survivors left running), as the orchestrator reported them. A close the journal ends",
