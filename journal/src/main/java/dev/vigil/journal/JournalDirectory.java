@@ -124,6 +124,10 @@ public final class JournalDirectory {
         }
     }
 
+    private static String versionsRead() {
+        return "this reader reads schemaVersion 1 to " + JournalSchema.VERSION;
+    }
+
     /** The schema version in the journal's marker (1 or later); the journal must have been validated. */
     public static int markerSchemaVersion(Path dir) {
         return checkMarker(dir);
@@ -146,7 +150,11 @@ public final class JournalDirectory {
             version = Integer.parseInt(p.getProperty("schemaVersion", "?"));
         } catch (NumberFormatException e) {
             throw new JournalException("journal marker file=" + marker + " has a bad schemaVersion="
-                    + p.getProperty("schemaVersion"), e);
+                    + p.getProperty("schemaVersion") + " (" + versionsRead() + ")", e);
+        }
+        if (version < 1) { // no journal was ever written with one: a damaged or hand-made marker
+            throw new JournalException("journal marker file=" + marker + " has schemaVersion=" + version + ", which no"
+                    + " journal has (" + versionsRead() + ")");
         }
         if (version > JournalSchema.VERSION) {
             throw new JournalException("journal dir=" + dir + " has schema version=" + version

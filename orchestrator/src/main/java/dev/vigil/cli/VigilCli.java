@@ -147,7 +147,7 @@ public final class VigilCli implements Callable<Integer> {
     }
 
     /** {@code vigil run SPEC}. */
-    @Command(name = "run", mixinStandardHelpOptions = true,
+    @Command(name = "run", mixinStandardHelpOptions = true, header = "Run the pools of a JSON or YAML spec file.",
             description = "Run the pools of a JSON or YAML spec file (validated up front; every mistake listed).")
     static final class Run implements Callable<Integer> {
         @CommandLine.ParentCommand
@@ -184,6 +184,7 @@ public final class VigilCli implements Callable<Integer> {
      * nothing is left alive (or there was nothing), 1 when something outlived the bounded wait, 2 on bad input.
      */
     @Command(name = "reap", mixinStandardHelpOptions = true,
+            header = "Kill and journal what a run or a crash left on a journal dir.",
             description = "End what a run left on a journal dir (pools kept under escalation leak, or left by a crash):"
                     + " kill every process of its pools (cgroup.kill, or its process groups), journal it, free the"
                     + " mailboxes. Refuses (exit 2) while an orchestrator owns the dir.")
@@ -215,6 +216,7 @@ public final class VigilCli implements Callable<Integer> {
 
     /** {@code vigil session SPEC}: see {@link PoolSession}. */
     @Command(name = "session", mixinStandardHelpOptions = true,
+            header = "Answer JSON-line requests on stdin for the pools of a spec.",
             description = "Start the pools of a spec once and take JSON-line requests on stdin (control, task, send, inside,"
                     + " gate, close), one JSON answer line each on stdout; end of input closes every pool. For test fixtures.")
     static final class Session implements Callable<Integer> {
@@ -247,6 +249,7 @@ public final class VigilCli implements Callable<Integer> {
 
     /** {@code vigil demo}. */
     @Command(name = "demo", mixinStandardHelpOptions = true,
+            header = "Run the embedded demo: four racks of chips closing concurrently.",
             description = "The embedded default: four racks of C, Java and Python chips closing concurrently over a few cycles,"
                     + " each child's teardown time drawn from the field distribution (median 1.4 s, p90 1.6 s, max 1.8 s) x --time-scale.")
     static final class Demo implements Callable<Integer> {

@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code audit DIR}: checks the invariants of DESIGN section 8 over the whole history. */
-@Command(name = "audit", mixinStandardHelpOptions = true,
+@Command(name = "audit", mixinStandardHelpOptions = true, header = "Check every invariant over the whole journal.",
         description = {"Check every invariant over the whole journal: each transition's from equals the previous",
             "to of its mailbox (no lost update), seq moves forward and gaps only where a ring overrun was",
             "journaled, no state write after shutdown except by the child, the shutdown written at most once,",

@@ -29,13 +29,30 @@ import picocli.CommandLine.ParentCommand;
  * {@code closes DIR}: every close with its pool, start, duration, outcome, and its children counted
  * apart: reaped (exited on their own), killed (by escalation), kept (survivors left running).
  */
-@Command(name = "closes", mixinStandardHelpOptions = true,
+@Command(name = "closes", mixinStandardHelpOptions = true, header = "List every close in the journal with its outcome.",
         description = {"List every close in the journal: pool, start (relative to the journal's first event),",
             "duration, outcome, and children reaped (exited on their own), killed (by escalation) and kept",
             "(survivors left running), as the orchestrator reported them. A close the journal ends",
             "inside is listed as INCOMPLETE, or IN_PROGRESS while the orchestrator writing it still runs",
             "that close. Closes are listed as they complete."})
 public final class ClosesCommand implements Callable<Integer> {
+    /** The outcome of a close the journal has no completion of. */
+    enum Unfinished {
+        /** The journal ends inside it. */
+        INCOMPLETE,
+        /** The orchestrator writing it still runs. */
+        IN_PROGRESS,
+        /** Ended by the recovery after its orchestrator died. */
+        ORCHESTRATOR_DIED
+    }
+
+    /** As wide as the longest outcome a row can print (ORCHESTRATOR_DIED ran 7 columns into the next one). */
+    static final int OUTCOME_WIDTH = java.util.stream.Stream.concat(
+            java.util.Arrays.stream(dev.vigil.close.decision.CloseReport.Outcome.values()),
+            java.util.Arrays.stream(Unfinished.values())).mapToInt(o -> o.name().length()).max().orElseThrow();
+    private static final String HEADER_FORMAT = "%15s  %-16s  %12s  %10s  %-" + OUTCOME_WIDTH + "s  %6s  %6s  %4s  %6s%n";
+    private static final String ROW_FORMAT = "%15d  %-16s  %12s  %10s  %-" + OUTCOME_WIDTH + "s  %6s  %6s  %4s  %6s%n";
+
     @ParentCommand
     ReplayCli cli;
 
@@ -66,7 +83,7 @@ public final class ClosesCommand implements Callable<Integer> {
         Map<Long, PoolFailed> failures = new HashMap<>();
         long origin = source.firstEventTime();
         if (!json) {
-            out.printf(Locale.ROOT, "%15s  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", "close", "pool", "started",
+            out.printf(Locale.ROOT, HEADER_FORMAT, "close", "pool", "started",
                     "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
@@ -79,11 +96,11 @@ public final class ClosesCommand implements Callable<Integer> {
                 }
             } else if (e instanceof CloseCompleted c) {
                 CloseStarted s = open.remove(c.closeId());
-                row(out, json, s, c, origin, "INCOMPLETE", restartsBefore.remove(c.closeId()), failures.remove(c.closeId()));
+                row(out, json, s, c, origin, Unfinished.INCOMPLETE.name(), restartsBefore.remove(c.closeId()), failures.remove(c.closeId()));
             } else if (e instanceof dev.vigil.journal.CloseEndedByOrchestratorDeath d) {
                 CloseStarted s = open.remove(d.closeId());
                 if (s != null) {
-                    row(out, json, s, null, origin, "ORCHESTRATOR_DIED", restartsBefore.remove(d.closeId()),
+                    row(out, json, s, null, origin, Unfinished.ORCHESTRATOR_DIED.name(), restartsBefore.remove(d.closeId()),
                             failures.remove(d.closeId()));
                 }
             } else if (e instanceof dev.vigil.journal.CloseAborted a) {
@@ -99,7 +116,8 @@ public final class ClosesCommand implements Callable<Integer> {
             return true;
         });
         for (CloseStarted s : open.values()) {
-            row(out, json, s, null, origin, live > 0 && s.orchestratorPid() == live ? "IN_PROGRESS" : "INCOMPLETE",
+            Unfinished unfinished = live > 0 && s.orchestratorPid() == live ? Unfinished.IN_PROGRESS : Unfinished.INCOMPLETE;
+            row(out, json, s, null, origin, unfinished.name(),
                     restartsBefore.get(s.closeId()), failures.get(s.closeId()));
         }
         return 0;
@@ -137,7 +155,7 @@ public final class ClosesCommand implements Callable<Integer> {
             }
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "%15d  %-16s  %12s  %10s  %-10s  %6s  %6s  %4s  %6s%n", closeId, pool,
+            out.printf(Locale.ROOT, ROW_FORMAT, closeId, pool,
                     s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
                     c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
                     outcome, c == null ? "-" : Integer.toString(c.reaped() - killed),

@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code export DIR}: every event as one JSON object per line, for jq. */
-@Command(name = "export", mixinStandardHelpOptions = true,
+@Command(name = "export", mixinStandardHelpOptions = true, header = "Write every event as one JSON line (for jq).",
         description = {"Every event as JSON lines (for jq): the journal's JSON form (event kind in \"event\")",
             "with the journal (Chronicle) index of the event added as \"journalIndex\" (\"index\" is a child's index in its group).",
             "A MailboxTransitionBatch is one MailboxTransition line per transition it packs, with its place in",

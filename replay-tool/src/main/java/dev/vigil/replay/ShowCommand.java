@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code show DIR CLOSE}: the reconstruction of one close, child by child, and its verdict. */
-@Command(name = "show", mixinStandardHelpOptions = true,
+@Command(name = "show", mixinStandardHelpOptions = true, header = "Rebuild one close from the journal, child by child.",
         description = {"Rebuild one close from the journal: per child the state-word history (seq, from, to,",
             "writer, time), shutdown published / acked / reaped times, exit status, diagnosis and evidence,",
             "and a one-line verdict naming the cause. Times are relative to the close's start. The rebuilt",

@@ -41,7 +41,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code stats DIR}: reap latency per close and overall, by group size and by overlapping closes. */
-@Command(name = "stats", mixinStandardHelpOptions = true,
+@Command(name = "stats", mixinStandardHelpOptions = true, header = "Measure reap latency per close and over all closes.",
         description = {"Reap latency (time from the shutdown broadcast to the reap) min / median / p90 / max / mean,",
             "per close and over all closes, split by group size (children of the reaped child's group in that",
             "close) and by how many other closes were running when the close started. HdrHistogram, 3",

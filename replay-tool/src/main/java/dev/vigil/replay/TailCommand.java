@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code tail DIR}: follows a live journal, one readable line per event. */
-@Command(name = "tail", mixinStandardHelpOptions = true,
+@Command(name = "tail", mixinStandardHelpOptions = true, header = "Follow a live journal, one readable line per event.",
         description = {"Follow a live journal and print one readable line per event as it is appended",
             "(time is CLOCK_MONOTONIC seconds). Runs until interrupted unless --idle-exit or --limit says otherwise."})
 public final class TailCommand implements Callable<Integer> {

@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code timeline DIR CLOSE -o FILE}: draws one close as SVG, or as an HTML page around the SVG. */
-@Command(name = "timeline", mixinStandardHelpOptions = true,
+@Command(name = "timeline", mixinStandardHelpOptions = true, header = "Draw one close as SVG or HTML, a lane per child.",
         description = {"Draw one close: a lane per child with its state-word intervals coloured by state, the",
             "broadcast, ack, diagnosis, escalation and reap marks; survivors highlighted. The output format follows",
             "the file name: .svg, or .html (the SVG with the verdict and a table of children)."})

@@ -131,16 +131,34 @@ class BadInputTest {
     void aJournalFromANewerSchemaIsRefused() throws IOException {
         Path newer = tmp.resolve("newer-marker");
         JournalFiles.copyCompact(journal, newer);
-        Path marker = newer.resolve(JournalSchema.MARKER_FILE);
+        setMarkerSchemaVersion(newer, JournalSchema.VERSION + 1);
+        assertEveryCommandRefuses(newer, "newer than this reader");
+    }
+
+    /** Rewrites the schemaVersion of the journal marker in {@code dir}; returns the marker file. */
+    private static Path setMarkerSchemaVersion(Path dir, int version) throws IOException {
+        Path marker = dir.resolve(JournalSchema.MARKER_FILE);
         Properties p = new Properties();
         try (var in = Files.newInputStream(marker)) {
             p.load(in);
         }
-        p.setProperty("schemaVersion", Integer.toString(JournalSchema.VERSION + 1));
+        p.setProperty("schemaVersion", Integer.toString(version));
         try (var out = Files.newOutputStream(marker)) {
             p.store(out, null);
         }
-        assertEveryCommandRefuses(newer, "newer than this reader");
+        return marker;
+    }
+
+    /** A marker's schemaVersion of 0 or -1 (no journal has one) is refused naming the field: it was read as schema 1. */
+    @Test
+    void aJournalMarkerWithASchemaVersionBelowOneIsRefused() throws IOException {
+        for (int version : new int[] {0, -1}) {
+            Path dir = tmp.resolve("marker-version" + version);
+            JournalFiles.copyCompact(journal, dir);
+            Path marker = setMarkerSchemaVersion(dir, version);
+            assertEveryCommandRefuses(dir, "marker file=" + marker + " has schemaVersion=" + version
+                    + ", which no journal has (this reader reads schemaVersion 1 to " + JournalSchema.VERSION + ")");
+        }
     }
 
     @Test

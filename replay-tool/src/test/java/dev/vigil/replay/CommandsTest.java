@@ -87,6 +87,23 @@ class CommandsTest {
                 && !stats.out().contains("overlapping closes 3"), stats::toString);
     }
 
+    /**
+     * The outcome column of closes is as wide as its longest outcome: ORCHESTRATOR_DIED (17 characters) overflowed the
+     * 10 it had, and its row's counts stood 7 columns right of the header's.
+     */
+    @Test
+    void theOutcomeColumnHoldsOrchestratorDied() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
+            p.close(Scenarios.LEAK, 0).broadcast();
+            j.append(new dev.vigil.journal.CloseEndedByOrchestratorDeath(j.now(), 4242, "p", 1, 4241, "pid 1 pid 2"));
+        }
+        List<String> lines = CliRun.of("closes", tmp.toString()).out().lines().toList();
+        String header = lines.get(0);
+        String died = lines.stream().filter(l -> l.contains("ORCHESTRATOR_DIED")).findFirst().orElseThrow();
+        assertEquals(header.length(), died.length(), "every column where the header has it:\n" + String.join("\n", lines));
+    }
+
     @Test
     void exportWritesEveryEventAsAStrictJsonLineWithItsJournalIndexAndItsChildIndexApart() throws Exception {
         Scenarios.legacyRace(tmp);

@@ -78,6 +78,9 @@ class LauncherIT {
             assertTrue(run.isOneErrLine() && run.err().contains("VIGIL_REPLAY_JAVA=" + bad + " is not an executable java"),
                     run::toString);
         }
+        CliRun notJava = launchOn("/bin/true", "closes", GoldenFixtureTest.FIXTURE.resolve("journal").toString());
+        assertTrue(notJava.isOneErrLine() && notJava.err().contains("VIGIL_REPLAY_JAVA=/bin/true is not the java of a JDK 17"),
+                notJava::toString);
     }
 
     /**
