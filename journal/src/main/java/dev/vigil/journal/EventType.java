@@ -42,6 +42,7 @@ public enum EventType {
     CHILD_EXITED(43, ChildExited.class),
     CHILD_RESTARTED(44, ChildRestarted.class),
     POOL_FAILED(45, PoolFailed.class),
+    CLOSE_ABORTED(46, CloseAborted.class),
     CHILD_OUTPUT_TAIL(48, ChildOutputTail.class),
     ESCALATE_NOW_REQUESTED(49, EscalateNowRequested.class),
     // 50-59: forensics

@@ -46,6 +46,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(CloseEndedByOrchestratorDeath.class),
     @JsonSubTypes.Type(MailboxRecovered.class),
     @JsonSubTypes.Type(EscalateNowRequested.class),
+    @JsonSubTypes.Type(CloseAborted.class),
     @JsonSubTypes.Type(ChildOutputTail.class),
     @JsonSubTypes.Type(SurvivorStacks.class),
     @JsonSubTypes.Type(PoolKept.class),
@@ -53,7 +54,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, MailboxTransitionBatch, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
         HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed,
         ContainmentChosen, StrayFound, ContainmentKilled, OrchestratorDeathFound, CloseEndedByOrchestratorDeath,
-        MailboxRecovered, EscalateNowRequested, SurvivorStacks, PoolKept, ChildOutputTail {
+        MailboxRecovered, EscalateNowRequested, CloseAborted, SurvivorStacks, PoolKept, ChildOutputTail {
 
     /** Monotonic clock nanos (CLOCK_MONOTONIC) at which the fact happened. */
     long timeNanos();

@@ -27,6 +27,7 @@ import dev.vigil.contain.ContainedProcess;
 import dev.vigil.contain.ContainmentMode;
 import dev.vigil.contain.PoolContainment;
 import dev.vigil.journal.BudgetSpent;
+import dev.vigil.journal.CloseAborted;
 import dev.vigil.journal.ChildAcked;
 import dev.vigil.journal.ChildOutputTail;
 import dev.vigil.journal.ChildReaped;
@@ -962,15 +963,26 @@ final class CloseMachine {
         running = runs.size();
     }
 
-    /** A failure inside one close fails that close's future; the others go on. */
+    /**
+     * A failure inside one close fails that close's future and is journaled (CloseAborted: the replay ends the close
+     * there and the audit names it, instead of a close that never ends); its unreaped children stay tracked by their
+     * pool for its next close. The other closes go on.
+     */
     private void guarded(Run run, Runnable body) {
         try {
             body.run();
         } catch (RuntimeException | Error e) {
             if (run.phase != Phase.DONE) {
+                String reason = JournalException.plain(e);
                 finish(run);
+                try {
+                    journal.append(new CloseAborted(clock.getAsLong(), pid(), run.poolId(), run.closeId, reason,
+                            run.unreaped()));
+                } catch (RuntimeException journalBroken) {
+                    // a broken journal is named by its gap (JournalWriter); the caller still gets the failure below
+                }
                 run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
-                        + run.closeId + " close failed: " + JournalException.plain(e), e));
+                        + run.closeId + " close failed: " + reason, e));
             }
         }
     }

@@ -24,6 +24,7 @@ import dev.vigil.journal.BudgetSpent;
 import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.CloseAborted;
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxReleased;
@@ -141,6 +142,8 @@ class CloseMachineTest {
         /** When its transition ring was journaled (the last time), -1 never; a drain after the release is wrong. */
         long drainedAt = -1;
         boolean drainedAfterRelease;
+        /** Its shutdown delivery throws: a failure inside the close (not the child's doing). */
+        boolean deliveryThrows;
 
         Child(World w, String group, int index, long ackAfter, long beatEvery, long beatFor, long exitAfter,
                 boolean diesOnTerm, boolean goneBefore) {
@@ -183,6 +186,9 @@ class CloseMachineTest {
 
         @Override
         public ShutdownDelivery deliverShutdown(long epoch) {
+            if (deliveryThrows) {
+                throw new ArithmeticException("long overflow");
+            }
             shutdownAt = w.now;
             if (exitAfter >= 0) {
                 w.at(w.now + exitAfter, () -> end(index, 0));
@@ -479,6 +485,33 @@ class CloseMachineTest {
             List<String> bad = simulate(seed, seed % 7 == 0);
             assertEquals(List.of(), bad, "seed=" + seed);
         }
+    }
+
+    @Test
+    void aFailureInsideACloseIsJournaledAsCloseAbortedAndFailsOnlyThatClose() {
+        World w = new World(11);
+        Child broken = new Child(w, "g", 0, 1 * MS, 0, 0, 5 * MS, false, false);
+        broken.deliveryThrows = true;
+        Child fine = new Child(w, "g", 0, 1 * MS, 0, 0, 5 * MS, false, false);
+        CloseSettings settings = CloseSettings.builder().window(Duration.ofMillis(100)).build();
+        Target brokenPool = new Target(w, settings, List.of(broken));
+        Target finePool = new Target(w, settings, List.of(fine));
+        brokenPool.poolId = "broken";
+        finePool.poolId = "fine";
+        CompletableFuture<CloseReport> failed = new CompletableFuture<>();
+        CompletableFuture<CloseReport> clean = new CompletableFuture<>();
+        w.at(w.now, () -> w.machine.closeRequested(brokenPool, 1, failed));
+        w.at(w.now, () -> w.machine.closeRequested(finePool, 2, clean));
+        w.run(CompletableFuture.allOf(failed.exceptionally(x -> null), clean), w.now + 10_000 * MS);
+        assertTrue(failed.isCompletedExceptionally(), "the broken close fails its caller");
+        assertEquals(CloseReport.Outcome.CLEAN, clean.join().outcome(), "the other close goes on");
+        List<CloseAborted> aborted = w.journal.stream().filter(e -> e instanceof CloseAborted)
+                .map(e -> (CloseAborted) e).toList();
+        assertEquals(1, aborted.size(), "journaled: " + w.journal);
+        assertEquals(1, aborted.get(0).closeId());
+        assertEquals(1, aborted.get(0).unreaped());
+        assertTrue(aborted.get(0).reason().contains("long overflow"), aborted.get(0).reason());
+        assertTrue(w.machine.idle(), "nothing left running in the machine");
     }
 
     @Test

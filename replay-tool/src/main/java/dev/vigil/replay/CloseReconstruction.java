@@ -60,7 +60,7 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH,
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED,
             EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
             EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED, EventType.CHILD_OUTPUT_TAIL);
 
@@ -187,6 +187,7 @@ public final class CloseReconstruction {
                 }
             }
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
+            case CLOSE_ABORTED -> closeAborted(index, (dev.vigil.journal.CloseAborted) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
             case CHILD_EXITED -> exitedDuringRun((ChildExited) e);
             case CHILD_RESTARTED, POOL_FAILED -> runEvent(pool(e.poolId()), e);
@@ -541,6 +542,29 @@ public final class CloseReconstruction {
         cs.endedByDeath = e;
         listener.closeRebuilt(cs.rebuild(null, index));
         p.children.clear();
+        forgetIfIdle(p);
+    }
+
+    /**
+     * A close that failed inside the orchestrator ends here, without a report (ABORTED), and is named as a violation:
+     * the orchestrator, not a child, broke the close. Its unreaped children stay with the pool (its next close
+     * takes them).
+     */
+    private void closeAborted(long index, dev.vigil.journal.CloseAborted e) {
+        violation(Violation.Rule.CLOSE_ABORTED, index, e.timeNanos(), e.poolId(), e.closeId(), "close " + e.closeId(),
+                "the close failed inside the orchestrator (pid " + e.orchestratorPid() + ") with " + e.unreaped()
+                        + " child(ren) not reaped: " + e.reason());
+        CloseState cs = openCloses.remove(e.closeId());
+        if (cs == null) {
+            return; // failed before its CloseStarted, or the journal begins inside it: named above all the same
+        }
+        PoolState p = pool(cs.started.poolId());
+        if (p.openClose == cs) {
+            p.openClose = null;
+        }
+        RebuiltClose rc = cs.rebuild(null, index);
+        rc.aborted = e;
+        listener.closeRebuilt(rc);
         forgetIfIdle(p);
     }
 

@@ -35,6 +35,9 @@ public final class CloseVerdict {
         }
         String prefix = rc.isComplete() ? "" : rc.inProgressBy() > 0
                 ? "IN PROGRESS (the journal is live: orchestrator pid " + rc.inProgressBy() + " is still running this close): "
+                : rc.aborted() != null
+                ? "ABORTED (the close failed inside the orchestrator: " + rc.aborted().reason() + "; its "
+                        + rc.aborted().unreaped() + " unreaped child(ren) stay with the pool for its next close): "
                 : rc.endedByDeath() != null
                 ? "ENDED BY THE DEATH OF ITS ORCHESTRATOR (ORCHESTRATOR_DIED: pid " + rc.endedByDeath().deadPid() + "; the recovery by pid "
                         + rc.endedByDeath().orchestratorPid() + " made sure none of its children is alive): "

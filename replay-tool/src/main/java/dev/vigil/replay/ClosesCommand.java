@@ -87,7 +87,7 @@ public final class ClosesCommand implements Callable<Integer> {
                     "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
-                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CHILD_RESTARTED, EventType.POOL_FAILED), (i, e) -> {
+                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED), (i, e) -> {
             if (e instanceof CloseStarted s) {
                 open.put(s.closeId(), s);
                 Integer n = restarts.remove(s.poolId());
@@ -102,6 +102,11 @@ public final class ClosesCommand implements Callable<Integer> {
                 if (s != null) {
                     row(out, json, s, null, origin, Unfinished.ORCHESTRATOR_DIED.name(), restartsBefore.remove(d.closeId()),
                             failures.remove(d.closeId()));
+                }
+            } else if (e instanceof dev.vigil.journal.CloseAborted a) {
+                CloseStarted s = open.remove(a.closeId());
+                if (s != null) {
+                    row(out, json, s, null, origin, "ABORTED", restartsBefore.remove(a.closeId()), failures.remove(a.closeId()));
                 }
             } else if (e instanceof ChildRestarted r) {
                 restarts.merge(r.poolId(), 1, Integer::sum);
@@ -120,7 +125,8 @@ public final class ClosesCommand implements Callable<Integer> {
 
     /**
      * @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, IN_PROGRESS (its orchestrator still
-     *        runs it), or ORCHESTRATOR_DIED
+     *        runs it), ORCHESTRATOR_DIED, or ABORTED (it failed
+     *        inside the orchestrator: CloseAborted)
      * @param restarts children the pool restarted since its previous close (null: none)
      * @param failed the pool failure that started this close, or null
      */

@@ -34,6 +34,8 @@ public final class RebuiltClose {
     private final int runEventsDropped;
     /** The caller's escalate-now of this close (a second Ctrl-C), or null. */
     dev.vigil.journal.EscalateNowRequested escalateNow;
+    /** Why the close failed inside the orchestrator and ended without its report (CloseAborted), or null. */
+    dev.vigil.journal.CloseAborted aborted;
     /** The pid of the orchestrator still running this close when the journal was read, or -1. */
     int inProgressBy = -1;
 
@@ -54,6 +56,11 @@ public final class RebuiltClose {
         this.children = List.copyOf(children);
         this.completed = completed;
         this.endIndex = endIndex;
+    }
+
+    /** The failure inside the orchestrator that ended this close without its report (CloseAborted), or null. */
+    public dev.vigil.journal.CloseAborted aborted() {
+        return aborted;
     }
 
     /** The caller's escalate-now of this close (bin/vigil: a second Ctrl-C or SIGTERM), or null when none came. */

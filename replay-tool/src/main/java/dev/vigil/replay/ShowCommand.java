@@ -97,6 +97,10 @@ public final class ShowCommand implements Callable<Integer> {
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
                     rc.endedByDeath().orchestratorPid(), CloseVerdict.at(rc.endedByDeath().timeNanos(), t0),
                     rc.endedByDeath().unreaped(), rebuilt.outcome());
+        } else if (c == null && rc.aborted() != null) {
+            out.printf(Locale.ROOT, "started +0.000 s, aborted %s: the close failed inside its orchestrator pid %d (%s),"
+                    + " %d child(ren) not reaped then, rebuilt outcome %s%n", CloseVerdict.at(rc.aborted().timeNanos(), t0),
+                    rc.aborted().orchestratorPid(), rc.aborted().reason(), rc.aborted().unreaped(), rebuilt.outcome());
         } else if (c == null && rc.inProgressBy() > 0) {
             out.printf(Locale.ROOT, "started +0.000 s, in progress: orchestrator pid %d is still running it (so far: %d child(ren)"
                     + " not reaped yet)%n", rc.inProgressBy(), rebuilt.survivors());
@@ -269,6 +273,9 @@ public final class ShowCommand implements Callable<Integer> {
         ObjectNode n = JsonEvents.mapper().createObjectNode();
         n.put("closeId", rc.closeId()).put("poolId", rc.poolId()).put("protocolMode", rc.protocolMode())
                 .put("complete", rc.isComplete()).put("verdict", CloseVerdict.of(rc));
+        if (rc.aborted() != null) {
+            n.put("aborted", rc.aborted().reason());
+        }
         if (rc.inProgressBy() > 0) {
             n.put("inProgressBy", rc.inProgressBy());
         }

@@ -26,6 +26,8 @@ public record Violation(Rule rule, long index, int position, long timeNanos, Str
         CHILD_UNACCOUNTED,
         /** A close started and the journal ends without its completion. */
         CLOSE_NOT_COMPLETED,
+        /** A close failed inside the orchestrator and ended without its report (CloseAborted). */
+        CLOSE_ABORTED,
         /** A mailbox was released while its child was not reaped. */
         RELEASED_BEFORE_REAP,
         /** The outcome rebuilt from the journal differs from the report the orchestrator produced live. */

@@ -1,6 +1,7 @@
 package dev.vigil.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.vigil.journal.CloseAborted;
 import dev.vigil.journal.MailboxReleased;
 
 /** audit finds each kind of broken invariant, and passes journals that keep them all. */
@@ -32,6 +34,31 @@ class AuditTest {
         assertTrue(run.out().contains("VIOLATION LOST_UPDATE"), run::toString);
         assertTrue(run.out().contains("both writers computed seq 16 from the same read"), run::toString);
         assertTrue(run.out().contains("SHUTDOWN overwritten by child pid 4711 CONTROL_DONE at seq 16"), run::toString);
+    }
+
+    @Test
+    void aCloseAbortedInsideTheOrchestratorEndsThereAndIsAViolationNamingItsFailure() {
+        long closeId;
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p-aborted", "sticky", "chips", 2);
+            ScenarioJournal.Close close = p.close(Scenarios.LEAK, 0).broadcast();
+            close.exits(p.child(0), 5, 0);
+            j.advanceMillis(3);
+            closeId = close.closeId;
+            j.append(new CloseAborted(j.now(), ScenarioJournal.ORCHESTRATOR_PID, "p-aborted", closeId,
+                    "long overflow", 1));
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        assertTrue(run.out().contains("VIOLATION CLOSE_ABORTED"), run::toString);
+        assertTrue(run.out().contains("with 1 child(ren) not reaped: long overflow"), run::toString);
+        assertFalse(run.out().contains("CLOSE_NOT_COMPLETED"), "ended by its CloseAborted, not left open: " + run);
+        CliRun closes = CliRun.of("closes", tmp.toString());
+        assertTrue(closes.out().contains("ABORTED"), closes::toString);
+        CliRun show = CliRun.of("show", tmp.toString(), Long.toString(closeId));
+        assertEquals(0, show.exit(), show::toString);
+        assertTrue(show.out().contains("ABORTED (the close failed inside the orchestrator: long overflow; its 1 unreaped"),
+                show::toString);
     }
 
     @Test
