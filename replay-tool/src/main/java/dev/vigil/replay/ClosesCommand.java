@@ -43,7 +43,9 @@ public final class ClosesCommand implements Callable<Integer> {
         /** The orchestrator writing it still runs. */
         IN_PROGRESS,
         /** Ended by the recovery after its orchestrator died. */
-        ORCHESTRATOR_DIED
+        ORCHESTRATOR_DIED,
+        /** It failed inside the orchestrator (CloseAborted). */
+        ABORTED
     }
 
     /** As wide as the longest outcome a row can print (ORCHESTRATOR_DIED ran 7 columns into the next one). */
@@ -106,7 +108,7 @@ public final class ClosesCommand implements Callable<Integer> {
             } else if (e instanceof dev.vigil.journal.CloseAborted a) {
                 CloseStarted s = open.remove(a.closeId());
                 if (s != null) {
-                    row(out, json, s, null, origin, "ABORTED", restartsBefore.remove(a.closeId()), failures.remove(a.closeId()));
+                    row(out, json, s, null, origin, Unfinished.ABORTED.name(), restartsBefore.remove(a.closeId()), failures.remove(a.closeId()));
                 }
             } else if (e instanceof ChildRestarted r) {
                 restarts.merge(r.poolId(), 1, Integer::sum);
