@@ -9,10 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,26 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class FullFileSystemTest {
-    /** Transitions per batch, in turn: bodies from tens of bytes to 24 KiB, so excerpts start and end anywhere in a page. */
     /** Rounds of filling up, each with a new journal (without reservation 1 to 3 of 6 rounds read back damaged in 2 of 3 runs, 2026-12-03). */
     private static final int ROUNDS = 10;
+    /** Transitions per batch, in turn: bodies from tens of bytes to 24 KiB, so excerpts start and end anywhere in a page. */
     private static final int[] SIZES = {1, 3, 1024, 2, 40, 7, 170, 1, 600};
 
     @TempDir
     Path tmp;
-    private SmallTmpfs tmpfs;
-    private Path mount;
-
-    @BeforeEach
-    void mountASmallTmpfs() throws Exception {
-        tmpfs = SmallTmpfs.mount(tmp, "vigil-journal-full");
-        mount = tmpfs.path();
-    }
-
-    @AfterEach
-    void unmount() throws Exception {
-        tmpfs.unmount();
-    }
+    @RegisterExtension
+    final SmallTmpfs tmpfs = new SmallTmpfs("vigil-journal-full");
 
     @Test
     void batchesWrittenUntilTheFileSystemIsFullReadBackWholeUpToTheGap() throws Exception {
@@ -56,7 +44,7 @@ class FullFileSystemTest {
             warm.flush();
         }
         for (int round = 0; round < ROUNDS; round++) {
-            Path dir = mount.resolve("journal-" + round);
+            Path dir = tmpfs.path().resolve("journal-" + round);
             fillUpWhileWriting(dir, "round " + round + ": ");
             deleteTree(dir); // the file system has room again for the next round
             tmpfs.unfill();
@@ -88,7 +76,7 @@ class FullFileSystemTest {
             writer.flush();
             gap = writer.gap().orElseThrow(() -> new AssertionError(round + "the writer never ran into the full file system"));
         }
-        assertTrue(gap.reason().contains("no space left on " + mount), round + gap.describe());
+        assertTrue(gap.reason().contains("no space left on " + tmpfs.path()), round + gap.describe());
         List<Long> indexes = new ArrayList<>();
         List<JournalEvent> read = new ArrayList<>();
         try (JournalReader r = JournalReader.open(dir)) {

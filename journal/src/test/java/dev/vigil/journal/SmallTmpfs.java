@@ -6,33 +6,44 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 /**
- * A real, small file system for full-disk tests: a 4 MiB tmpfs mounted (as root) under a test's temporary directory,
- * filled on demand until it refuses more. Used by FullFileSystemTest and the orchestrator's JournalFullDiskTest.
+ * A real, small file system for full-disk tests: a 4 MiB tmpfs mounted (as root) at a new temporary directory before
+ * each test and lazily unmounted after it (after the test class's own {@code @AfterEach} methods, which may still look
+ * at what it holds), filled on demand until it refuses more. A JUnit extension:
+ * {@code @RegisterExtension final SmallTmpfs tmpfs = new SmallTmpfs("name");}. Used by FullFileSystemTest and the
+ * orchestrator's JournalFullDiskTest.
  */
-public final class SmallTmpfs {
+public final class SmallTmpfs implements BeforeEachCallback, AfterEachCallback {
     private static final int[] FILLERS = {64 * 1024, 512};
 
-    private final Path mount;
+    private final String name;
+    private Path mount;
 
-    private SmallTmpfs(Path mount) {
-        this.mount = mount;
+    /** {@code name}: the mount's source name, as {@code mount} and {@code df} show it. */
+    public SmallTmpfs(String name) {
+        this.name = name;
     }
 
-    /** Mounts a 4 MiB tmpfs named {@code name} at a new directory under {@code parent}. */
-    public static SmallTmpfs mount(Path parent, String name) throws Exception {
-        Path mount = Files.createDirectories(parent.resolve("full-" + ProcessHandle.current().pid() + "-" + System.nanoTime()));
+    @Override
+    public void beforeEach(ExtensionContext context) throws Exception {
+        mount = Files.createTempDirectory("vigil-full-");
         run("mount", "-t", "tmpfs", "-o", "size=4m", name, mount.toString());
-        return new SmallTmpfs(mount);
     }
 
+    /** Lazily unmounts it (whatever still holds it open keeps it until it lets go) and removes its directory. */
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        run("umount", "-l", mount.toString());
+        Files.deleteIfExists(mount);
+    }
+
+    /** Where it is mounted (during a test). */
     public Path path() {
         return mount;
-    }
-
-    /** Lazily unmounts it (whatever still holds it open keeps it until it lets go). */
-    public void unmount() throws Exception {
-        run("umount", "-l", mount.toString());
     }
 
     /** Writes files until the file system refuses more: 64 KiB blocks, then 512-byte ones into what is left. */

@@ -18,9 +18,9 @@ import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.SmallTmpfs;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,25 +35,19 @@ class JournalFullDiskTest {
 
     @TempDir
     Path tmp;
-    private SmallTmpfs tmpfs;
-    private Path mount;
+    @RegisterExtension
+    final SmallTmpfs tmpfs = new SmallTmpfs("vigil-journal-test");
 
-    @BeforeEach
-    void mountASmallTmpfs() throws Exception {
-        tmpfs = SmallTmpfs.mount(tmp, "vigil-journal-test");
-        mount = tmpfs.path();
-    }
-
+    /** Before the tmpfs is unmounted (the extension's after-each runs after this). */
     @AfterEach
-    void unmount() throws Exception {
+    void noChildLeft() throws InterruptedException {
         List<ProcessTree.Proc> left = ProcessTree.awaitNoChildren(2000);
-        tmpfs.unmount();
         assertTrue(left.isEmpty(), "children of the test JVM left: " + left);
     }
 
     @Test
     void aDiskThatFillsUpMidRunNeverKeepsThePoolFromClosingAndTheReportSaysWhereTheJournalStops() throws Exception {
-        Path journal = mount.resolve("journal");
+        Path journal = tmpfs.path().resolve("journal");
         JournalGap gap;
         CloseReport report;
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).mailboxFile(tmp.resolve("mailboxes.map"))
@@ -74,7 +68,7 @@ class JournalFullDiskTest {
         assertNotNull(gap, "the journal must have run into the full disk");
         assertEquals(CloseReport.Outcome.CLEAN, report.outcome(), report.toJson());
         assertEquals(3, report.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count(), report.toJson());
-        assertTrue(gap.reason().contains("no space left on " + mount), gap.describe());
+        assertTrue(gap.reason().contains("no space left on " + tmpfs.path()), gap.describe());
         assertTrue(gap.describe().contains("incomplete from index=0x"), gap.describe());
         assertTrue(gap.notWritten() > 0 && gap.firstNotWritten() != null, gap.describe());
         assertLiveReportNamesTheGap(report, gap);
@@ -90,7 +84,7 @@ class JournalFullDiskTest {
     @Test
     void aDiskFullAtStartStillRunsAndClosesThePoolAndSaysNothingWasJournaled() throws Exception {
         tmpfs.fill();
-        Path journal = mount.resolve("journal");
+        Path journal = tmpfs.path().resolve("journal");
         CloseReport report;
         JournalGap gap;
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).mailboxFile(tmp.resolve("mailboxes.map"))
@@ -105,7 +99,7 @@ class JournalFullDiskTest {
         assertNotNull(gap);
         assertEquals(CloseReport.Outcome.CLEAN, report.outcome(), report.toJson());
         assertEquals(2, report.children().stream().filter(c -> c.sinceBroadcastNanos() >= 0).count(), report.toJson());
-        assertTrue(gap.reason().contains("could not be opened: no space left on " + mount), gap.describe());
+        assertTrue(gap.reason().contains("could not be opened: no space left on " + tmpfs.path()), gap.describe());
         assertTrue(gap.notWritten() >= 10, "every event counted: " + gap.describe());
         assertLiveReportNamesTheGap(report, gap);
     }
@@ -116,7 +110,7 @@ class JournalFullDiskTest {
         assertTrue(report.journalGap().contains("incomplete from index="
                 + (gap.fromIndex() < 0 ? "?" : "0x" + Long.toHexString(gap.fromIndex())) + ": "),
                 report.journalGap() + " vs " + gap.describe());
-        assertTrue(report.journalGap().contains("no space left on " + mount), report.journalGap());
+        assertTrue(report.journalGap().contains("no space left on " + tmpfs.path()), report.journalGap());
         com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree(report.toJson());
         assertEquals(report.journalGap(), json.path("journalGap").asText(null), report.toJson());
