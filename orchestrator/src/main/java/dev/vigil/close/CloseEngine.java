@@ -202,6 +202,11 @@ public final class CloseEngine implements AutoCloseable {
         }
     }
 
+    /** True when this thread watches exits and one is ready now (a poll that does not wait). Engine thread only. */
+    private boolean exitsReady() {
+        return exits != null && exits.watching() && exits.await(0) > 0;
+    }
+
     private final class RingInputs implements CloseMachine.Inputs {
         @Override
         public void childExited(CloseMachine.Run run, CloseMachine.Track track, ChildExit exit) {
@@ -241,7 +246,7 @@ public final class CloseEngine implements AutoCloseable {
 
         @Override
         public void collectReadyExits() {
-            if (exits != null && exits.watching() && exits.await(0) > 0) {
+            if (exitsReady()) {
                 exits.reapReady();
             }
         }
@@ -280,7 +285,7 @@ public final class CloseEngine implements AutoCloseable {
             }
             runLocal();
             if (endOfBatch) {
-                if (exits != null && exits.watching() && exits.await(0) > 0) {
+                if (exitsReady()) {
                     collectExits(); // a busy ring does not hold back the exits watched here
                 }
                 machine.endOfBatch();

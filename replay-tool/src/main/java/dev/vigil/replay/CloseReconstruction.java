@@ -535,10 +535,7 @@ public final class CloseReconstruction {
         if (cs == null) {
             return;
         }
-        PoolState p = pool(cs.started.poolId());
-        if (p.openClose == cs) {
-            p.openClose = null;
-        }
+        PoolState p = detach(cs);
         cs.endedByDeath = e;
         listener.closeRebuilt(cs.rebuild(null, index));
         p.children.clear();
@@ -558,14 +555,20 @@ public final class CloseReconstruction {
         if (cs == null) {
             return; // failed before its CloseStarted, or the journal begins inside it: named above all the same
         }
-        PoolState p = pool(cs.started.poolId());
-        if (p.openClose == cs) {
-            p.openClose = null;
-        }
+        PoolState p = detach(cs);
         RebuiltClose rc = cs.rebuild(null, index);
         rc.aborted = e;
         listener.closeRebuilt(rc);
         forgetIfIdle(p);
+    }
+
+    /** The pool of {@code cs}, which no longer has it as its open close ({@code cs} ended, with or without a report). */
+    private PoolState detach(CloseState cs) {
+        PoolState p = pool(cs.started.poolId());
+        if (p.openClose == cs) {
+            p.openClose = null;
+        }
+        return p;
     }
 
     private void mailboxRecovered(MailboxRecovered e) {
@@ -581,10 +584,7 @@ public final class CloseReconstruction {
         if (cs == null) {
             return; // the journal begins inside this close: nothing to rebuild it from
         }
-        PoolState p = pool(cs.started.poolId());
-        if (p.openClose == cs) {
-            p.openClose = null;
-        }
+        PoolState p = detach(cs);
         RebuiltClose rc = cs.rebuild(e, index);
         checkAgainstLiveReport(index, rc);
         for (String d : cs.decisions.differences()) {

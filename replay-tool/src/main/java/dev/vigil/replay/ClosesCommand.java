@@ -99,16 +99,15 @@ public final class ClosesCommand implements Callable<Integer> {
             } else if (e instanceof CloseCompleted c) {
                 CloseStarted s = open.remove(c.closeId());
                 row(out, json, s, c, origin, Unfinished.INCOMPLETE.name(), restartsBefore.remove(c.closeId()), failures.remove(c.closeId()));
-            } else if (e instanceof dev.vigil.journal.CloseEndedByOrchestratorDeath d) {
-                CloseStarted s = open.remove(d.closeId());
+            } else if (e instanceof dev.vigil.journal.CloseEndedByOrchestratorDeath
+                    || e instanceof dev.vigil.journal.CloseAborted) {
+                // ended without a report: by the recovery after its orchestrator died, or by a failure inside it
+                CloseStarted s = open.remove(e.closeId());
                 if (s != null) {
-                    row(out, json, s, null, origin, Unfinished.ORCHESTRATOR_DIED.name(), restartsBefore.remove(d.closeId()),
-                            failures.remove(d.closeId()));
-                }
-            } else if (e instanceof dev.vigil.journal.CloseAborted a) {
-                CloseStarted s = open.remove(a.closeId());
-                if (s != null) {
-                    row(out, json, s, null, origin, Unfinished.ABORTED.name(), restartsBefore.remove(a.closeId()), failures.remove(a.closeId()));
+                    Unfinished how = e instanceof dev.vigil.journal.CloseAborted ? Unfinished.ABORTED
+                            : Unfinished.ORCHESTRATOR_DIED;
+                    row(out, json, s, null, origin, how.name(), restartsBefore.remove(e.closeId()),
+                            failures.remove(e.closeId()));
                 }
             } else if (e instanceof ChildRestarted r) {
                 restarts.merge(r.poolId(), 1, Integer::sum);
@@ -127,8 +126,8 @@ public final class ClosesCommand implements Callable<Integer> {
 
     /**
      * @param unfinished the outcome printed when {@code c} is null: INCOMPLETE, IN_PROGRESS (its orchestrator still
-     *        runs it), ORCHESTRATOR_DIED, or ABORTED (it failed
-     *        inside the orchestrator: CloseAborted)
+     *        runs it), ORCHESTRATOR_DIED, or ABORTED (it failed inside
+     *        the orchestrator: CloseAborted)
      * @param restarts children the pool restarted since its previous close (null: none)
      * @param failed the pool failure that started this close, or null
      */
