@@ -113,6 +113,27 @@ public final class VigilCli implements Callable<Integer> {
         return cl.execute(args);
     }
 
+    /** {@code SPEC [--journal DIR]} of run and session. */
+    static final class SpecArguments {
+        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml)")
+        Path specFile;
+
+        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
+        Path journal;
+
+        /** The spec with --journal applied, or null once its mistakes are printed to {@code err}. */
+        RunSpec read(PrintStream err) {
+            RunSpec spec;
+            try {
+                spec = SpecReader.read(specFile);
+            } catch (SpecInvalidException e) {
+                err.println("ERR: " + e.getMessage());
+                return null;
+            }
+            return journal == null ? spec : spec.withJournalDir(journal.toString());
+        }
+    }
+
     /** {@code --ship HOST:PORT [--ship-topic T] [--host-id H]} of run and demo (docs/FLEET.md). */
     static final class ShipOptions {
         @Option(names = "--ship", paramLabel = "HOST:PORT", description = "ship the journal to this Kafka cluster while the run runs (bin/vigil ship in a process of its own)")
@@ -153,28 +174,16 @@ public final class VigilCli implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;
 
-        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml)")
-        Path specFile;
-
-        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
-        Path journal;
+        @CommandLine.Mixin
+        SpecArguments specArguments;
 
         @CommandLine.Mixin
         ShipOptions ship;
 
         @Override
         public Integer call() {
-            RunSpec spec;
-            try {
-                spec = SpecReader.read(specFile);
-            } catch (SpecInvalidException e) {
-                cli.err.println("ERR: " + e.getMessage());
-                return BAD_USAGE;
-            }
-            if (journal != null) {
-                spec = spec.withJournalDir(journal.toString());
-            }
-            return cli.runSpec(spec, RunHooks.NONE, ship);
+            RunSpec spec = specArguments.read(cli.err);
+            return spec == null ? BAD_USAGE : cli.runSpec(spec, RunHooks.NONE, ship);
         }
     }
 
@@ -218,28 +227,20 @@ public final class VigilCli implements Callable<Integer> {
     @Command(name = "session", mixinStandardHelpOptions = true,
             header = "Answer JSON-line requests on stdin for the pools of a spec.",
             description = "Start the pools of a spec once and take JSON-line requests on stdin (control, task, send, inside,"
-                    + " gate, close), one JSON answer line each on stdout; end of input closes every pool. For test fixtures.")
+                    + " gate, close), one JSON answer line each on stdout; end of input closes every pool (the spec's cycles and"
+                    + " workload are not used). For test fixtures.")
     static final class Session implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;
 
-        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml); cycles and workload are not used")
-        Path specFile;
-
-        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
-        Path journal;
+        @CommandLine.Mixin
+        SpecArguments specArguments;
 
         @Override
         public Integer call() throws java.io.IOException {
-            RunSpec spec;
-            try {
-                spec = SpecReader.read(specFile);
-            } catch (SpecInvalidException e) {
-                cli.err.println("ERR: " + e.getMessage());
+            RunSpec spec = specArguments.read(cli.err);
+            if (spec == null) {
                 return BAD_USAGE;
-            }
-            if (journal != null) {
-                spec = spec.withJournalDir(journal.toString());
             }
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
                     java.nio.charset.StandardCharsets.UTF_8));
