@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 /**
  * The pool runner from a terminal: {@code vigil run SPEC} and {@code vigil demo}. Exit codes: 0 every
  * close clean, 1 some close failed (its report is printed), 2 bad usage or spec, 130 stopped by Ctrl-C
- * (143 by SIGTERM), after closing every open pool, journaled.
+ * (143 by SIGTERM, 129 by SIGHUP), after closing every open pool, journaled.
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
@@ -47,14 +47,15 @@ public final class VigilCli implements Callable<Integer> {
     }
 
     /**
-     * The first Ctrl-C (SIGINT) or SIGTERM asks the active run to stop spawning, close every open pool (and what a
-     * start in progress spawned), journaled, and return 128 + the signal ({@link PoolRunner#INTERRUPTED} for
-     * Ctrl-C). A second one escalates every close at once (SIGKILL to the survivors, journaled). Handlers are
-     * installed explicitly, so they work even where the JVM was started with SIGINT ignored (a background job),
-     * and the exit path is the ordinary one.
+     * The first Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal or ssh session went away) asks the active run to
+     * stop spawning, close every open pool (and what a start in progress spawned), journaled, and return 128 + the
+     * signal ({@link PoolRunner#INTERRUPTED} for Ctrl-C). A second one escalates every close at once (SIGKILL to the
+     * survivors, journaled). Until 2026-12-04 SIGHUP took the JVM's default: exit 129 at once, no close journaled,
+     * the guardian's kill, and an audit violation per open close. A signal ignored when the JVM started (SIGHUP
+     * under {@code nohup}) stays ignored: HotSpot installs no handler for it.
      */
     void stopOnSignals() {
-        for (String name : new String[] {"INT", "TERM"}) {
+        for (String name : new String[] {"INT", "TERM", "HUP"}) {
             SignalTrap.install(name, number -> {
                 PoolRunner r = active;
                 if (r == null) {
