@@ -197,6 +197,19 @@ class VigilCliEndToEndTest {
 
     @Test
     void ctrlCDuringARunClosesThePoolsAndJournalsIt() throws Exception {
+        stopDuringARunClosesThePoolsAndJournalsIt("INT", 130);
+    }
+
+    /**
+     * SIGHUP (the terminal or ssh session went away) stops a run as Ctrl-C does. Until 2026-12-04 it took the JVM's
+     * default: exit 129 at once, no close journaled, the guardian's kill, an audit violation for the open close.
+     */
+    @Test
+    void sighupDuringARunClosesThePoolsAndJournalsItAsCtrlCDoes() throws Exception {
+        stopDuringARunClosesThePoolsAndJournalsIt("HUP", 129);
+    }
+
+    private void stopDuringARunClosesThePoolsAndJournalsIt(String signal, int exitCode) throws Exception {
         Path spec = Files.writeString(work.resolve("long.json"), """
                 {"journalDir": "int-journal", "cycles": 1000,
                  "pools": [{"id": "p1", "workload": {"controls": 100000},
@@ -211,10 +224,10 @@ class VigilCliEndToEndTest {
             Thread.sleep(50);
         }
         Thread.sleep(300);
-        new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "vigil did not stop after SIGINT");
+        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "vigil did not stop after SIG" + signal);
         Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
-        assertEquals(130, r.exitCode(), r.toString());
+        assertEquals(exitCode, r.exitCode(), r.toString());
         assertTrue(r.out().contains("stopped: every open pool was closed and journaled"), r.toString());
 
         JournalFacts facts = JournalFacts.read(work.resolve("int-journal"));
