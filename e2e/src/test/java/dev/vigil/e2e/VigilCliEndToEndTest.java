@@ -181,6 +181,31 @@ class VigilCliEndToEndTest {
         assertFalse(refused.err().contains("Exception"), refused.toString());
     }
 
+    /**
+     * vigil-replay's stdout on a full disk ({@code /dev/full}) or a pipe whose reader has gone: the first fails with one
+     * ERR line and exit 2, the second ends quietly with 141, as a command a shell saw end by SIGPIPE. Until 2026-12-04
+     * both exited 0, the first with its output lost.
+     */
+    @Test
+    void replayOutputThatCannotBeWrittenIsNeverAnExitZero() throws Exception {
+        String fixture = Launchers.ROOT.resolve("replay-tool/src/test/resources/fixtures/legacy-race/journal").toString();
+        for (String command : List.of("export", "closes", "audit")) {
+            Process full = new ProcessBuilder(Launchers.ROOT.resolve("bin/vigil-replay").toString(), command, fixture)
+                    .redirectOutput(new java.io.File("/dev/full")).redirectError(work.resolve("full.err").toFile()).start();
+            assertTrue(full.waitFor(60, TimeUnit.SECONDS), command + " to /dev/full did not end");
+            String err = Files.readString(work.resolve("full.err"));
+            assertEquals(2, full.exitValue(), command + " to /dev/full: " + err);
+            assertEquals("ERR: writing stdout failed: No space left on device (the output is incomplete)", err.strip(), command);
+
+            Process gone = new ProcessBuilder(Launchers.ROOT.resolve("bin/vigil-replay").toString(), command, fixture)
+                    .redirectError(work.resolve("gone.err").toFile()).start();
+            gone.getInputStream().close(); // the reader goes away before the first line
+            assertTrue(gone.waitFor(60, TimeUnit.SECONDS), command + " to a closed pipe did not end");
+            assertEquals(141, gone.exitValue(), command + " to a closed pipe: " + Files.readString(work.resolve("gone.err")));
+            assertEquals("", Files.readString(work.resolve("gone.err")), command);
+        }
+    }
+
     @Test
     void badSpecsExitTwoListEveryErrorAndStartNothing() throws Exception {
         Path spec = Files.writeString(work.resolve("bad.json"), """
