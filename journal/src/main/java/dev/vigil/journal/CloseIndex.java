@@ -78,39 +78,67 @@ public final class CloseIndex {
      * it was read whole, or the journal has none.
      */
     public static boolean read(Path journalDir, java.util.function.Consumer<Entry> sink) {
+        Entries read = entries(journalDir);
+        for (int i = 0; i < read.size; i++) {
+            sink.accept(read.entry(i));
+        }
+        return read.whole;
+    }
+
+    /**
+     * The index's entries, read once per process while its files stay as they are ({@link #lastRead}): with
+     * {@link PlainExcerpts} when it fully understands the index, else with Chronicle's tailer (damage, a string beyond
+     * ASCII, anything unexpected), each up to where it stops.
+     */
+    private static Entries entries(Path journalDir) {
         Path indexDir = journalDir.resolve(JournalSchema.CLOSE_INDEX_DIR);
         if (!java.nio.file.Files.isDirectory(indexDir)) {
-            return true;
+            return Entries.NONE;
         }
         List<CycleFiles.CycleFile> files;
         try {
             files = CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of());
         } catch (JournalException unlistable) {
-            return false;
+            return new Entries();
         }
+        Entries before = lastRead;
+        if (before != null && indexDir.equals(before.indexDir) && files.equals(before.files)) {
+            return before;
+        }
+        Entries read;
         if (files.stream().anyMatch(f -> !f.readable())) {
-            return false; // empty, zeroed, no store header: Chronicle's tailer would wait 25 s on it, then give up
+            read = new Entries(); // not whole: empty, zeroed, no store header: Chronicle's tailer would wait 25 s on it, then give up
+        } else {
+            read = PlainExcerpts.ENABLED ? readPlain(indexDir, files) : null;
+            if (read == null) {
+                read = readWithChronicle(journalDir, files);
+            }
         }
-        List<Entry> plain = PlainExcerpts.ENABLED ? readPlain(indexDir, files) : null;
-        if (plain != null) {
-            plain.forEach(sink);
-            return true;
-        }
+        read.indexDir = indexDir;
+        read.files = files;
+        lastRead = read;
+        return read;
+    }
+
+    private static Entries readWithChronicle(Path journalDir, List<CycleFiles.CycleFile> files) {
         SingleChronicleQueue q;
         try {
             q = JournalDirectory.openCloseIndexForRead(journalDir);
         } catch (RuntimeException damagedIndex) {
-            return false;
+            return new Entries();
         }
+        Entries out = new Entries();
         if (q == null) {
-            return true;
+            out.whole = true;
+            return out;
         }
         Map<Integer, Long> lastRead = new java.util.HashMap<>();
         try (q; ExcerptTailer tailer = q.createTailer()) {
             while (true) {
                 try (DocumentContext dc = tailer.readingDocument()) {
                     if (!dc.isPresent()) {
-                        return readToTheirEnds(files, lastRead);
+                        out.whole = readToTheirEnds(files, lastRead);
+                        return out;
                     }
                     if (dc.isMetaData()) {
                         continue;
@@ -123,11 +151,12 @@ public final class CloseIndex {
                     long index = b.readLong();
                     lastRead.put(JournalDirectory.ROLL_CYCLE.toCycle(dc.index()),
                             JournalDirectory.ROLL_CYCLE.toSequenceNumber(dc.index()));
-                    sink.accept(new Entry(kind, closeId, pool, index, dc.index(), header));
+                    out.add(kind, closeId, pool, index, dc.index(), header);
                 }
             }
         } catch (RuntimeException | InternalError damagedIndex) {
-            return false;
+            out.whole = false;
+            return out;
         }
     }
 
@@ -154,73 +183,155 @@ public final class CloseIndex {
         if (!java.nio.file.Files.isDirectory(indexDir)) {
             return List.of();
         }
+        Entries read;
         try {
-            return readPlain(indexDir, CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of()));
+            read = readPlain(indexDir, CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of()));
         } catch (JournalException unlistable) {
             return null;
         }
+        if (read == null) {
+            return null;
+        }
+        List<Entry> out = new ArrayList<>(read.size);
+        for (int i = 0; i < read.size; i++) {
+            out.add(read.entry(i));
+        }
+        return out;
     }
 
-    private static List<Entry> readPlain(Path indexDir, List<CycleFiles.CycleFile> files) {
+    private static Entries readPlain(Path indexDir, List<CycleFiles.CycleFile> files) {
         TreeMap<Integer, CycleFiles.CycleFile> cycles = new TreeMap<>();
         for (CycleFiles.CycleFile f : files) {
             cycles.put(f.cycle(), f);
         }
-        ReadBefore before = lastRead;
-        if (before != null && before.indexDir.equals(indexDir) && before.files.equals(files)) {
-            return before.entries;
-        }
-        List<Entry> out = new ArrayList<>();
+        Entries out = new Entries();
         try (PlainExcerpts excerpts = new PlainExcerpts(cycles)) {
             excerpts.toStart();
             for (long i = excerpts.next(); i >= 0; i = excerpts.next()) {
-                Entry e = entry(excerpts.buffer(), excerpts.bodyOffset(), excerpts.bodyLength(), i,
-                        excerpts.bodyEnd() - excerpts.bodyLength() - 4);
-                if (e == null) {
+                if (!out.add(excerpts.buffer(), excerpts.bodyOffset(), excerpts.bodyLength(), i,
+                        excerpts.bodyEnd() - excerpts.bodyLength() - 4)) {
                     return null;
                 }
-                out.add(e);
             }
         } catch (PlainExcerpts.NotUnderstood notPlain) {
             return null;
         }
-        lastRead = new ReadBefore(indexDir, files, List.copyOf(out));
-        return lastRead.entries;
+        out.whole = true;
+        return out;
     }
 
     /**
-     * The entries of the last index read whole in this process, and its files as inspected then (each
-     * file's length and the position and sequence of its last entry per its store header): a command
-     * reads the index two or three times (the close's span, the cycles a reader checks); entries are
-     * only ever appended, so unchanged files mean unchanged entries.
+     * The index's entries as read, in columns: no object per entry (a 10 M-event journal's index has ~31,000, and a
+     * short command such as {@code show} reads them all once), and what the checks made of them ({@link #checked}),
+     * kept with them. Also the files they were read from, as inspected then (each file's length and the position and
+     * sequence of its last entry per its store header): entries are only ever appended, so unchanged files mean
+     * unchanged entries, and a command that asks two or three times (the close's span, the cycles a reader checks,
+     * the damage) reads them once.
      */
-    private record ReadBefore(Path indexDir, List<CycleFiles.CycleFile> files, List<Entry> entries) {
-    }
+    private static final class Entries {
+        /** A journal without an index. */
+        static final Entries NONE = new Entries();
 
-    private static volatile ReadBefore lastRead;
+        static {
+            NONE.whole = true;
+        }
 
-    /** One entry as {@link #append} wrote it, or null unless the body is exactly that with an ASCII pool id. */
-    private static Entry entry(byte[] b, int at, int length, long entryIndex, long byteOffset) {
-        int end = at + length;
-        if (length < 1 + 8 + 1 + 8) {
-            return null;
+        Path indexDir;
+        List<CycleFiles.CycleFile> files;
+        /** Read to its end: Chronicle's tailer stopped at damage, or a file could not be read. */
+        boolean whole;
+        int size;
+        private byte[] kinds = new byte[0];
+        private long[] closeIds = new long[0];
+        private long[] journalIndexes = new long[0];
+        private long[] entryIndexes = new long[0];
+        private long[] byteOffsets = new long[0];
+        /** Entry i's pool id is the UTF-8 bytes {@code pools[poolEnds[i - 1], poolEnds[i])}; null when poolNull[i]. */
+        private int[] poolEnds = new int[0];
+        private boolean[] poolNull = new boolean[0];
+        private byte[] pools = new byte[0];
+        private Checked checked;
+
+        int kind(int i) {
+            return kinds[i] & 0xFF;
         }
-        int kind = b[at] & 0xFF;
-        long closeId = FieldCursor.longAt(b, at + 1);
-        int p = at + 9;
-        int n = b[p++];
-        if (n < 0 || p + n + 8 != end) {
-            return null; // a stop-bit length of 128 or more, the null marker, or not this layout
+
+        long closeId(int i) {
+            return closeIds[i];
         }
-        for (int i = p; i < p + n; i++) {
-            if (b[i] < 0) {
+
+        long journalIndex(int i) {
+            return journalIndexes[i];
+        }
+
+        String pool(int i) {
+            if (poolNull[i]) {
                 return null;
             }
+            int from = i == 0 ? 0 : poolEnds[i - 1];
+            return new String(pools, from, poolEnds[i] - from, java.nio.charset.StandardCharsets.UTF_8);
         }
-        return new Entry(kind, closeId, new String(b, p, n, java.nio.charset.StandardCharsets.US_ASCII),
-                FieldCursor.longAt(b, p + n), entryIndex, byteOffset);
+
+        Entry entry(int i) {
+            return new Entry(kind(i), closeIds[i], pool(i), journalIndexes[i], entryIndexes[i], byteOffsets[i]);
+        }
+
+        /** One entry as {@link #append} wrote it; false unless the body is exactly that with an ASCII pool id. */
+        boolean add(byte[] b, int at, int length, long entryIndex, long byteOffset) {
+            int end = at + length;
+            if (length < 1 + 8 + 1 + 8) {
+                return false;
+            }
+            int p = at + 9;
+            int n = b[p++];
+            if (n < 0 || p + n + 8 != end) {
+                return false; // a stop-bit length of 128 or more, the null marker, or not this layout
+            }
+            for (int i = p; i < p + n; i++) {
+                if (b[i] < 0) {
+                    return false;
+                }
+            }
+            add(b[at] & 0xFF, FieldCursor.longAt(b, at + 1), b, p, n, false, FieldCursor.longAt(b, p + n), entryIndex,
+                    byteOffset);
+            return true;
+        }
+
+        void add(int kind, long closeId, String pool, long journalIndex, long entryIndex, long byteOffset) {
+            byte[] utf8 = pool == null ? new byte[0] : pool.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            add(kind, closeId, utf8, 0, utf8.length, pool == null, journalIndex, entryIndex, byteOffset);
+        }
+
+        private void add(int kind, long closeId, byte[] pool, int poolAt, int poolLength, boolean noPool,
+                long journalIndex, long entryIndex, long byteOffset) {
+            if (size == kinds.length) {
+                int n = Math.max(1024, size * 2);
+                kinds = java.util.Arrays.copyOf(kinds, n);
+                closeIds = java.util.Arrays.copyOf(closeIds, n);
+                journalIndexes = java.util.Arrays.copyOf(journalIndexes, n);
+                entryIndexes = java.util.Arrays.copyOf(entryIndexes, n);
+                byteOffsets = java.util.Arrays.copyOf(byteOffsets, n);
+                poolEnds = java.util.Arrays.copyOf(poolEnds, n);
+                poolNull = java.util.Arrays.copyOf(poolNull, n);
+            }
+            int from = size == 0 ? 0 : poolEnds[size - 1];
+            if (from + poolLength > pools.length) {
+                pools = java.util.Arrays.copyOf(pools, Math.max(16 * 1024, Math.max(from + poolLength, pools.length * 2)));
+            }
+            System.arraycopy(pool, poolAt, pools, from, poolLength);
+            kinds[size] = (byte) kind;
+            closeIds[size] = closeId;
+            journalIndexes[size] = journalIndex;
+            entryIndexes[size] = entryIndex;
+            byteOffsets[size] = byteOffset;
+            poolEnds[size] = from + poolLength;
+            poolNull[size] = noPool;
+            size++;
+        }
     }
 
+    /** The entries of the last index read in this process ({@link Entries}). */
+    private static volatile Entries lastRead;
 
     /**
      * What the index says about the journal: every cycle events were written to (its cycle entries, and the cycles of
@@ -242,83 +353,87 @@ public final class CloseIndex {
 
     /** {@link Written} of the journal in {@code journalDir}. */
     public static Written cyclesWritten(Path journalDir) {
-        java.util.Set<Integer> cycles = new java.util.TreeSet<>();
-        Checked checked = checked(journalDir);
-        int last = Integer.MIN_VALUE;
-        int recordsFrom = Integer.MAX_VALUE;
-        boolean knownKinds = true;
-        for (Entry e : checked.entries()) {
-            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(e.journalIndex());
-            if (cycle != last) { // entries come in journal order: one set insertion per run of a cycle, not per entry
-                cycles.add(cycle);
-                last = cycle;
-            }
-            if (e.isCycle() && recordsFrom == Integer.MAX_VALUE) {
-                boolean fromTheStart = cycles.size() == 1 && JournalDirectory.ROLL_CYCLE.toSequenceNumber(e.journalIndex()) == 0
-                        && e == checked.entries().get(0);
-                recordsFrom = fromTheStart ? Integer.MIN_VALUE : cycle;
-            }
-            knownKinds &= e.isStart() || e.isEnd() || e.isCycle();
-        }
-        // what was read of a damaged index stays usable
-        return new Written(cycles, checked.damage(), checked.whole() && checked.damage() == null && knownKinds,
-                recordsFrom);
+        return checked(entries(journalDir)).written();
     }
 
     /** The index's first damaged entry named (as {@link Written#damage}), or null when it has none. */
     public static String damage(Path journalDir) {
-        return checked(journalDir).damage();
+        return checked(entries(journalDir)).written().damage();
     }
 
-    /** The entries before the first damaged one, and that one named (null when none); whole: read to its end. */
-    private record Checked(List<Entry> entries, String damage, boolean whole) {
+    /** The number of entries before the first damaged one, and what they say ({@link Written}). */
+    private record Checked(int count, Written written) {
     }
 
     /**
-     * The entries of the index up to its first damaged one. The index has no checksum, so an entry is called damaged
-     * when it cannot be what the writer wrote: the appender thread writes entries in journal order (each journal index
-     * at or after the one before), a cycle entry names the cycle of its own journal index, and, once a writer writes
-     * cycle entries, before the first close entry of each cycle; no index lies in a cycle after today. An entry out of
-     * order is told from a neighbour raised by damage by the entry after it. A garbled entry would otherwise make a
-     * reader name a cycle file that never existed as missing.
+     * The entries of the index up to its first damaged one, checked once per read of the index. The index has no
+     * checksum, so an entry is called damaged when it cannot be what the writer wrote: the appender thread writes
+     * entries in journal order (each journal index at or after the one before), a cycle entry names the cycle of its
+     * own journal index, and, once a writer writes cycle entries, before the first close entry of each cycle; no index
+     * lies in a cycle after today. An entry out of order is told from a neighbour raised by damage by the entry after
+     * it. A garbled entry would otherwise make a reader name a cycle file that never existed as missing.
      */
-    private static Checked checked(Path journalDir) {
-        List<Entry> all = new ArrayList<>();
-        boolean whole = read(journalDir, all::add);
+    private static Checked checked(Entries all) {
+        Checked done = all.checked;
+        if (done == null) {
+            done = check(all);
+            if (all != Entries.NONE) {
+                all.checked = done;
+            }
+        }
+        return done;
+    }
+
+    private static Checked check(Entries all) {
         int today = (int) (System.currentTimeMillis() / JournalDirectory.ROLL_CYCLE.lengthInMillis());
+        java.util.Set<Integer> cycles = new java.util.TreeSet<>();
         long previous = Long.MIN_VALUE;
         int cycleEntered = Integer.MIN_VALUE;
-        for (int i = 0; i < all.size(); i++) {
-            Entry e = all.get(i);
-            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(e.journalIndex());
+        int lastCycle = Integer.MIN_VALUE;
+        int recordsFrom = Integer.MAX_VALUE;
+        boolean knownKinds = true;
+        int n = all.size;
+        for (int i = 0; i < n; i++) {
+            long index = all.journalIndex(i);
+            int kind = all.kind(i);
+            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
             String why = null;
-            if (e.journalIndex() < previous) {
-                why = "its journal index=" + hex(e.journalIndex()) + " is before the previous entry's " + hex(previous);
-            } else if (i + 1 < all.size() && all.get(i + 1).journalIndex() < e.journalIndex()
-                    && all.get(i + 1).journalIndex() >= previous) {
-                why = "its journal index=" + hex(e.journalIndex()) + " is after the next entry's "
-                        + hex(all.get(i + 1).journalIndex());
+            if (index < previous) {
+                why = "its journal index=" + hex(index) + " is before the previous entry's " + hex(previous);
+            } else if (i + 1 < n && all.journalIndex(i + 1) < index && all.journalIndex(i + 1) >= previous) {
+                why = "its journal index=" + hex(index) + " is after the next entry's " + hex(all.journalIndex(i + 1));
             } else if (cycle > today + 1) {
-                why = "its journal index=" + hex(e.journalIndex()) + " lies in cycle " + cycle + ", after today's (" + today
-                        + ")";
-            } else if (e.isCycle() && e.closeId() != cycle) {
-                why = "it is a cycle entry for cycle " + e.closeId() + " but its journal index=" + hex(e.journalIndex())
+                why = "its journal index=" + hex(index) + " lies in cycle " + cycle + ", after today's (" + today + ")";
+            } else if (kind == CYCLE && all.closeId(i) != cycle) {
+                why = "it is a cycle entry for cycle " + all.closeId(i) + " but its journal index=" + hex(index)
                         + " lies in cycle " + cycle;
-            } else if (!e.isCycle() && cycleEntered != Integer.MIN_VALUE && cycle != cycleEntered) {
-                why = "its journal index=" + hex(e.journalIndex()) + " lies in cycle " + cycle
+            } else if (kind != CYCLE && cycleEntered != Integer.MIN_VALUE && cycle != cycleEntered) {
+                why = "its journal index=" + hex(index) + " lies in cycle " + cycle
                         + ", but the last cycle entry before it is for cycle " + cycleEntered;
             }
             if (why != null) {
-                return new Checked(all.subList(0, i), "close index file=" + JournalSchema.CLOSE_INDEX_DIR + "/"
+                Entry e = all.entry(i);
+                String damage = "close index file=" + JournalSchema.CLOSE_INDEX_DIR + "/"
                         + CycleFiles.fileName(JournalDirectory.ROLL_CYCLE.toCycle(e.entryIndex()), JournalDirectory.ROLL_CYCLE, 0)
-                        + " entry index=" + hex(e.entryIndex()) + " (byte=" + e.byteOffset() + ") is damaged: " + why, whole);
+                        + " entry index=" + hex(e.entryIndex()) + " (byte=" + e.byteOffset() + ") is damaged: " + why;
+                // what was read of a damaged index stays usable
+                return new Checked(i, new Written(cycles, damage, false, recordsFrom));
             }
-            previous = e.journalIndex();
-            if (e.isCycle()) {
+            previous = index;
+            if (cycle != lastCycle) { // entries come in journal order: one set insertion per run of a cycle, not per entry
+                cycles.add(cycle);
+                lastCycle = cycle;
+            }
+            if (kind == CYCLE) {
                 cycleEntered = cycle;
+                if (recordsFrom == Integer.MAX_VALUE) {
+                    boolean fromTheStart = i == 0 && JournalDirectory.ROLL_CYCLE.toSequenceNumber(index) == 0;
+                    recordsFrom = fromTheStart ? Integer.MIN_VALUE : cycle;
+                }
             }
+            knownKinds &= kind == START || kind == END || kind == CYCLE;
         }
-        return new Checked(all, null, whole);
+        return new Checked(n, new Written(cycles, null, all.whole && knownKinds, recordsFrom));
     }
 
     private static String hex(long index) {
@@ -330,7 +445,19 @@ public final class CloseIndex {
      * reader falls back to a scan). Damage to the index only loses index entries, never events.
      */
     public static Map<Long, Span> load(Path journalDir) {
-        return spans(journalDir, id -> true);
+        Entries all = entries(journalDir);
+        int count = checked(all).count();
+        Map<Long, Span> spans = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            long id = all.closeId(i);
+            if (all.kind(i) == START) {
+                spans.put(id, new Span(id, all.pool(i), all.journalIndex(i), -1));
+            } else if (all.kind(i) == END) {
+                long end = all.journalIndex(i);
+                spans.computeIfPresent(id, (k, s) -> new Span(k, s.poolId(), s.startIndex(), end));
+            }
+        }
+        return spans; // the index is an accelerator only; what comes before the damage in a damaged one stays usable
     }
 
     /**
@@ -338,21 +465,21 @@ public final class CloseIndex {
      * map of every close (a journal of 10 M events has ~16,000).
      */
     public static Span span(Path journalDir, long closeId) {
-        return spans(journalDir, id -> id == closeId).get(closeId);
-    }
-
-    private static Map<Long, Span> spans(Path journalDir, java.util.function.LongPredicate wanted) {
-        Map<Long, Span> spans = new LinkedHashMap<>();
-        checked(journalDir).entries().forEach(e -> {
-            if (!wanted.test(e.closeId())) {
-                return;
+        Entries all = entries(journalDir);
+        int count = checked(all).count();
+        int start = -1;
+        long end = -1;
+        for (int i = 0; i < count; i++) {
+            if (all.closeId(i) != closeId) {
+                continue;
             }
-            if (e.isStart()) {
-                spans.put(e.closeId(), new Span(e.closeId(), e.poolId(), e.journalIndex(), -1));
-            } else if (e.isEnd()) {
-                spans.computeIfPresent(e.closeId(), (id, s) -> new Span(id, s.poolId(), s.startIndex(), e.journalIndex()));
+            if (all.kind(i) == START) {
+                start = i;
+                end = -1;
+            } else if (all.kind(i) == END && start >= 0) {
+                end = all.journalIndex(i);
             }
-        });
-        return spans; // the index is an accelerator only; what comes before the damage in a damaged one stays usable
+        }
+        return start < 0 ? null : new Span(closeId, all.pool(start), all.journalIndex(start), end);
     }
 }

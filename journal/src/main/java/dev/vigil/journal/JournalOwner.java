@@ -19,10 +19,36 @@ public final class JournalOwner {
     private JournalOwner() {
     }
 
-    /** {@code <journal dir><suffix>}, beside the journal directory. */
+    /**
+     * {@code <journal dir><suffix>}, beside the journal directory as the file system names it: symbolic links in
+     * the part of the path that exists are resolved first, so every path that reaches one directory (a link to it,
+     * a link to a folder above it) gives the same lock file, owner record and mailbox map. Until 2026-12-04 a link
+     * gave its own lock, and two orchestrators wrote one journal at once (the audit then found hundreds of
+     * violations in clean closes).
+     */
     public static Path sibling(Path journalDir, String suffix) {
-        Path abs = journalDir.toAbsolutePath().normalize();
+        Path abs = realPath(journalDir);
         return abs.resolveSibling(abs.getFileName() + suffix);
+    }
+
+    /**
+     * The absolute, normalized path of {@code dir} with the symbolic links of its longest existing prefix resolved
+     * (the rest, not created yet, appended as written).
+     */
+    public static Path realPath(Path dir) {
+        Path abs = dir.toAbsolutePath().normalize();
+        Path existing = abs;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return abs;
+        }
+        try {
+            return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
+        } catch (IOException e) {
+            return abs;
+        }
     }
 
     /** What the owner writes into its lock file. */

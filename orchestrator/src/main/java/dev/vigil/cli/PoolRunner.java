@@ -482,7 +482,7 @@ public final class PoolRunner {
         String replay = root == null ? "bin/vigil-replay" : Path.of(root, "bin", "vigil-replay").toString();
         out.println();
         out.println("journal: " + journal);
-        out.println("children's output: " + journal.resolveSibling(journal.getFileName() + "-logs")
+        out.println("children's output: " + dev.vigil.journal.JournalOwner.sibling(journal, "-logs")
                 + "/<pool>/<group>-<index>.out|.err");
         out.println("look closer:");
         out.println("  " + replay + " closes " + journal);

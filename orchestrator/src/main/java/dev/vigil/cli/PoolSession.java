@@ -124,7 +124,7 @@ public final class PoolSession {
 
     /** Where the children's stdout and stderr go: beside the journal, {@code <journal>-children.log}. */
     static Path childLog(Path journal) {
-        return journal.resolveSibling(journal.getFileName() + "-children.log");
+        return dev.vigil.journal.JournalOwner.sibling(journal, "-children.log");
     }
 
     private ObjectNode handle(JsonNode r) {

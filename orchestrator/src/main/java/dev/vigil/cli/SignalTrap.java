@@ -7,10 +7,11 @@ import java.lang.reflect.Proxy;
 import java.util.function.IntConsumer;
 
 /**
- * Installs a Java-level handler for a terminating signal (INT, TERM) through {@code sun.misc.Signal}
- * (module jdk.unsupported). Installed explicitly, the handler works even where the JVM was started
- * with the signal ignored (a background job), which the JVM's own shutdown hooks do not. Reached
- * reflectively because javac's "internal proprietary API" warning cannot be suppressed under -Werror.
+ * Installs a Java-level handler for a terminating signal (INT, TERM, HUP) through {@code sun.misc.Signal}
+ * (module jdk.unsupported), in place of the JVM's shutdown. A signal ignored when the JVM started stays ignored
+ * (HotSpot installs no handler for it): SIGHUP under {@code nohup}, SIGINT in a shell's background job (checked
+ * by hand 2026-12-04: {@code SigIgn} in /proc, the run went on). Reached reflectively because javac's "internal
+ * proprietary API" warning cannot be suppressed under -Werror.
  */
 final class SignalTrap {
     private SignalTrap() {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 /**
  * The pool runner from a terminal: {@code vigil run SPEC} and {@code vigil demo}. Exit codes: 0 every
  * close clean, 1 some close failed (its report is printed), 2 bad usage or spec, 130 stopped by Ctrl-C
- * (143 by SIGTERM), after closing every open pool, journaled.
+ * (143 by SIGTERM, 129 by SIGHUP), after closing every open pool, journaled.
  */
 @Command(name = "vigil", mixinStandardHelpOptions = true, version = "vigil 0.1.0",
         description = "Start, drive and close pools of worker processes; every close journaled.",
@@ -47,14 +47,15 @@ public final class VigilCli implements Callable<Integer> {
     }
 
     /**
-     * The first Ctrl-C (SIGINT) or SIGTERM asks the active run to stop spawning, close every open pool (and what a
-     * start in progress spawned), journaled, and return 128 + the signal ({@link PoolRunner#INTERRUPTED} for
-     * Ctrl-C). A second one escalates every close at once (SIGKILL to the survivors, journaled). Handlers are
-     * installed explicitly, so they work even where the JVM was started with SIGINT ignored (a background job),
-     * and the exit path is the ordinary one.
+     * The first Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal or ssh session went away) asks the active run to
+     * stop spawning, close every open pool (and what a start in progress spawned), journaled, and return 128 + the
+     * signal ({@link PoolRunner#INTERRUPTED} for Ctrl-C). A second one escalates every close at once (SIGKILL to the
+     * survivors, journaled). Until 2026-12-04 SIGHUP took the JVM's default: exit 129 at once, no close journaled,
+     * the guardian's kill, and an audit violation per open close. A signal ignored when the JVM started (SIGHUP
+     * under {@code nohup}) stays ignored: HotSpot installs no handler for it.
      */
     void stopOnSignals() {
-        for (String name : new String[] {"INT", "TERM"}) {
+        for (String name : new String[] {"INT", "TERM", "HUP"}) {
             SignalTrap.install(name, number -> {
                 PoolRunner r = active;
                 if (r == null) {
@@ -113,6 +114,27 @@ public final class VigilCli implements Callable<Integer> {
         return cl.execute(args);
     }
 
+    /** {@code SPEC [--journal DIR]} of run and session. */
+    static final class SpecArguments {
+        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml)")
+        Path specFile;
+
+        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
+        Path journal;
+
+        /** The spec with --journal applied, or null once its mistakes are printed to {@code err}. */
+        RunSpec read(PrintStream err) {
+            RunSpec spec;
+            try {
+                spec = SpecReader.read(specFile);
+            } catch (SpecInvalidException e) {
+                err.println("ERR: " + e.getMessage());
+                return null;
+            }
+            return journal == null ? spec : spec.withJournalDir(journal.toString());
+        }
+    }
+
     /** {@code --ship HOST:PORT [--ship-topic T] [--host-id H]} of run and demo (docs/FLEET.md). */
     static final class ShipOptions {
         @Option(names = "--ship", paramLabel = "HOST:PORT", description = "ship the journal to this Kafka cluster while the run runs (bin/vigil ship in a process of its own)")
@@ -153,28 +175,16 @@ public final class VigilCli implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;
 
-        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml)")
-        Path specFile;
-
-        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
-        Path journal;
+        @CommandLine.Mixin
+        SpecArguments specArguments;
 
         @CommandLine.Mixin
         ShipOptions ship;
 
         @Override
         public Integer call() {
-            RunSpec spec;
-            try {
-                spec = SpecReader.read(specFile);
-            } catch (SpecInvalidException e) {
-                cli.err.println("ERR: " + e.getMessage());
-                return BAD_USAGE;
-            }
-            if (journal != null) {
-                spec = spec.withJournalDir(journal.toString());
-            }
-            return cli.runSpec(spec, RunHooks.NONE, ship);
+            RunSpec spec = specArguments.read(cli.err);
+            return spec == null ? BAD_USAGE : cli.runSpec(spec, RunHooks.NONE, ship);
         }
     }
 
@@ -218,28 +228,20 @@ public final class VigilCli implements Callable<Integer> {
     @Command(name = "session", mixinStandardHelpOptions = true,
             header = "Answer JSON-line requests on stdin for the pools of a spec.",
             description = "Start the pools of a spec once and take JSON-line requests on stdin (control, task, send, inside,"
-                    + " gate, close), one JSON answer line each on stdout; end of input closes every pool. For test fixtures.")
+                    + " gate, close), one JSON answer line each on stdout; end of input closes every pool (the spec's cycles and"
+                    + " workload are not used). For test fixtures.")
     static final class Session implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;
 
-        @Parameters(paramLabel = "SPEC", description = "pool spec (.json, .yaml, .yml); cycles and workload are not used")
-        Path specFile;
-
-        @Option(names = "--journal", paramLabel = "DIR", description = "journal directory (overrides the spec's journalDir)")
-        Path journal;
+        @CommandLine.Mixin
+        SpecArguments specArguments;
 
         @Override
         public Integer call() throws java.io.IOException {
-            RunSpec spec;
-            try {
-                spec = SpecReader.read(specFile);
-            } catch (SpecInvalidException e) {
-                cli.err.println("ERR: " + e.getMessage());
+            RunSpec spec = specArguments.read(cli.err);
+            if (spec == null) {
                 return BAD_USAGE;
-            }
-            if (journal != null) {
-                spec = spec.withJournalDir(journal.toString());
             }
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
                     java.nio.charset.StandardCharsets.UTF_8));

@@ -220,9 +220,9 @@ public final class Orchestrator implements AutoCloseable {
         return new Builder();
     }
 
-    /** A file beside the journal directory: {@code <journal dir><suffix>}. */
+    /** A file beside the journal directory: {@code <journal dir><suffix>} ({@link JournalOwner#sibling}: links resolved). */
     static Path sibling(Path journalDir, String suffix) {
-        return journalDir.resolveSibling(journalDir.getFileName() + suffix);
+        return JournalOwner.sibling(journalDir, suffix);
     }
 
     public PoolJournal journal() {

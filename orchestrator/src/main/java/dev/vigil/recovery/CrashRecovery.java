@@ -23,6 +23,7 @@ import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseEndedByOrchestratorDeath;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.JournalOwner;
 import dev.vigil.journal.JournalReader;
 import dev.vigil.journal.MailboxRecovered;
 import dev.vigil.journal.MonotonicClock;
@@ -141,10 +142,9 @@ public final class CrashRecovery {
     }
 
     private static List<Path> guardianRecords(Path journalDir) {
-        Path abs = journalDir.toAbsolutePath().normalize();
-        String prefix = abs.getFileName() + "-guardian-";
+        Path first = JournalOwner.sibling(journalDir, "-guardian-");
         List<Path> out = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(abs.getParent(), prefix + "*.json")) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(first.getParent(), first.getFileName() + "*.json")) {
             ds.forEach(out::add);
         } catch (IOException e) {
             return out;

@@ -242,6 +242,15 @@ class OrchestratorCrashTest {
             assertEquals(holder.pid(), refused.ownerPid(), refused.getMessage());
             assertTrue(refused.getMessage().contains("is in use by orchestrator pid=" + holder.pid()), refused.getMessage());
             assertFalse(refused.getMessage().contains("\n"));
+            // the same directory through a link to it, and through a link to the folder above it: the same owner
+            Path link = java.nio.file.Files.createSymbolicLink(tmp.resolve("owned-link"), journal);
+            Path parentLink = java.nio.file.Files.createSymbolicLink(tmp.resolve("parent-link"), tmp);
+            for (Path other : List.of(link, parentLink.resolve("owned"))) {
+                JournalDirInUseException viaLink = assertThrows(JournalDirInUseException.class,
+                        () -> Orchestrator.builder().journalDir(other).open(), "a second orchestrator on " + other);
+                assertEquals(holder.pid(), viaLink.ownerPid(), viaLink.getMessage());
+                assertEquals(holder.pid(), dev.vigil.journal.JournalOwner.livePid(other), "the replay's owner of " + other);
+            }
         } finally {
             holder.destroyForcibly();
             holder.waitFor(10, TimeUnit.SECONDS);
