@@ -152,6 +152,60 @@ class VigilCliEndToEndTest {
         assertEquals(4, facts.closes, "closes completed");
     }
 
+    /**
+     * Non-ASCII names under the C locale (nothing set, as in most containers): bin/vigil runs the JVM with LC_CTYPE
+     * C.UTF-8 (PEP 538's rule), so they name their files; under an explicit LC_ALL=C the spec is refused naming each
+     * field. Until 2026-12-04 both failed: the pool's start with {@code Malformed input or input contains unmappable
+     * characters: r?ck} (exit 1), a journalDir so named with that line and no field.
+     */
+    @Test
+    void nonAsciiNamesRunUnderTheCLocaleAndAreRefusedNamingTheFieldUnderLcAllC() throws Exception {
+        Path spec = Files.writeString(work.resolve("unicode.json"), """
+                {"journalDir": "journal-\u00e9", "cycles": 1,
+                 "pools": [{"id": "r\u00e4ck", "workload": {"controls": 2},
+                   "groups": [{"name": "ch\u00efps", "kind": "c", "children": 2}]}]}
+                """);
+        Launchers.Result c = Launchers.run(work, 120, java.util.Map.of("LC_ALL", "", "LC_CTYPE", "", "LANG", "C"),
+                "vigil", "run", spec.toString());
+        assertEquals(0, c.exitCode(), c.toString());
+        assertTrue(Files.isRegularFile(work.resolve("journal-\u00e9-logs/r\u00e4ck/ch\u00efps-1.err")), c.toString());
+        Launchers.Result audit = Launchers.run(work, 60, java.util.Map.of("LC_ALL", "", "LC_CTYPE", "", "LANG", "C"),
+                "vigil-replay", "audit", work.resolve("journal-\u00e9").toString());
+        assertEquals(0, audit.exitCode(), audit.toString());
+
+        Launchers.Result refused = Launchers.run(work, 60, java.util.Map.of("LC_ALL", "C"), "vigil", "run", spec.toString());
+        assertEquals(2, refused.exitCode(), refused.toString());
+        for (String field : List.of("journalDir: 'journal-\\u00e9'", "pools[0].id: 'r\\u00e4ck'", "pools[0].groups[0].name: 'ch\\u00efps'")) {
+            assertTrue(refused.err().contains(field + " cannot name a file under this locale"), field + "\n" + refused);
+        }
+        assertFalse(refused.err().contains("Exception"), refused.toString());
+    }
+
+    /**
+     * vigil-replay's stdout on a full disk ({@code /dev/full}) or a pipe whose reader has gone: the first fails with one
+     * ERR line and exit 2, the second ends quietly with 141, as a command a shell saw end by SIGPIPE. Until 2026-12-04
+     * both exited 0, the first with its output lost.
+     */
+    @Test
+    void replayOutputThatCannotBeWrittenIsNeverAnExitZero() throws Exception {
+        String fixture = Launchers.ROOT.resolve("replay-tool/src/test/resources/fixtures/legacy-race/journal").toString();
+        for (String command : List.of("export", "closes", "audit")) {
+            Process full = new ProcessBuilder(Launchers.ROOT.resolve("bin/vigil-replay").toString(), command, fixture)
+                    .redirectOutput(new java.io.File("/dev/full")).redirectError(work.resolve("full.err").toFile()).start();
+            assertTrue(full.waitFor(60, TimeUnit.SECONDS), command + " to /dev/full did not end");
+            String err = Files.readString(work.resolve("full.err"));
+            assertEquals(2, full.exitValue(), command + " to /dev/full: " + err);
+            assertEquals("ERR: writing stdout failed: No space left on device (the output is incomplete)", err.strip(), command);
+
+            Process gone = new ProcessBuilder(Launchers.ROOT.resolve("bin/vigil-replay").toString(), command, fixture)
+                    .redirectError(work.resolve("gone.err").toFile()).start();
+            gone.getInputStream().close(); // the reader goes away before the first line
+            assertTrue(gone.waitFor(60, TimeUnit.SECONDS), command + " to a closed pipe did not end");
+            assertEquals(141, gone.exitValue(), command + " to a closed pipe: " + Files.readString(work.resolve("gone.err")));
+            assertEquals("", Files.readString(work.resolve("gone.err")), command);
+        }
+    }
+
     @Test
     void badSpecsExitTwoListEveryErrorAndStartNothing() throws Exception {
         Path spec = Files.writeString(work.resolve("bad.json"), """

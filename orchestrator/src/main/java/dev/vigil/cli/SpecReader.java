@@ -115,6 +115,11 @@ public final class SpecReader {
             return null;
         }
         String journalDir = o.string("journalDir", DEFAULT_JOURNAL_DIR);
+        String unnameable = journalDir == null ? null : whyNotAFileName(journalDir);
+        if (unnameable != null) {
+            problem(o.path("journalDir"), unnameable);
+            journalDir = null;
+        }
         if (journalDir != null && baseDir != null) {
             journalDir = baseDir.resolve(journalDir).normalize().toString();
         }
@@ -171,6 +176,28 @@ public final class SpecReader {
         }
         o.rejectUnknown();
         return new RunSpec.ChildLogs(maxBytes, keep);
+    }
+
+    /**
+     * Null when this JVM can name a file {@code name}; else why not. The JVM writes file names in its locale's
+     * charset ({@code sun.jnu.encoding}, from LC_ALL / LC_CTYPE / LANG, fixed at start): under {@code LC_ALL=C} it
+     * is ASCII, and a pool id {@code "räck"} failed its pool's start ({@code Malformed input or input contains
+     * unmappable characters: r?ck}, exit 1; a journalDir so named failed with that line and no field).
+     */
+    static String whyNotAFileName(String name) {
+        java.nio.charset.Charset names;
+        try {
+            names = java.nio.charset.Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (IllegalArgumentException unknown) {
+            return null;
+        }
+        if (names.newEncoder().canEncode(name)) {
+            return null;
+        }
+        StringBuilder shown = new StringBuilder();
+        name.codePoints().forEach(c -> shown.append(c >= 0x20 && c < 0x7f ? Character.toString(c) : String.format(java.util.Locale.ROOT, "\\u%04x", c)));
+        return "'" + shown + "' cannot name a file under this locale: this JVM writes file names in " + names.name()
+                + " (from LC_ALL, LC_CTYPE, LANG); run with a UTF-8 locale, e.g. LC_ALL=C.UTF-8";
     }
 
     /** Null when {@code dir} is a directory or can be created; else why not. */
@@ -472,6 +499,11 @@ public final class SpecReader {
          */
         String fileNamePart(String field, String dflt) {
             String v = string(field, dflt);
+            String unnameable = v == null ? null : whyNotAFileName(v);
+            if (unnameable != null) {
+                problem(path(field), unnameable);
+                return dflt == null ? v : dflt;
+            }
             int bytes = v == null ? 0 : v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
             if (bytes > dev.vigil.spawn.ChildLog.MAX_NAME_BYTES) {
                 problem(path(field), bytes + " bytes is too long: at most " + dev.vigil.spawn.ChildLog.MAX_NAME_BYTES

@@ -61,6 +61,26 @@ public final class CloseBenchmark {
      * thread (its C1/C2 rows).
      */
     private static final int WARM_UP_ROUNDS = Integer.getInteger("vigil.bench.close.warmUpRounds", 10);
+    /**
+     * After those, more unmeasured rounds of the same C configuration until the JIT is quiet in its closes: its compiler
+     * threads took under {@link #JIT_QUIET_SHARE} of the close's own time (or {@link #JIT_QUIET_FLOOR_NANOS}) in each of
+     * the last {@link #JIT_QUIET_ROUNDS} closes, at most {@link #WARM_UP_BOUND_NANOS} of rounds per configuration
+     * ({@code -Dvigil.bench.close.jitQuiet=false}: the fixed rounds only). Ten rounds were not enough: in a run of C x64 pools alone at 22:15 UTC 2026-12-03 (load
+     * 9-10) the compiler threads still took 18.6 ms of CPU in each measured close (C1 5.8, C2 12.8; 471 compiles, 284 of
+     * them tier 3, during its 10 measured rounds), in a quiet full run 7.5 ms (C x64): methods that run once per child
+     * reach C2's thresholds (thousands of calls) only after hundreds of closes, and the compile queue drains more slowly
+     * on a loaded machine. With this warm-up, alternating with the fixed ten rounds (C x16, 22:18-22:23 UTC, load 7-12):
+     * the compiler threads' CPU per measured close 0.0 / 0.6 ms against 6.1 / 8.3 ms, the engine thread's 3.3 / 3.7 ms
+     * against 4.9 / 4.8 ms. An orchestrator that has closed such pools before has finished those compiles; the first
+     * close of the process is still reported apart, and what the JIT still takes in the measured closes stays on the
+     * C1/C2 rows.
+     */
+    private static final boolean JIT_QUIET = Boolean.parseBoolean(System.getProperty("vigil.bench.close.jitQuiet", "true"));
+    private static final double JIT_QUIET_SHARE = 0.02;
+    /** The JIT counts as quiet under this too (2 % of a 1-child close of ~1 ms would be one short compile). */
+    private static final long JIT_QUIET_FLOOR_NANOS = 100_000;
+    private static final int JIT_QUIET_ROUNDS = 3;
+    private static final long WARM_UP_BOUND_NANOS = 30_000_000_000L;
     /** The same for the Java child configurations and for the C references: each child JVM costs ~0.5 s of CPU. */
     private static final int FEW_WARM_UP_ROUNDS = Math.min(2, WARM_UP_ROUNDS);
     /** What the "same work" reference adds to the protocol (vigil-close-reference's VIGIL_REF_* variables). */
@@ -127,14 +147,28 @@ public final class CloseBenchmark {
         // report's JSON of n children) is compiled for n children too, as in an orchestrator that has closed such pools
         // before (after one such round the JIT's compiler threads still took 20-70 ms of CPU in each 256-child close,
         // against the exiting children on the same cores; the table of CPU by thread below says what is left)
+        Map<Config, String> warmUps = new java.util.LinkedHashMap<>();
         for (Config c : configs) {
-            int vigilRounds = c.kind().equals("C") ? WARM_UP_ROUNDS : FEW_WARM_UP_ROUNDS;
-            for (int round = 0; round < vigilRounds; round++) {
-                runRound(o, work, c, WARM_UP_CLOSES + round, null);
+            boolean cKind = c.kind().equals("C");
+            int vigilRounds = cKind ? WARM_UP_ROUNDS : FEW_WARM_UP_ROUNDS;
+            long warmUpStart = MonotonicClock.nanos();
+            int quiet = 0;
+            int round = 0;
+            for (;; round++) {
+                boolean fixed = round < vigilRounds;
+                if (!fixed && (!cKind || !JIT_QUIET || quiet >= JIT_QUIET_ROUNDS
+                        || MonotonicClock.nanos() - warmUpStart > WARM_UP_BOUND_NANOS)) {
+                    break;
+                }
+                Sample s = runRound(o, work, c, WARM_UP_CLOSES + round, null);
+                quiet = jitCpu(s) < Math.max(JIT_QUIET_FLOOR_NANOS, s.close() * JIT_QUIET_SHARE) ? quiet + 1 : 0;
                 if (round < FEW_WARM_UP_ROUNDS) {
                     referenceRound(o, work, c, false);
                     referenceRound(o, work, c, true);
                 }
+            }
+            if (cKind) {
+                warmUps.put(c, round + (quiet >= JIT_QUIET_ROUNDS || !JIT_QUIET ? "" : " (bound)"));
             }
         }
         for (Config c : configs) {
@@ -240,11 +274,17 @@ public final class CloseBenchmark {
         new BenchSummary("whole close, idle C pools of " + sizes + " children (medians), against a C reference doing the"
                 + " same work (" + SAME_WORK + ")", vigilMs + " ms", "C reference, same work " + sameWorkMs + " ms",
                 sameWorkRatios.toString(), "<= 1.25x each on an idle machine", withinSameWork).print(out);
+        StringBuilder warmUpRounds = new StringBuilder();
+        warmUps.forEach((c, n) -> warmUpRounds.append(warmUpRounds.length() == 0 ? "" : ", ").append(c.label())
+                .append(' ').append(n));
         out.printf(Locale.ROOT, "Before these, %d warm-up closes of C x1 pools (idle and in flight) and unmeasured"
-                + " rounds of each configuration (%d of Vigil's side of the C ones, %d of the Java ones and of each"
-                + " reference), not counted; the first close of the process (C x1 in flight, cold JIT): %.2f ms, close"
-                + " minus slowest reap %.2f ms.%n", WARM_UP_CLOSES, WARM_UP_ROUNDS, FEW_WARM_UP_ROUNDS,
-                ms(first.close()), ms(first.tail()));
+                + " rounds of each configuration (%d of Vigil's side of the Java ones and of each reference, at least %d"
+                + " of Vigil's side of the C ones%s: %s), not counted; the first close of the process (C x1 in flight,"
+                + " cold JIT): %.2f ms, close minus slowest reap %.2f ms.%n", WARM_UP_CLOSES, FEW_WARM_UP_ROUNDS,
+                WARM_UP_ROUNDS, JIT_QUIET ? String.format(Locale.ROOT, ", then more until the JIT's compiler threads took"
+                + " under %.0f %% of the close's time (or 0.1 ms) in %d closes in a row, at most %d s of rounds", JIT_QUIET_SHARE
+                * 100, JIT_QUIET_ROUNDS, WARM_UP_BOUND_NANOS / 1_000_000_000L) : "", warmUpRounds, ms(first.close()),
+                ms(first.tail()));
         out.printf(Locale.ROOT, "Orchestrator threads: %d in the JVM at most (whatever the pool size; the JFR recording"
                 + " of the phases below adds its own); Vigil's own, by name, seen during the closes: %s.%n", threads[0],
                 String.join(", ", threadNames.keySet()));
@@ -298,6 +338,17 @@ public final class CloseBenchmark {
             total.append(String.format(Locale.ROOT, " %.2f |", ms(median(vigil.get(c), Sample::cpu))));
         }
         out.println(total);
+    }
+
+    /** CPU of the JIT's compiler threads (C1, C2) during one close. */
+    private static long jitCpu(Sample s) {
+        long n = 0;
+        for (Map.Entry<String, Long> e : s.threads().entrySet()) {
+            if (e.getKey().startsWith("C1 Compiler") || e.getKey().startsWith("C2 Compiler")) {
+                n += e.getValue();
+            }
+        }
+        return n;
     }
 
     private static List<Long> closeIds(List<Sample> samples) {

@@ -43,10 +43,8 @@ public final class ReplayCli implements Runnable {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
         }
         excludeUnusedConverters();
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
-                StandardCharsets.UTF_8);
+        PrintStream out = new PrintStream(new StdoutStream(), false, StandardCharsets.UTF_8);
         int code = execute(out, System.err, args);
-        out.flush();
         if (Boolean.getBoolean("vigil.replay.cdsTraining")) {
             useWhatOtherCommandsUse();
         }
@@ -149,20 +147,30 @@ public final class ReplayCli implements Runnable {
             err.println("ERR: " + oneLine(ex.getMessage()) + " (see: " + name + " --help)");
             return EXIT_BAD_INPUT;
         });
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            out.flush();
-            err.println("ERR: " + describe(ex));
-            return EXIT_BAD_INPUT;
-        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> failed(ex, out, err));
         try {
-            return cl.execute(args);
+            int code = cl.execute(args);
+            out.flush();
+            return code;
         } catch (RuntimeException | Error unexpected) {
-            out.flush();
-            err.println("ERR: " + describe(unexpected));
-            return EXIT_BAD_INPUT;
-        } finally {
-            out.flush();
+            return failed(unexpected, out, err);
         }
+    }
+
+    /** Prints the one ERR: line of a failed command (after whatever output it made) and returns its exit code. */
+    private static int failed(Throwable t, PrintStream out, PrintStream err) {
+        try {
+            out.flush();
+        } catch (StdoutStream.Failed f) {
+            return f.report(err);
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof StdoutStream.Failed f) { // also inside Jackson's wrapping of a failed write
+                return f.report(err);
+            }
+        }
+        err.println("ERR: " + describe(t));
+        return EXIT_BAD_INPUT;
     }
 
     /** The one-line reason for a failure: domain messages as they are, anything else with its type. */
