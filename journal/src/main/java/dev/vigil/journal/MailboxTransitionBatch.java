@@ -427,10 +427,10 @@ public record MailboxTransitionBatch(long timeNanos, int orchestratorPid, String
             long time = Delta.zigzag(timeNanos - lastTime);
             if ((low & 0xFFFC_F8F8) == 0 && writer != 0 && seq == lastSeq + 1 && (int) (origin >>> 32) == pids[writer]) {
                 a[p] = (byte) (low & 7 | (low >>> 5 & 0x38) | writer << 6);
-                if (time < 0x80) {
+                if ((time & ~0x7FL) == 0) { // unsigned: a delta of 2^62 or more zigzags to a negative long
                     a[p + 1] = (byte) time;
                     p += 2;
-                } else if (time < 0x4000) {
+                } else if ((time & ~0x3FFFL) == 0) {
                     a[p + 1] = (byte) (time | 0x80);
                     a[p + 2] = (byte) (time >>> 7);
                     p += 3;

@@ -86,23 +86,25 @@ class MailboxTransitionBatchTest {
     /**
      * Whatever a ring holds comes back exactly (a forged child writes any word): seeded random transitions, seqs that
      * jump, repeat and go back, times anywhere in 64 bits, any origin word (codes and states above the compact form's,
-     * the spare byte, pids above 2^31), and runs of a busy ring between them.
+     * the spare byte, pids above 2^31), and runs of a busy ring between them; one builder for every batch.
      */
     @Test
     void anyRecordWordsComeBackExactly() {
         java.util.Random random = new java.util.Random(20261203);
+        MailboxTransitionBatch.Builder b = new MailboxTransitionBatch.Builder(); // reused, as the drainer reuses its own
         for (int round = 0; round < 300; round++) {
             int n = 1 + random.nextInt(300);
             long[][] words = new long[n][];
-            MailboxTransitionBatch.Builder b = new MailboxTransitionBatch.Builder();
             long seq = random.nextInt(3) == 0 ? random.nextLong() : random.nextInt(1000);
             long time = random.nextLong();
             for (int i = 0; i < n; i++) {
-                boolean busy = random.nextInt(4) != 0;
-                seq = busy ? seq + 1 : random.nextInt(3) == 0 ? random.nextLong() : seq + random.nextInt(5) - 2;
-                time = busy ? time + random.nextInt(20_000) : random.nextInt(2) == 0 ? random.nextLong() : time - random.nextInt(1000);
-                long origin = busy ? random.nextInt(8) | random.nextInt(8) << 8 | (1L + random.nextInt(3)) << 16 | (long) (100 + random.nextInt(2)) << 32
-                        : random.nextLong();
+                int odd = random.nextInt(6); // 0-2: a busy ring; 3: the seq, 4: the time, 5: the origin word is not
+                seq = odd != 3 ? seq + 1 : random.nextInt(3) == 0 ? random.nextLong() : seq + random.nextInt(5) - 2;
+                time = odd != 4 ? time + random.nextInt(20_000) : random.nextInt(2) == 0 ? random.nextLong() : time - random.nextInt(1000);
+                long origin = random.nextInt(8) | random.nextInt(8) << 8 | (1L + random.nextInt(3)) << 16 | (long) (100 + random.nextInt(2)) << 32;
+                if (odd == 5) { // any word, or one bit from the compact form: a state, a code, the spare byte, the pid
+                    origin = random.nextInt(2) == 0 ? random.nextLong() : origin ^ 1L << (3 + random.nextInt(61));
+                }
                 words[i] = new long[] {seq, time, origin};
                 b.addPacked(seq, time, origin);
             }
