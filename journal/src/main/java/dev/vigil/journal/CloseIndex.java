@@ -387,7 +387,7 @@ public final class CloseIndex {
     private static Checked check(Entries all) {
         int today = (int) (System.currentTimeMillis() / JournalDirectory.ROLL_CYCLE.lengthInMillis());
         java.util.Set<Integer> cycles = new java.util.TreeSet<>();
-        long previous = Long.MIN_VALUE;
+        long previous = 0; // no journal index is negative: a garbled one that is must not make its predecessor look late
         int cycleEntered = Integer.MIN_VALUE;
         int lastCycle = Integer.MIN_VALUE;
         int recordsFrom = Integer.MAX_VALUE;
@@ -396,9 +396,11 @@ public final class CloseIndex {
         for (int i = 0; i < n; i++) {
             long index = all.journalIndex(i);
             int kind = all.kind(i);
-            int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
+            int cycle = cycleOf(index);
             String why = null;
-            if (index < previous) {
+            if (cycle < 0) {
+                why = "its journal index=" + hex(index) + " names no cycle";
+            } else if (index < previous) {
                 why = "its journal index=" + hex(index) + " is before the previous entry's " + hex(previous);
             } else if (i + 1 < n && all.journalIndex(i + 1) < index && all.journalIndex(i + 1) >= previous) {
                 why = "its journal index=" + hex(index) + " is after the next entry's " + hex(all.journalIndex(i + 1));
@@ -434,6 +436,19 @@ public final class CloseIndex {
             knownKinds &= kind == START || kind == END || kind == CYCLE;
         }
         return new Checked(n, new Written(cycles, null, all.whole && knownKinds, recordsFrom));
+    }
+
+    /**
+     * The cycle of a journal index, or -1 when the index names none (a garbled entry: Chronicle's {@code toCycle}
+     * throws ArithmeticException for it, which until 2026-12-04 reached the user as {@code ERR: unexpected
+     * java.lang.ArithmeticException: Unsigned Int 31-bit -1598141994 out of range}).
+     */
+    private static int cycleOf(long index) {
+        try {
+            return JournalDirectory.ROLL_CYCLE.toCycle(index);
+        } catch (ArithmeticException noCycle) {
+            return -1;
+        }
     }
 
     private static String hex(long index) {

@@ -56,7 +56,9 @@ class EventCodecFormatTest {
                 Object[] args = new Object[components.length];
                 for (int i = 0; i < components.length; i++) {
                     int k = variant + i;
-                    args[i] = types[i] == long.class ? (Object) longs[k % longs.length]
+                    boolean fixed = type == EventType.MAILBOX_TRANSITION_BATCH && components[i].getName().equals("encoding");
+                    args[i] = fixed ? (Object) MailboxTransitionBatch.ENCODING_FIXED // the arrays are whole 24-byte records
+                            : types[i] == long.class ? (Object) longs[k % longs.length]
                             : types[i] == int.class ? (Object) ints[k % ints.length]
                             : types[i] == boolean.class ? (Object) (k % 2 == 0)
                             : types[i] == byte[].class ? (Object) arrays.get(k % arrays.size()) : strings.get(k % strings.size());

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Journals written by earlier builds (src/test/resources/golden/, one directory per layout they
  * were written with, made by {@link GoldenJournalWriter}) are read by this build: every event, every
- * field it was written with equal to what was written, fields added since at their absent value.
+ * field it was written with equal to what was written, fields added since at their absent value;
+ * where the golden has a {@code transitions.jsonl}, its packed batches stand for exactly those transitions.
  * Never regenerate an existing golden journal; add a new one when a layout changes.
  */
 @Timeout(60)
@@ -31,7 +32,8 @@ class GoldenJournalTest {
     Path tmp;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"schema1", "schema2", "schema2-exit-decisions", "schema2-transition-batch"})
+    @ValueSource(strings = {"schema1", "schema2", "schema2-exit-decisions", "schema2-transition-batch",
+            "schema2-transition-batch-delta"})
     void aJournalWrittenByAnEarlierBuildReadsEventForEvent(String golden) throws IOException {
         Path source = Path.of("src/test/resources/golden", golden);
         Path journal = tmp.resolve("journal");
@@ -51,6 +53,15 @@ class GoldenJournalTest {
             }
         }
         assertTrue(read.stream().map(JournalEvent::type).distinct().count() >= 19, "every kind of the core schema");
+        Path transitions = source.resolve("transitions.jsonl");
+        if (Files.exists(transitions)) {
+            List<String> want = Files.readAllLines(transitions);
+            List<String> got = read.stream().flatMap(e -> MailboxTransitionBatch.expand(e).stream()).map(JsonEvents::toJson).toList();
+            assertEquals(want.size(), got.size(), "transitions of " + source);
+            for (int i = 0; i < want.size(); i++) {
+                assertEquals(JsonEvents.mapper().readTree(want.get(i)), JsonEvents.mapper().readTree(got.get(i)), "transition " + i);
+            }
+        }
     }
 
     static void copyTree(Path from, Path to) throws IOException {

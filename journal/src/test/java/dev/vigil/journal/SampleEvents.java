@@ -17,6 +17,27 @@ public final class SampleEvents {
         return out;
     }
 
+    /**
+     * Transitions packed by {@link MailboxTransitionBatch.Builder}, 12 + (seed % 5) x 7 of them: a busy ring's
+     * (seq + 1, the writers' own pids) and every escape (a seq gap and a repeat, a new pid, a writer code above 3, states
+     * above 7, the origin's spare byte, time going back, a time 2^62 away).
+     */
+    static byte[] deltaRecords(long seed) {
+        MailboxTransitionBatch.Builder b = new MailboxTransitionBatch.Builder();
+        long seq = seed * 1_000_003L;
+        long time = seed * 7_000_000_001L;
+        int n = 12 + (int) (seed % 5) * 7;
+        for (int i = 0; i < n; i++) {
+            seq += i == 4 ? 9 : i == 5 ? 0 : 1;
+            time += i == 6 ? -300 : i == 7 ? 1L << 62 : 150 + i;
+            int writer = i == 8 ? 7 : 1 + i % 3;
+            long origin = (i % 8) | (i == 9 ? 200 : (i + 1) % 8) << 8 | (long) writer << 16 | (i == 10 ? 0x5AL << 24 : 0)
+                    | (i == 11 ? 0xFFFF_FFFEL : 4000 + seed + writer) << 32;
+            b.addPacked(seq, time, origin);
+        }
+        return b.build(1, "p", 0, "g", 0, "").records();
+    }
+
     /** Builds an event whose every field is derived from {@code seed} and the field's position. */
     public static JournalEvent sample(EventType type, long seed) {
         RecordComponent[] components = type.recordClass().getRecordComponents();
@@ -40,6 +61,10 @@ public final class SampleEvents {
             } else {
                 args[i] = components[i].getName() + "-" + v + (i % 3 == 0 ? " ünï \"q\"" : "");
             }
+        }
+        if (type == EventType.MAILBOX_TRANSITION_BATCH) { // its records must decode: packed by the builder, as written
+            args[components.length - 2] = deltaRecords(seed);
+            args[components.length - 1] = MailboxTransitionBatch.ENCODING_DELTA;
         }
         try {
             return type.recordClass().getDeclaredConstructor(types).newInstance(args);

@@ -90,6 +90,8 @@ public final class CloseReconstruction {
     private final Map<Long, CloseState> openCloses = new HashMap<>();
     /** The pools' restart decisions re-run from their journaled exits. */
     private final RestartDecisionAudit restarts = new RestartDecisionAudit();
+    /** Reads the transitions of each MailboxTransitionBatch folded in, one at a time. */
+    private final MailboxTransitionBatch.Reader packed = new MailboxTransitionBatch.Reader();
     private long lastIndex = -1;
     private long lastTime;
 
@@ -132,11 +134,11 @@ public final class CloseReconstruction {
             case CHILD_SPAWNED -> spawned((ChildSpawned) e);
             case MAILBOX_TRANSITION -> transition(index, -1, (MailboxTransition) e);
             case MAILBOX_TRANSITION_BATCH -> {
-                List<MailboxTransition> packed = ((MailboxTransitionBatch) e).transitions();
-                for (int position = 0; position < packed.size(); position++) {
-                    transition(index, position, packed.get(position));
+                packed.reset((MailboxTransitionBatch) e); // no list, no copy: each transition decoded as it is folded in
+                for (int position = 0; packed.next(); position++) {
+                    transition(index, position, packed.transition());
+                    lastTime = packed.timeNanos();
                 }
-                lastTime = packed.isEmpty() ? lastTime : packed.get(packed.size() - 1).timeNanos();
             }
             case RING_OVERRUN -> overrun((RingOverrun) e);
             case CLOSE_STARTED -> closeStarted(index, (CloseStarted) e);

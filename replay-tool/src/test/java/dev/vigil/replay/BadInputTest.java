@@ -242,15 +242,20 @@ class BadInputTest {
         Path indexFile = JournalFiles.cycleFiles(clean.resolve(JournalSchema.CLOSE_INDEX_DIR)).get(0);
         List<Long> entries = dataExcerptHeaders(indexFile);
         assertTrue(entries.size() > 3, "the index has entries: " + entries);
-        for (int which : new int[] {1, entries.size() - 1}) {
-            Path dir = tmp.resolve("index-garbled-" + which);
+        // little-endian journal indexes: one raised into a cycle far past today, one negative (its cycle no 31-bit
+        // number: Chronicle's toCycle threw, "ERR: unexpected java.lang.ArithmeticException: Unsigned Int 31-bit ...")
+        byte[][] garbles = {{0x12, 0x34, 0x56, 0x78, (byte) 0x9a, 0x0b, 0x0c, 0x0d},
+                            {0x12, 0x34, 0x56, 0x78, (byte) 0x9a, 0x0b, 0x0c, (byte) 0xa0}};
+        for (int n = 0; n < 4; n++) {
+            int which = n % 2 == 0 ? 1 : entries.size() - 1;
+            Path dir = tmp.resolve("index-garbled-" + n);
             JournalFiles.copyCompact(journal, dir);
             long header = entries.get(which);
             Path file = dir.resolve(JournalSchema.CLOSE_INDEX_DIR).resolve(indexFile.getFileName());
             try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
                 int bodyLength = Integer.reverseBytes(readIntAt(f, header)) & 0x3FFFFFFF;
                 f.seek(header + 4 + bodyLength - 8); // the entry's journal index, its last field
-                f.write(new byte[] {0x12, 0x34, 0x56, 0x78, (byte) 0x9a, 0x0b, 0x0c, 0x0d});
+                f.write(garbles[n / 2]);
             }
             for (String[] args : List.of(new String[] {"audit", dir.toString()}, new String[] {"stats", dir.toString()},
                     new String[] {"show", dir.toString(), "1"}, new String[] {"closes", dir.toString()})) {
