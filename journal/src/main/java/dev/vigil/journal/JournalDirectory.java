@@ -27,8 +27,13 @@ public final class JournalDirectory {
     private JournalDirectory() {
     }
 
-    /** Opens (creating if needed) the journal in {@code dir} for appending. */
+    /** Opens (creating if needed) the journal in {@code dir} for appending, with Chronicle's clock. */
     static SingleChronicleQueue openForAppend(Path dir) {
+        return openForAppend(dir, net.openhft.chronicle.core.time.SystemTimeProvider.INSTANCE);
+    }
+
+    /** Opens (creating if needed) the journal in {@code dir} for appending; {@code clock} decides each excerpt's cycle. */
+    static SingleChronicleQueue openForAppend(Path dir, net.openhft.chronicle.core.time.TimeProvider clock) {
         try {
             Files.createDirectories(dir);
             Path marker = dir.resolve(JournalSchema.MARKER_FILE);
@@ -40,7 +45,7 @@ public final class JournalDirectory {
         } catch (IOException e) {
             throw new JournalException("cannot create journal dir=" + dir + ": " + JournalException.plain(e), e);
         }
-        return SingleChronicleQueueBuilder.binary(dir.toFile()).build();
+        return SingleChronicleQueueBuilder.binary(dir.toFile()).timeProvider(clock).build();
     }
 
     static SingleChronicleQueue openCloseIndexForAppend(Path dir) {

@@ -76,8 +76,9 @@ public final class JournalWriter implements AutoCloseable {
         SingleChronicleQueue q = null;
         SingleChronicleQueue index = null;
         String cannotOpen = null;
+        AppenderClock clock = new AppenderClock();
         try {
-            q = JournalDirectory.openForAppend(dir);
+            q = JournalDirectory.openForAppend(dir, clock);
             index = JournalDirectory.openCloseIndexForAppend(dir);
         } catch (RuntimeException | InternalError e) {
             String full = WriteFailure.noSpace(dir, e);
@@ -99,7 +100,7 @@ public final class JournalWriter implements AutoCloseable {
         this.closeIndex = index;
         this.publishTimeoutNanos = publishTimeout.toNanos();
         this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
-        this.handler = new AppendHandler(dir, queue, closeIndex);
+        this.handler = new AppendHandler(dir, queue, closeIndex, clock);
         if (cannotOpen != null) {
             handler.failAt(0, null, cannotOpen);
         }
@@ -241,6 +242,11 @@ public final class JournalWriter implements AutoCloseable {
         flush(Duration.ofSeconds(30));
     }
 
+    /** The time the appender last read its clock (the queue's clock, {@link AppenderClock}). */
+    long clockMillis() {
+        return handler.clock.lastRead();
+    }
+
     /** Index of the last excerpt this writer wrote, or -1. */
     public long lastWrittenIndex() {
         return handler.lastIndex;
@@ -314,6 +320,7 @@ public final class JournalWriter implements AutoCloseable {
         private final Path dir;
         private final SingleChronicleQueue queue;
         private final SingleChronicleQueue closeIndex;
+        private final AppenderClock clock;
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
         private final PageReservation pages = new PageReservation();
@@ -331,10 +338,11 @@ public final class JournalWriter implements AutoCloseable {
         /** The appender thread, once started (flush wakes it from its wait strategy's nap). */
         volatile Thread thread;
 
-        AppendHandler(Path dir, SingleChronicleQueue queue, SingleChronicleQueue closeIndex) {
+        AppendHandler(Path dir, SingleChronicleQueue queue, SingleChronicleQueue closeIndex, AppenderClock clock) {
             this.dir = dir;
             this.queue = queue;
             this.closeIndex = closeIndex;
+            this.clock = clock;
         }
 
         /** Nothing from ring sequence {@code sequence} on is written; the first failure wins. */
@@ -453,6 +461,12 @@ public final class JournalWriter implements AutoCloseable {
         @Override
         public void onStart() {
             thread = Thread.currentThread();
+            clock.ownedBy(thread);
+        }
+
+        @Override
+        public void onBatchStart(long batchSize, long queueDepth) {
+            clock.read(); // a batch after a pause writes with the time of now, not of the last batch
         }
 
         @Override

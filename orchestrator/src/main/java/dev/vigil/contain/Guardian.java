@@ -3,6 +3,7 @@ package dev.vigil.contain;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,19 +19,28 @@ import dev.vigil.spawn.Spawner;
  * dies by any signal, kills every pool of it at once (cgroup mode: {@code cgroup.kill} of the
  * orchestrator's cgroup; fallback: SIGKILL to each process group in the pgroups file) within 1 s, then
  * writes its record ({@link GuardianRecord}) beside the journal. {@link #standDown()} at a normal close:
- * it exits without killing anything.
+ * it exits without killing anything. A guardian that ends before that (killed by the OOM killer or by a
+ * {@code kill} meant for something else) is started again, 100 ms after its exit is reaped: until 2026-12-04
+ * nothing noticed, and the orchestrator's crash then left every pool's setsid grandchildren alive.
  */
 public final class Guardian {
     public static final String BINARY = "vigil-guardian";
     private static final int SIGUSR1 = 10;
     private static final int SIGKILL = 9;
     private static final long STAND_DOWN_BOUND_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long RESTART_DELAY_MILLIS = 100;
 
-    private final ChildProcess process;
+    private final Spawner spawner;
+    private final SpawnRequest request;
     private final Path record;
+    /** The guardian running now; replaced when one ends before {@link #standDown()}. Guarded by this. */
+    private ChildProcess process;
+    private boolean standingDown;
+    private int restarts;
 
-    private Guardian(ChildProcess process, Path record) {
-        this.process = process;
+    private Guardian(Spawner spawner, SpawnRequest request, Path record) {
+        this.spawner = spawner;
+        this.request = request;
         this.record = record;
     }
 
@@ -51,11 +61,50 @@ public final class Guardian {
                 record.toAbsolutePath().toString(), containment.mode().label(),
                 containment.mode() == ContainmentMode.CGROUP ? containment.root().toString()
                         : containment.processGroupsFile().toAbsolutePath().toString());
-        ChildProcess p = spawner.spawn(SpawnRequest.of(argv).discardingOutput());
-        return new Guardian(p, record);
+        Guardian g = new Guardian(spawner, SpawnRequest.of(argv).discardingOutput(), record);
+        synchronized (g) {
+            g.process = spawner.spawn(g.request);
+            g.watch(g.process);
+        }
+        return g;
     }
 
-    public int pid() {
+    /**
+     * When {@code p} ends before {@link #standDown()}, a new guardian starts, on a pool thread (the exit is seen on the
+     * reaper's, which must not wait on a spawn); an exit after it starts nothing, and no thread.
+     */
+    private void watch(ChildProcess p) {
+        p.onExit().whenComplete((status, lost) -> {
+            if (!standingDown()) {
+                CompletableFuture.runAsync(() -> restartIfEnded(p),
+                        CompletableFuture.delayedExecutor(RESTART_DELAY_MILLIS, TimeUnit.MILLISECONDS));
+            }
+        });
+    }
+
+    private synchronized boolean standingDown() {
+        return standingDown;
+    }
+
+    private synchronized void restartIfEnded(ChildProcess ended) {
+        if (standingDown || ended != process) {
+            return;
+        }
+        try {
+            process = spawner.spawn(request);
+            restarts++;
+            watch(process);
+        } catch (RuntimeException spawnerClosed) {
+            // the orchestrator is closing: nothing left to guard
+        }
+    }
+
+    /** How many times a guardian that ended early was started again. */
+    public synchronized int restarts() {
+        return restarts;
+    }
+
+    public synchronized int pid() {
         return process.pid();
     }
 
@@ -66,6 +115,11 @@ public final class Guardian {
 
     /** The orchestrator closes normally: SIGUSR1 (the guardian exits 0, kills nothing), bounded wait, else SIGKILL. */
     public void standDown() {
+        ChildProcess process;
+        synchronized (this) {
+            standingDown = true;
+            process = this.process;
+        }
         try {
             process.signal(SIGUSR1);
             process.onExit().get(STAND_DOWN_BOUND_NANOS, TimeUnit.NANOSECONDS);

@@ -95,6 +95,9 @@ class OrchestratorCrashTest {
             assertEquals(6, marked.awaitNamed("sleep", 6, 10_000), "every child and grandchild runs before the crash: " + marked.alive());
             awaitJournaled(journal, CloseStarted.class, 10_000); // the crash comes inside a close, however slow the machine
             Thread.sleep(100); // in the close's reap stage: the broadcast SIGTERM was ignored
+            if (killGuardianFirst) {
+                killGuardianAndAwaitItsSuccessor(holder);
+            }
             holder.destroyForcibly();
             long killedAt = System.nanoTime();
             assertTrue(holder.waitFor(10, TimeUnit.SECONDS));
@@ -112,6 +115,49 @@ class OrchestratorCrashTest {
             holder.waitFor(10, TimeUnit.SECONDS);
             // the holder's guardian writes its record beside the journal, then exits: before the temp dir goes
             ProcessTree.awaitNoneNaming(journal.toAbsolutePath().toString(), 15_000);
+        }
+    }
+
+    /** Whether {@link #crashOnce} SIGKILLs the holder's guardian before the holder. */
+    private boolean killGuardianFirst;
+
+    /** SIGKILLs the holder's guardian and waits (at most 5 s) for a guardian of another pid to run in its place. */
+    private static void killGuardianAndAwaitItsSuccessor(Process holder) throws InterruptedException {
+        ProcessHandle first = guardianOf(holder);
+        assertTrue(first != null, "the holder runs a guardian");
+        first.destroyForcibly();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (ProcessHandle next = guardianOf(holder); next == null || next.pid() == first.pid(); next = guardianOf(holder)) {
+            if (System.nanoTime() > deadline) {
+                return; // the crash shows what its absence costs
+            }
+            Thread.sleep(20);
+        }
+        Thread.sleep(200); // the new guardian opens the holder's pidfd before it watches
+    }
+
+    private static ProcessHandle guardianOf(Process holder) {
+        return holder.toHandle().children()
+                .filter(h -> h.info().command().map(c -> c.endsWith("/" + dev.vigil.contain.Guardian.BINARY)).orElse(false))
+                .findFirst().orElse(null);
+    }
+
+    /**
+     * The guardian SIGKILLed mid-close (the OOM killer's pick, a kill meant for something else): another one starts,
+     * and the orchestrator's crash that follows still ends every process of its pools. Until 2026-12-04 nothing
+     * noticed: the crash left the setsid grandchildren alive.
+     */
+    @Test
+    void aGuardianKilledMidRunIsStartedAgainAndAnOrchestratorCrashStillEndsEveryPool() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("guardian-killed");
+        killGuardianFirst = true;
+        try {
+            long t = crashOnce("cgroup", "guardian-on", marked, journal);
+            assertTrue(t >= 0, "processes outlived the crash after the guardian was killed: " + marked.alive());
+        } finally {
+            marked.killAll();
         }
     }
 
