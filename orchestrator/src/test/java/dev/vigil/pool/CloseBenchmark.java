@@ -138,11 +138,14 @@ public final class CloseBenchmark {
         // after some hundreds of calls, and most of the close path runs once per close): a long-running orchestrator
         // has it compiled. The first close is reported apart.
         Sample first = runRound(o, work, new Config("C", 1, true, 1), 0, null);
+        // JFR from here, before the other warm-up closes: starting a recording in a running JVM deoptimizes its compiled
+        // code (a JVMTI state change: 3,746 methods made not entrant at once in a run of 22:15 UTC 2026-12-03), so started
+        // after them it threw their warm-up away and the JIT recompiled the close path during the measured rounds. After
+        // the first close, which is reported cold without it; its event classes load in the next, not a measured one.
+        ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
         for (int i = 1; i < WARM_UP_CLOSES; i++) {
             runRound(o, work, new Config("C", 1, i % 2 == 0, 1), i, null);
         }
-        // JFR from here (the event classes load in the first close it sees, ~20 ms: not a measured one)
-        ClosePhases phases = new ClosePhases(work.resolve("close.jfr"));
         // and unmeasured rounds of each configuration, every side: what runs once per child (the per-child loops, the
         // report's JSON of n children) is compiled for n children too, as in an orchestrator that has closed such pools
         // before (after one such round the JIT's compiler threads still took 20-70 ms of CPU in each 256-child close,
