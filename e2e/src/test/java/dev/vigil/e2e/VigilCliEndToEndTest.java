@@ -289,6 +289,36 @@ class VigilCliEndToEndTest {
         stopDuringARunClosesThePoolsAndJournalsIt("HUP", 129);
     }
 
+    /**
+     * SIGTERM to {@code vigil session} waiting for its next request (its stdin open, as the pytest fixture holds it):
+     * every pool closed and journaled, the close's answer printed, exit 143. Until 2026-12-04 the session ended at
+     * once: no close, no reap journaled, and the audit of that journal said CLEAN.
+     */
+    @Test
+    void sigtermToASessionClosesItsPoolsAndJournalsIt() throws Exception {
+        Path spec = Files.writeString(work.resolve("session.json"), """
+                {"journalDir": "session-journal",
+                 "pools": [{"id": "p1", "groups": [{"name": "c", "kind": "c", "children": 2},
+                                                  {"name": "plain", "kind": "exec", "command": ["/bin/sleep", "600"], "children": 1}]}]}
+                """);
+        Process p = Launchers.start(work, "vigil", "session", spec.toString());
+        try {
+            awaitOutput(p, "\"event\":\"ready\"", 60);
+            new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the session did not stop after SIGTERM");
+            Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+            assertEquals(143, r.exitCode(), r.toString());
+            assertTrue(r.out().contains("\"outcome\":\"CLEAN\""), r.toString());
+            JournalFacts facts = JournalFacts.read(work.resolve("session-journal"));
+            assertEquals(3, facts.spawned.size());
+            assertEquals(facts.spawned, facts.reaped, "every child reaped and journaled before exit");
+            assertEquals(1, facts.closes);
+        } finally {
+            p.getOutputStream().close();
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     private void stopDuringARunClosesThePoolsAndJournalsIt(String signal, int exitCode) throws Exception {
         Path spec = Files.writeString(work.resolve("long.json"), """
                 {"journalDir": "int-journal", "cycles": 1000,

@@ -33,7 +33,7 @@ import dev.vigil.pool.PoolStartException;
  * once, print what each close did; at the end the reap-latency table and the replay commands.
  * A stop request (Ctrl-C) closes whatever is open, journaled, before returning.
  */
-public final class PoolRunner {
+public final class PoolRunner implements Stoppable {
     /** Exit code: every close clean. */
     public static final int CLEAN = 0;
     /** Exit code: some close failed (its report was printed). */
@@ -92,6 +92,7 @@ public final class PoolRunner {
      * @param origin who asks, as journaled ({@code SIGINT}, {@code SIGTERM})
      * @return the number of stop requests so far, this one included (1 = the first)
      */
+    @Override
     public int requestStop(int signal, String origin) {
         int n;
         synchronized (stopLock) {

@@ -43,9 +43,12 @@ import dev.vigil.spawn.Redirect;
  * <li>{@code close}: closes every pool at once: {@code {"ok":true,"clean",reports:[{"pool","outcome","failures","report"}]}},
  *     then the session ends (exit 0 clean, 1 not).</li>
  * </ul>
- * A request that fails answers {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does.
+ * A request that fails answers {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does;
+ * so does a SIGINT, SIGTERM or SIGHUP (once the request being handled, if any, has answered), and the session then
+ * exits 128 + the signal; a second one escalates every close at once. Until 2026-12-04 a signal ended the session at
+ * once: no close and no reap journaled, and the audit of that journal said CLEAN.
  */
-public final class PoolSession {
+public final class PoolSession implements Stoppable {
     /** How long the heartbeat must stand still for {@code inside}: the child loop beats every iteration. */
     static final long STILL_MILLIS = 250;
 
@@ -55,6 +58,13 @@ public final class PoolSession {
     private final PrintStream out;
     private final PrintStream log;
     private final Map<String, Pool> pools = new LinkedHashMap<>();
+    /** Input lines, then {@link #END} at its end; {@link #STOP} when a signal asks the session to stop. */
+    private final java.util.concurrent.BlockingQueue<Object> input = new java.util.concurrent.LinkedBlockingQueue<>();
+    private static final Object END = new Object();
+    private static final Object STOP = new Object();
+    private final java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile int stopSignal;
+    private volatile Orchestrator orchestrator;
 
     public PoolSession(RunSpec spec, PrintStream out, PrintStream log) {
         this.spec = spec;
@@ -69,6 +79,10 @@ public final class PoolSession {
         Path childLog = childLog(journal);
         try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(PoolRunner.closeSettings(spec.close()))
                 .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
+            this.orchestrator = orchestrator;
+            if (stopSignal != 0) {
+                orchestrator.stopStarts("stop requested");
+            }
             try {
                 for (RunSpec.PoolEntry entry : spec.pools()) {
                     Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)
@@ -81,11 +95,12 @@ public final class PoolSession {
             } catch (RuntimeException e) {
                 answer(JSON.createObjectNode().put("event", "startFailed").put("error", String.valueOf(e.getMessage())));
                 closeAll();
-                return 1;
+                return stopSignal != 0 ? 128 + stopSignal : 1;
             }
             answer(ready(journal));
+            readOnItsOwnThread(in);
             String line;
-            while ((line = in.readLine()) != null) {
+            while ((line = nextLine()) != null) {
                 if (line.isBlank()) {
                     continue;
                 }
@@ -104,7 +119,49 @@ public final class PoolSession {
             }
             ObjectNode closed = closeAll();
             answer(closed);
-            return closed.path("clean").asBoolean() ? 0 : 1;
+            return stopSignal != 0 ? 128 + stopSignal : closed.path("clean").asBoolean() ? 0 : 1;
+        }
+    }
+
+    @Override
+    public int requestStop(int signal, String origin) {
+        int n = stops.incrementAndGet();
+        Orchestrator o = orchestrator;
+        if (n == 1) {
+            stopSignal = signal;
+            input.add(STOP);
+            if (o != null) {
+                o.stopStarts(origin + " received");
+            }
+        } else if (o != null) {
+            o.closeEngine().escalateAll(origin);
+        }
+        return n;
+    }
+
+    /** Reads {@code in} on a daemon thread, so that a stop request need not wait for the next input line. */
+    private void readOnItsOwnThread(BufferedReader in) {
+        Thread reader = new Thread(() -> {
+            try {
+                for (String line; (line = in.readLine()) != null; ) {
+                    input.add(line);
+                }
+            } catch (IOException e) {
+                // the end of the input, as far as the session is concerned
+            }
+            input.add(END);
+        }, "vigil-session-input");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** The next input line, or null at its end or when a stop was requested. */
+    private String nextLine() {
+        try {
+            return input.take() instanceof String line ? line : null; // END or STOP: no more lines
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

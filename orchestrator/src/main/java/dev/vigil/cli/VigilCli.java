@@ -30,7 +30,7 @@ public final class VigilCli implements Callable<Integer> {
     private final PrintStream out;
     private final PrintStream err;
     /** Set while a run is going on, so that Ctrl-C can ask it to close what is open. */
-    private volatile PoolRunner active;
+    private volatile Stoppable active;
 
     VigilCli(PrintStream out, PrintStream err) {
         this.out = out;
@@ -57,7 +57,7 @@ public final class VigilCli implements Callable<Integer> {
     void stopOnSignals() {
         for (String name : new String[] {"INT", "TERM", "HUP"}) {
             SignalTrap.install(name, number -> {
-                PoolRunner r = active;
+                Stoppable r = active;
                 if (r == null) {
                     Runtime.getRuntime().halt(128 + number);
                 }
@@ -245,7 +245,9 @@ public final class VigilCli implements Callable<Integer> {
             }
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
                     java.nio.charset.StandardCharsets.UTF_8));
-            return new PoolSession(spec, cli.out, cli.err).run(in);
+            PoolSession session = new PoolSession(spec, cli.out, cli.err);
+            cli.active = session;
+            return session.run(in);
         }
     }
 
