@@ -206,6 +206,32 @@ class VigilCliEndToEndTest {
         }
     }
 
+    /**
+     * The commands a run prints to paste ("look closer:") work when pasted, whatever the journal dir is called: a blank,
+     * a quote and {@code $(...)} in its name. Until 2026-12-04 they were printed unquoted: the pasted show named two
+     * directories and ran the {@code $(touch ...)}.
+     */
+    @Test
+    void thePrintedReplayCommandsWorkWhenPastedWhateverTheJournalIsCalled() throws Exception {
+        Path marker = work.resolve("pasted");
+        Path spec = Files.writeString(work.resolve("odd.json"), """
+                {"journalDir": "it's my journal $(touch %s)", "cycles": 1,
+                 "pools": [{"id": "p1", "groups": [{"name": "c", "kind": "c", "children": 1}]}]}
+                """.formatted(marker.getFileName()));
+        Launchers.Result run = Launchers.vigil(work, 120, "run", spec.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        List<String> pasted = run.out().lines().map(String::strip)
+                .filter(l -> l.matches(".*vigil-replay (audit|show) .*")).toList();
+        assertEquals(2, pasted.size(), run.toString());
+        for (String command : pasted) {
+            Process sh = new ProcessBuilder("sh", "-c", command).directory(work.toFile())
+                    .redirectOutput(work.resolve("sh.out").toFile()).redirectErrorStream(true).start();
+            assertTrue(sh.waitFor(60, TimeUnit.SECONDS), command);
+            assertEquals(0, sh.exitValue(), command + "\n" + Files.readString(work.resolve("sh.out")));
+        }
+        assertFalse(Files.exists(marker), "a pasted command ran the $(touch) in the journal's name");
+    }
+
     @Test
     void badSpecsExitTwoListEveryErrorAndStartNothing() throws Exception {
         Path spec = Files.writeString(work.resolve("bad.json"), """

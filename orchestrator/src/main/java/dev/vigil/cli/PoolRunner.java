@@ -201,8 +201,8 @@ public final class PoolRunner {
             }
         }
         String root = System.getProperty("vigil.root");
-        String vigil = root == null ? "bin/vigil" : Path.of(root, "bin", "vigil").toString();
-        out.println("end them with: " + vigil + " reap " + journal
+        String vigil = ShellWords.quote(root == null ? Path.of("bin/vigil") : Path.of(root, "bin", "vigil"));
+        out.println("end them with: " + vigil + " reap " + ShellWords.quote(journal)
                 + (kept.stream().allMatch(k -> k.cgroup() != null) ? "   (or: echo 1 > <cgroup>/cgroup.kill)" : ""));
     }
 
@@ -479,21 +479,22 @@ public final class PoolRunner {
 
     private void printReplayHints(Path journal) {
         String root = System.getProperty("vigil.root");
-        String replay = root == null ? "bin/vigil-replay" : Path.of(root, "bin", "vigil-replay").toString();
+        String replay = ShellWords.quote(root == null ? Path.of("bin/vigil-replay") : Path.of(root, "bin", "vigil-replay"));
+        String dir = ShellWords.quote(journal);
         out.println();
         out.println("journal: " + journal);
         out.println("children's output: " + dev.vigil.journal.JournalOwner.sibling(journal, "-logs")
                 + "/<pool>/<group>-<index>.out|.err");
         out.println("look closer:");
-        out.println("  " + replay + " closes " + journal);
-        out.println("  " + replay + " stats " + journal);
-        out.println("  " + replay + " audit " + journal);
+        out.println("  " + replay + " closes " + dir);
+        out.println("  " + replay + " stats " + dir);
+        out.println("  " + replay + " audit " + dir);
         List<CloseReport> all = reports();
         CloseReport pick = all.stream().filter(r -> !r.isClean()).findFirst().orElse(all.isEmpty() ? null : all.get(0));
         if (pick != null) {
-            out.println("  " + replay + " timeline " + journal + " " + pick.closeId() + " -o close-" + pick.closeId() + ".svg");
+            out.println("  " + replay + " timeline " + dir + " " + pick.closeId() + " -o close-" + pick.closeId() + ".svg");
             String why = pick.isClean() ? "" : "   # explains the failed close";
-            out.println("  " + replay + " show " + journal + " " + pick.closeId() + why);
+            out.println("  " + replay + " show " + dir + " " + pick.closeId() + why);
         }
     }
 
