@@ -25,6 +25,13 @@ final class AppenderWait implements WaitStrategy {
 
     private final long spinNanos;
     private final WaitStrategy block;
+    /**
+     * The one producer whose publishes do not wake a blocked appender (the close engine's thread, which wakes it itself
+     * within a bound of its own: {@link JournalWriter#holdWakesOf}); null: every publish wakes it.
+     */
+    private volatile Thread holder;
+    /** When the holder's oldest publish that did not wake the appender was made; 0: none. Holder thread only. */
+    private long heldSince;
 
     AppenderWait(long spinNanos, WaitStrategy block) {
         this.spinNanos = spinNanos;
@@ -55,6 +62,29 @@ final class AppenderWait implements WaitStrategy {
 
     @Override
     public void signalAllWhenBlocking() {
+        if (Thread.currentThread() == holder) {
+            if (heldSince == 0) {
+                heldSince = System.nanoTime();
+            }
+            return;
+        }
+        block.signalAllWhenBlocking();
+    }
+
+    void holdWakesOf(Thread producer) {
+        holder = producer;
+    }
+
+    /** Holder thread: nanoseconds since its oldest publish that did not wake the appender, or -1 when none. */
+    long heldNanos() {
+        return heldSince == 0 ? -1 : Math.max(0, System.nanoTime() - heldSince);
+    }
+
+    /** Wakes a blocked appender (any thread); on the holder's thread, what it held is released with it. */
+    void wake() {
+        if (Thread.currentThread() == holder) {
+            heldSince = 0;
+        }
         block.signalAllWhenBlocking();
     }
 }

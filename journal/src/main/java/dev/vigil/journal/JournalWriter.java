@@ -69,6 +69,7 @@ public final class JournalWriter implements AutoCloseable {
      * (JournalBench, same JVM, load 16; docs/BENCHMARKS.md).
      */
     private final long fullRingParkNanos;
+    private final AppenderWait wait;
     private volatile boolean closed;
 
     private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
@@ -100,6 +101,8 @@ public final class JournalWriter implements AutoCloseable {
         this.closeIndex = index;
         this.publishTimeoutNanos = publishTimeout.toNanos();
         this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
+        this.wait = new AppenderWait(APPENDER_SPIN_NANOS,
+                new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS, TimeUnit.MILLISECONDS));
         this.handler = new AppendHandler(dir, queue, closeIndex, clock);
         if (cannotOpen != null) {
             handler.failAt(0, null, cannotOpen);
@@ -110,8 +113,7 @@ public final class JournalWriter implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 },
-                ProducerType.MULTI, new AppenderWait(APPENDER_SPIN_NANOS,
-                        new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS, TimeUnit.MILLISECONDS)));
+                ProducerType.MULTI, wait);
         disruptor.handleEventsWith(handler);
         this.ring = disruptor.start();
     }
@@ -223,14 +225,34 @@ public final class JournalWriter implements AutoCloseable {
     }
 
     /**
-     * Wakes the appender if it is parked, so that what was just appended is written now. A publish already wakes an
-     * appender blocked in its wait strategy; this is for a caller about to wait on it (a flush). Never blocks.
+     * Wakes the appender, so that what was appended so far is written now: a caller about to wait on it (a flush), or
+     * the holder of its wake-ups ({@link #holdWakesOf}) releasing what it held. Never blocks.
      */
     public void wakeAppender() {
+        wait.wake(); // blocked in its wait strategy: only its condition's signal ends that wait, not an unpark
         Thread appender = handler.thread;
         if (appender != null) {
             LockSupport.unpark(appender);
         }
+    }
+
+    /**
+     * From now on the appends of {@code producer} do not wake a blocked appender; that thread wakes it itself
+     * ({@link #wakeAppender}) within a bound of its own, looking at {@link #heldWakeNanos}. For a producer that appends
+     * a few events at a time, often: the close engine, which journals each exit as it collects it while the children
+     * exit on the same cores, woke the appender once per exit (a futex wake, a switch, the appender's spin and block),
+     * and now does so once a millisecond at most. Null: every append wakes it again.
+     */
+    public void holdWakesOf(Thread producer) {
+        wait.holdWakesOf(producer);
+    }
+
+    /**
+     * On the holding thread ({@link #holdWakesOf}): nanoseconds since its oldest append that did not wake the appender,
+     * or -1 when it holds none.
+     */
+    public long heldWakeNanos() {
+        return wait.heldNanos();
     }
 
     /** Where the journal stops being complete, or empty while every event appended was written. */

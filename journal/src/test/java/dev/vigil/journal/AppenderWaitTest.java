@@ -1,5 +1,6 @@
 package dev.vigil.journal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +41,52 @@ class AppenderWaitTest {
         Arrays.sort(millis);
         assertTrue(millis[millis.length / 2] < 300, "append to written, median " + millis[millis.length / 2] + " ms: "
                 + Arrays.toString(millis));
+    }
+
+    @Test
+    void aHoldersAppendsWaitForItsOwnWakeWhileEveryOtherThreadsStillWakeTheAppender() throws Exception {
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(JournalWriterProcess.event("P", 1, 0));
+            w.flush(); // the cycle file opened
+            w.holdWakesOf(Thread.currentThread());
+            Thread.sleep(20); // the appender is past its spin and blocked
+            long before = w.lastWrittenIndex();
+            w.append(JournalWriterProcess.event("P", 1, 1));
+            assertTrue(w.heldWakeNanos() >= 0, "the append's wake-up is held");
+            Thread.sleep(200);
+            assertEquals(before, w.lastWrittenIndex(), "a held append was written without its wake-up");
+
+            // another thread's append wakes the appender, which writes the held one with it
+            Thread other = new Thread(() -> w.append(JournalWriterProcess.event("P", 1, 2)));
+            other.start();
+            other.join();
+            awaitWritten(w, before + 2);
+
+            // the holder's own wake releases what it held, at once (not after the appender's 1 s bound)
+            Thread.sleep(20);
+            w.append(JournalWriterProcess.event("P", 1, 3));
+            long start = System.nanoTime();
+            w.wakeAppender();
+            assertEquals(-1, w.heldWakeNanos(), "nothing held after the wake");
+            awaitWritten(w, before + 3);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis < 500, "held append written " + millis + " ms after its wake");
+
+            w.holdWakesOf(null); // every append wakes it again
+            Thread.sleep(20);
+            w.append(JournalWriterProcess.event("P", 1, 4));
+            assertEquals(-1, w.heldWakeNanos());
+            awaitWritten(w, before + 4);
+        }
+    }
+
+    private static void awaitWritten(JournalWriter w, long index) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (w.lastWrittenIndex() < index) {
+            assertTrue(System.nanoTime() < deadline, "index " + index + " not written within 5 s (last "
+                    + w.lastWrittenIndex() + ")");
+            Thread.sleep(1);
+        }
     }
 
     @Test

@@ -112,6 +112,16 @@ public final class PoolJournal implements CloseJournal {
         writer.wakeAppender();
     }
 
+    @Override
+    public void holdWakes() {
+        writer.holdWakesOf(Thread.currentThread());
+    }
+
+    @Override
+    public long heldNanos() {
+        return writer.heldWakeNanos();
+    }
+
     /** Where the journal stops being complete, or empty. */
     public Optional<JournalGap> gap() {
         return writer.gap();
