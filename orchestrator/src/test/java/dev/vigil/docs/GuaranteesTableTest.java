@@ -81,7 +81,7 @@ class GuaranteesTableTest {
             if (lines.get(i).matches("\\s*(public\\s+)?void " + method + "\\(.*")) {
                 boolean test = false;
                 boolean slow = classSlow;
-                for (int k = i - 1; k >= 0 && lines.get(k).strip().startsWith("@"); k--) {
+                for (int k = i - 1; k >= 0 && isAnnotationLine(lines.get(k).strip()); k--) {
                     String annotation = lines.get(k).strip();
                     test |= annotation.startsWith("@Test") || annotation.startsWith("@RepeatedTest")
                             || annotation.startsWith("@ParameterizedTest");
@@ -91,5 +91,15 @@ class GuaranteesTableTest {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a line above a method declaration still belongs to its annotations: one that starts one, or the
+     * continuation of one written over several lines ({@code @ValueSource(strings = {"a",} / {@code "b"})}). A blank
+     * line, a comment's end or the end of a statement or block is where the annotations begin.
+     */
+    private static boolean isAnnotationLine(String line) {
+        return line.startsWith("@") || !(line.isEmpty() || line.endsWith(";") || line.endsWith("{") || line.endsWith("}")
+                || line.endsWith("*/") || line.startsWith("//"));
     }
 }
