@@ -61,7 +61,8 @@ public final class CloseReconstruction {
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
             EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED,
-            EventType.MAILBOX_RECOVERED, EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
+            EventType.MAILBOX_RECOVERED, EventType.ORCHESTRATOR_DEATH_FOUND, EventType.POOL_KEPT,
+            EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
             EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED, EventType.CHILD_OUTPUT_TAIL);
 
     /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
@@ -131,7 +132,7 @@ public final class CloseReconstruction {
         }
         switch (e.type()) {
             case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
-            case CHILD_SPAWNED -> spawned((ChildSpawned) e);
+            case CHILD_SPAWNED -> spawned(index, (ChildSpawned) e);
             case MAILBOX_TRANSITION -> transition(index, -1, (MailboxTransition) e);
             case MAILBOX_TRANSITION_BATCH -> {
                 packed.reset((MailboxTransitionBatch) e); // no list, no copy: each transition decoded as it is folded in
@@ -191,6 +192,12 @@ public final class CloseReconstruction {
             case CLOSE_ENDED_BY_ORCHESTRATOR_DEATH -> closeEndedByDeath(index, (CloseEndedByOrchestratorDeath) e);
             case CLOSE_ABORTED -> closeAborted(index, (dev.vigil.journal.CloseAborted) e);
             case MAILBOX_RECOVERED -> mailboxRecovered((MailboxRecovered) e);
+            case ORCHESTRATOR_DEATH_FOUND -> deathFound((dev.vigil.journal.OrchestratorDeathFound) e);
+            case POOL_KEPT -> {
+                PoolState p = pool(e.poolId()); // kept on purpose (leak mode): its report names them, `vigil reap` ends them
+                p.children.clear();
+                forgetIfIdle(p);
+            }
             case CHILD_EXITED -> exitedDuringRun((ChildExited) e);
             case CHILD_RESTARTED, POOL_FAILED -> runEvent(pool(e.poolId()), e);
             default -> {
@@ -214,7 +221,9 @@ public final class CloseReconstruction {
      * {@code CLOSE_NOT_COMPLETED}. -1: no orchestrator runs, the journal is all there is.
      */
     public void finish(int liveOrchestratorPid) {
+        java.util.Set<String> poolsInAClose = new java.util.HashSet<>();
         for (CloseState cs : new ArrayList<>(openCloses.values())) {
+            poolsInAClose.add(cs.started.poolId());
             RebuiltClose rc = cs.rebuild(null, lastIndex);
             if (liveOrchestratorPid > 0 && cs.started.orchestratorPid() == liveOrchestratorPid) {
                 rc.inProgressBy = liveOrchestratorPid;
@@ -230,6 +239,46 @@ public final class CloseReconstruction {
             for (Map.Entry<ChildKey, MailboxState> m : p.mailboxes.entrySet()) {
                 reportGaps(p.poolId, m.getKey(), m.getValue());
             }
+            if (!poolsInAClose.contains(p.poolId)) {
+                reportNeverClosed(p, liveOrchestratorPid);
+            }
+        }
+    }
+
+    /**
+     * A pool whose children the journal shows spawned and never reaped, with no close of it open (those are
+     * CLOSE_NOT_COMPLETED), not kept on purpose and not ended by a later orchestrator's recovery: its orchestrator
+     * died outside any close, and nothing in the journal says what became of its children. Not while the
+     * orchestrator that spawned them still runs (the run goes on).
+     */
+    private void reportNeverClosed(PoolState p, int liveOrchestratorPid) {
+        List<String> unreaped = new ArrayList<>();
+        TrackedChild first = null;
+        for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
+            TrackedChild t = c.getValue();
+            if (!t.exitedDuringRun() && t.orchestratorPid() != liveOrchestratorPid && !p.inLastReport.contains(c.getKey())) {
+                unreaped.add(c.getKey() + " pid " + t.pid());
+                first = first == null || t.spawnIndex() < first.spawnIndex() ? t : first;
+            }
+        }
+        if (first != null) {
+            java.util.Collections.sort(unreaped);
+            violation(Violation.Rule.POOL_NOT_CLOSED, first.spawnIndex(), first.spawnTimeNanos(), p.poolId, 0,
+                    "pool " + p.poolId, "the journal ends with " + unreaped.size() + " child(ren) spawned by orchestrator pid "
+                            + first.orchestratorPid() + " and never reaped, in no close and no later recovery"
+                            + " (the orchestrator died outside a close; bin/vigil reap on this journal dir ends and"
+                            + " journals what it left): " + String.join(", ", unreaped));
+        }
+    }
+
+    /**
+     * A later orchestrator's recovery: every process of the dead one is gone (its containment killed), so the
+     * children it spawned are no longer the journal's open question (its open closes end by CloseEndedByOrchestratorDeath).
+     */
+    private void deathFound(dev.vigil.journal.OrchestratorDeathFound e) {
+        for (PoolState p : new ArrayList<>(pools.values())) {
+            p.children.values().removeIf(t -> t.orchestratorPid() != e.orchestratorPid());
+            forgetIfIdle(p);
         }
     }
 
@@ -284,10 +333,11 @@ public final class CloseReconstruction {
         return pools.computeIfAbsent(poolId, PoolState::new);
     }
 
-    private void spawned(ChildSpawned e) {
+    private void spawned(long index, ChildSpawned e) {
         PoolState p = pool(e.poolId());
         ChildKey k = new ChildKey(e.group(), e.index());
-        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), e.spawnEpoch(), false));
+        p.children.put(k, new TrackedChild(e.pid(), e.kind(), e.mailboxOffset(), e.spawnEpoch(), false, e.orchestratorPid(),
+                index, e.timeNanos()));
         if (e.mailboxOffset() >= 0) {
             MailboxState fresh = new MailboxState();
             fresh.offset = e.mailboxOffset();
@@ -307,7 +357,8 @@ public final class CloseReconstruction {
     private void exitedDuringRun(ChildExited e) {
         PoolState p = pool(e.poolId());
         p.children.computeIfPresent(new ChildKey(e.group(), e.index()),
-                (k, t) -> t.pid() == e.pid() ? new TrackedChild(t.pid(), t.kind(), t.mailboxOffset(), t.spawnEpoch(), true) : t);
+                (k, t) -> t.pid() == e.pid() ? new TrackedChild(t.pid(), t.kind(), t.mailboxOffset(), t.spawnEpoch(), true,
+                        t.orchestratorPid(), t.spawnIndex(), t.spawnTimeNanos()) : t);
         runEvent(p, e);
     }
 
@@ -587,6 +638,7 @@ public final class CloseReconstruction {
             return; // the journal begins inside this close: nothing to rebuild it from
         }
         PoolState p = detach(cs);
+        p.inLastReport = cs.children.keySet(); // its survivors stay tracked for the next close, named in this report
         RebuiltClose rc = cs.rebuild(e, index);
         checkAgainstLiveReport(index, rc);
         for (String d : cs.decisions.differences()) {
@@ -664,6 +716,8 @@ public final class CloseReconstruction {
         final Map<ChildKey, TrackedChild> children = new HashMap<>();
         final Map<ChildKey, MailboxState> mailboxes = new HashMap<>();
         CloseState openClose;
+        /** The children of the pool's last completed close: those it did not reap, its report names (survivors). */
+        java.util.Set<ChildKey> inLastReport = java.util.Set.of();
         /** ChildExited, ChildRestarted, PoolFailed since the pool's last close started (the latest RUN_EVENTS_KEPT). */
         final List<JournalEvent> runEvents = new ArrayList<>(0);
         int runEventsDropped;
@@ -673,8 +727,12 @@ public final class CloseReconstruction {
         }
     }
 
-    /** A spawned child not yet reaped by a close; exitedDuringRun once a ChildExited said it ended during the run. */
-    private record TrackedChild(int pid, String kind, long mailboxOffset, long spawnEpoch, boolean exitedDuringRun) {
+    /**
+     * A spawned child not yet reaped by a close; exitedDuringRun once a ChildExited said it ended during the run; the
+     * orchestrator that spawned it, and its ChildSpawned's journal index and time.
+     */
+    private record TrackedChild(int pid, String kind, long mailboxOffset, long spawnEpoch, boolean exitedDuringRun,
+            int orchestratorPid, long spawnIndex, long spawnTimeNanos) {
     }
 
     /** What the audit must remember of one mailbox: its last transition and its shutdown history. */

@@ -26,6 +26,11 @@ public record Violation(Rule rule, long index, int position, long timeNanos, Str
         CHILD_UNACCOUNTED,
         /** A close started and the journal ends without its completion. */
         CLOSE_NOT_COMPLETED,
+        /**
+         * A pool's children were spawned and never reaped, with no close of the pool and no later recovery in the
+         * journal: its orchestrator died outside a close.
+         */
+        POOL_NOT_CLOSED,
         /** A close failed inside the orchestrator and ended without its report (CloseAborted). */
         CLOSE_ABORTED,
         /** A mailbox was released while its child was not reaped. */
