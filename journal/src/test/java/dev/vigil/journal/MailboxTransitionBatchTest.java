@@ -148,8 +148,11 @@ class MailboxTransitionBatchTest {
         MailboxTransitionBatch.Reader r = new MailboxTransitionBatch.Reader();
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         long sum = 0;
-        long allocated = 0;
-        for (int pass = 0; pass < 3; pass++) { // the first passes load classes and may be interpreted
+        long allocated = Long.MAX_VALUE;
+        // The least of ten passes: the first load classes and run interpreted, and a deoptimization in any pass
+        // rematerializes the objects escape analysis had removed (648 bytes once in CI). A reader that allocates per
+        // transition or per batch allocates in every pass.
+        for (int pass = 0; pass < 10; pass++) {
             long before = threads.getCurrentThreadAllocatedBytes();
             for (int i = 0; i < 200; i++) {
                 for (MailboxTransitionBatch b : batches) {
@@ -159,7 +162,7 @@ class MailboxTransitionBatchTest {
                     }
                 }
             }
-            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            allocated = Math.min(allocated, threads.getCurrentThreadAllocatedBytes() - before);
         }
         assertEquals(0, allocated, "bytes allocated reading 200 x (1,024 + 64) transitions (sum " + sum + ")");
     }
