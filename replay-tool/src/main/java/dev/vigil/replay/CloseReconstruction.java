@@ -1,8 +1,10 @@
 package dev.vigil.replay;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -221,9 +223,7 @@ public final class CloseReconstruction {
      * {@code CLOSE_NOT_COMPLETED}. -1: no orchestrator runs, the journal is all there is.
      */
     public void finish(int liveOrchestratorPid) {
-        java.util.Set<String> poolsInAClose = new java.util.HashSet<>();
         for (CloseState cs : new ArrayList<>(openCloses.values())) {
-            poolsInAClose.add(cs.started.poolId());
             RebuiltClose rc = cs.rebuild(null, lastIndex);
             if (liveOrchestratorPid > 0 && cs.started.orchestratorPid() == liveOrchestratorPid) {
                 rc.inProgressBy = liveOrchestratorPid;
@@ -239,7 +239,7 @@ public final class CloseReconstruction {
             for (Map.Entry<ChildKey, MailboxState> m : p.mailboxes.entrySet()) {
                 reportGaps(p.poolId, m.getKey(), m.getValue());
             }
-            if (!poolsInAClose.contains(p.poolId)) {
+            if (p.openClose == null) { // a close still open is CLOSE_NOT_COMPLETED or in progress, above
                 reportNeverClosed(p, liveOrchestratorPid);
             }
         }
@@ -256,13 +256,13 @@ public final class CloseReconstruction {
         TrackedChild first = null;
         for (Map.Entry<ChildKey, TrackedChild> c : p.children.entrySet()) {
             TrackedChild t = c.getValue();
-            if (!t.exitedDuringRun() && t.orchestratorPid() != liveOrchestratorPid && !p.inLastReport.contains(c.getKey())) {
+            if (!t.exitedDuringRun() && t.orchestratorPid() != liveOrchestratorPid && !p.survivorsReported.contains(t)) {
                 unreaped.add(c.getKey() + " pid " + t.pid());
                 first = first == null || t.spawnIndex() < first.spawnIndex() ? t : first;
             }
         }
         if (first != null) {
-            java.util.Collections.sort(unreaped);
+            Collections.sort(unreaped);
             violation(Violation.Rule.POOL_NOT_CLOSED, first.spawnIndex(), first.spawnTimeNanos(), p.poolId, 0,
                     "pool " + p.poolId, "the journal ends with " + unreaped.size() + " child(ren) spawned by orchestrator pid "
                             + first.orchestratorPid() + " and never reaped, in no close and no later recovery"
@@ -638,7 +638,7 @@ public final class CloseReconstruction {
             return; // the journal begins inside this close: nothing to rebuild it from
         }
         PoolState p = detach(cs);
-        p.inLastReport = cs.children.keySet(); // its survivors stay tracked for the next close, named in this report
+        p.survivorsReported = survivors(p, cs); // they stay tracked for the next close, named in this report
         RebuiltClose rc = cs.rebuild(e, index);
         checkAgainstLiveReport(index, rc);
         for (String d : cs.decisions.differences()) {
@@ -646,6 +646,18 @@ public final class CloseReconstruction {
         }
         listener.closeRebuilt(rc);
         forgetIfIdle(p);
+    }
+
+    /** The children of {@code cs} still tracked by its pool once it completed: its survivors. */
+    private static Set<TrackedChild> survivors(PoolState p, CloseState cs) {
+        Set<TrackedChild> out = new HashSet<>();
+        for (ChildKey k : cs.children.keySet()) {
+            TrackedChild t = p.children.get(k);
+            if (t != null) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 
     private void checkAgainstLiveReport(long index, RebuiltClose rc) {
@@ -716,8 +728,11 @@ public final class CloseReconstruction {
         final Map<ChildKey, TrackedChild> children = new HashMap<>();
         final Map<ChildKey, MailboxState> mailboxes = new HashMap<>();
         CloseState openClose;
-        /** The children of the pool's last completed close: those it did not reap, its report names (survivors). */
-        java.util.Set<ChildKey> inLastReport = java.util.Set.of();
+        /**
+         * The children its last completed close did not reap, which its report names (survivors): these very children,
+         * not their group and index, which the pool's next cycle spawns again.
+         */
+        Set<TrackedChild> survivorsReported = Set.of();
         /** ChildExited, ChildRestarted, PoolFailed since the pool's last close started (the latest RUN_EVENTS_KEPT). */
         final List<JournalEvent> runEvents = new ArrayList<>(0);
         int runEventsDropped;

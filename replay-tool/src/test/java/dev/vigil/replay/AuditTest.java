@@ -223,6 +223,27 @@ class AuditTest {
         }
         CliRun recovered = CliRun.of("audit", tmp.resolve("recovered").toString());
         assertEquals(0, recovered.exit(), recovered::toString);
+
+        // a second cycle of the same pool (bin/vigil run starts each cycle's pools under the same ids) after a first
+        // close that reported a survivor, and the orchestrator died before the second close: the children of the
+        // second cycle are not the survivor its report named, though they have the same group and index
+        ScenarioJournal.Pool second;
+        try (ScenarioJournal j = new ScenarioJournal(tmp.resolve("second-cycle"))) {
+            ScenarioJournal.Pool first = j.pool("p-cycled", "sticky", "chips", 2);
+            ScenarioJournal.Close close = first.close(Scenarios.LEAK, 0).broadcast();
+            close.exits(first.child(0), 120, 0);
+            close.ack(first.child(1));
+            j.advanceMillis(10_000);
+            close.diagnose(first.child(1), "FINALIZING", close.evidence(first.child(1), "FINALIZING", "set", "seen", "0.2s",
+                    "R", "0"));
+            close.complete();
+            second = j.pool("p-cycled", "sticky", "chips", 2);
+        }
+        CliRun secondCycle = CliRun.of("audit", tmp.resolve("second-cycle").toString());
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, secondCycle.exit(), secondCycle::toString);
+        assertTrue(secondCycle.out().contains("POOL_NOT_CLOSED") && secondCycle.out().contains("2 child(ren)")
+                && secondCycle.out().contains("chips/0 pid " + second.child(0).pid)
+                && secondCycle.out().contains("chips/1 pid " + second.child(1).pid), secondCycle::toString);
     }
 
     /** The violations of a scenario that ends before any close, but for its POOL_NOT_CLOSED (tested on its own above). */
