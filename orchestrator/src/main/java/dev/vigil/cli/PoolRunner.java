@@ -201,9 +201,7 @@ public final class PoolRunner implements Stoppable {
                         k.cgroup() != null ? "cgroup" : "container", k.container(), p.command());
             }
         }
-        String root = System.getProperty("vigil.root");
-        String vigil = ShellWords.quote(root == null ? Path.of("bin/vigil") : Path.of(root, "bin", "vigil"));
-        out.println("end them with: " + vigil + " reap " + ShellWords.quote(journal)
+        out.println("end them with: " + launcher("vigil") + " reap " + ShellWords.quote(journal)
                 + (kept.stream().allMatch(k -> k.cgroup() != null) ? "   (or: echo 1 > <cgroup>/cgroup.kill)" : ""));
     }
 
@@ -478,9 +476,14 @@ public final class PoolRunner implements Stoppable {
         return r.children().stream().filter(c -> c.outcome() == outcome).count();
     }
 
-    private void printReplayHints(Path journal) {
+    /** The launcher {@code bin/NAME} of this installation ({@code vigil.root}, set by bin/vigil), as a shell word to paste. */
+    private static String launcher(String name) {
         String root = System.getProperty("vigil.root");
-        String replay = ShellWords.quote(root == null ? Path.of("bin/vigil-replay") : Path.of(root, "bin", "vigil-replay"));
+        return ShellWords.quote(root == null ? Path.of("bin", name) : Path.of(root, "bin", name));
+    }
+
+    private void printReplayHints(Path journal) {
+        String replay = launcher("vigil-replay");
         String dir = ShellWords.quote(journal);
         out.println();
         out.println("journal: " + journal);
