@@ -155,7 +155,7 @@ class VigilCliEndToEndTest {
     /**
      * Non-ASCII names under the C locale (nothing set, as in most containers): bin/vigil runs the JVM with LC_CTYPE
      * C.UTF-8 (PEP 538's rule), so they name their files; under an explicit LC_ALL=C the spec is refused naming each
-     * field. Until 2026-12-04 both failed: the pool's start with {@code Malformed input or input contains unmappable
+     * field. Before, both failed: the pool's start with {@code Malformed input or input contains unmappable
      * characters: r?ck} (exit 1), a journalDir so named with that line and no field.
      */
     @Test
@@ -183,7 +183,7 @@ class VigilCliEndToEndTest {
 
     /**
      * vigil-replay's stdout on a full disk ({@code /dev/full}) or a pipe whose reader has gone: the first fails with one
-     * ERR line and exit 2, the second ends quietly with 141, as a command a shell saw end by SIGPIPE. Until 2026-12-04
+     * ERR line and exit 2, the second ends quietly with 141, as a command a shell saw end by SIGPIPE. Before,
      * both exited 0, the first with its output lost.
      */
     @Test
@@ -208,7 +208,7 @@ class VigilCliEndToEndTest {
 
     /**
      * The commands a run prints to paste ("look closer:") work when pasted, whatever the journal dir is called: a blank,
-     * a quote and {@code $(...)} in its name. Until 2026-12-04 they were printed unquoted: the pasted show named two
+     * a quote and {@code $(...)} in its name. Before, they were printed unquoted: the pasted show named two
      * directories and ran the {@code $(touch ...)}.
      */
     @Test
@@ -281,7 +281,7 @@ class VigilCliEndToEndTest {
     }
 
     /**
-     * SIGHUP (the terminal or ssh session went away) stops a run as Ctrl-C does. Until 2026-12-04 it took the JVM's
+     * SIGHUP (the terminal or ssh session went away) stops a run as Ctrl-C does. Before, it took the JVM's
      * default: exit 129 at once, no close journaled, the guardian's kill, an audit violation for the open close.
      */
     @Test
@@ -291,7 +291,7 @@ class VigilCliEndToEndTest {
 
     /**
      * SIGTERM to {@code vigil session} waiting for its next request (its stdin open, as the pytest fixture holds it):
-     * every pool closed and journaled, the close's answer printed, exit 143. Until 2026-12-04 the session ended at
+     * every pool closed and journaled, the close's answer printed, exit 143. Before, the session ended at
      * once: no close, no reap journaled, and the audit of that journal said CLEAN.
      */
     @Test

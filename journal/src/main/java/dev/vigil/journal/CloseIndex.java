@@ -440,7 +440,7 @@ public final class CloseIndex {
 
     /**
      * The cycle of a journal index, or -1 when the index names none (a garbled entry: Chronicle's {@code toCycle}
-     * throws ArithmeticException for it, which until 2026-12-04 reached the user as {@code ERR: unexpected
+     * throws ArithmeticException for it, which once reached the user as {@code ERR: unexpected
      * java.lang.ArithmeticException: Unsigned Int 31-bit -1598141994 out of range}).
      */
     private static int cycleOf(long index) {

@@ -22,7 +22,7 @@ public final class JournalOwner {
     /**
      * {@code <journal dir><suffix>}, beside the journal directory as the file system names it: symbolic links in
      * the part of the path that exists are resolved first, so every path that reaches one directory (a link to it,
-     * a link to a folder above it) gives the same lock file, owner record and mailbox map. Resolving nothing, a link once
+     * a link to a folder above it) gives the same lock file, owner record and mailbox map. Before, a link
      * gave its own lock, and two orchestrators wrote one journal at once (the audit then found hundreds of
      * violations in clean closes).
      */

@@ -45,7 +45,7 @@ import dev.vigil.spawn.Redirect;
  * </ul>
  * A request that fails answers {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does;
  * so does a SIGINT, SIGTERM or SIGHUP (once the request being handled, if any, has answered), and the session then
- * exits 128 + the signal; a second one escalates every close at once. Until 2026-12-04 a signal ended the session at
+ * exits 128 + the signal; a second one escalates every close at once. Before, a signal ended the session at
  * once: no close and no reap journaled, and the audit of that journal said CLEAN.
  */
 public final class PoolSession implements Stoppable {

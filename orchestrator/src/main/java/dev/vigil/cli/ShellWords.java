@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * Words of the commands bin/vigil prints for the user to paste ("look closer:", "end them with:"), quoted for a POSIX
- * shell. Until 2026-12-04 they were printed as they were: a journal dir with a blank gave a command that named two
+ * shell. Before, they were printed as they were: a journal dir with a blank gave a command that named two
  * directories, and one named {@code x $(touch y)} one that ran {@code touch y} when pasted.
  */
 final class ShellWords {

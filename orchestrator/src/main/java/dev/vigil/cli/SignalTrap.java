@@ -10,7 +10,7 @@ import java.util.function.IntConsumer;
  * Installs a Java-level handler for a terminating signal (INT, TERM, HUP) through {@code sun.misc.Signal}
  * (module jdk.unsupported), in place of the JVM's shutdown. A signal ignored when the JVM started stays ignored
  * (HotSpot installs no handler for it): SIGHUP under {@code nohup}, SIGINT in a shell's background job (checked
- * by hand 2026-12-04: {@code SigIgn} in /proc, the run went on). Reached reflectively because javac's "internal
+ * by hand: {@code SigIgn} in /proc, the run went on). Reached reflectively because javac's "internal
  * proprietary API" warning cannot be suppressed under -Werror.
  */
 final class SignalTrap {

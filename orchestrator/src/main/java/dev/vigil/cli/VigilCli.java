@@ -50,7 +50,7 @@ public final class VigilCli implements Callable<Integer> {
      * The first Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal or ssh session went away) asks the active run to
      * stop spawning, close every open pool (and what a start in progress spawned), journaled, and return 128 + the
      * signal ({@link PoolRunner#INTERRUPTED} for Ctrl-C). A second one escalates every close at once (SIGKILL to the
-     * survivors, journaled). Until 2026-12-04 SIGHUP took the JVM's default: exit 129 at once, no close journaled,
+     * survivors, journaled). Before, SIGHUP took the JVM's default: exit 129 at once, no close journaled,
      * the guardian's kill, and an audit violation per open close. A signal ignored when the JVM started (SIGHUP
      * under {@code nohup}) stays ignored: HotSpot installs no handler for it.
      */

@@ -20,7 +20,7 @@ import dev.vigil.spawn.Spawner;
  * orchestrator's cgroup; fallback: SIGKILL to each process group in the pgroups file) within 1 s, then
  * writes its record ({@link GuardianRecord}) beside the journal. {@link #standDown()} at a normal close:
  * it exits without killing anything. A guardian that ends before that (killed by the OOM killer or by a
- * {@code kill} meant for something else) is started again, 100 ms after its exit is reaped: until 2026-12-04
+ * {@code kill} meant for something else) is started again, 100 ms after its exit is reaped: before,
  * nothing noticed, and the orchestrator's crash then left every pool's setsid grandchildren alive.
  */
 public final class Guardian {

@@ -144,7 +144,7 @@ class OrchestratorCrashTest {
 
     /**
      * The guardian SIGKILLed mid-close (the OOM killer's pick, a kill meant for something else): another one starts,
-     * and the orchestrator's crash that follows still ends every process of its pools. Until 2026-12-04 nothing
+     * and the orchestrator's crash that follows still ends every process of its pools. Before, nothing
      * noticed: the crash left the setsid grandchildren alive.
      */
     @Test

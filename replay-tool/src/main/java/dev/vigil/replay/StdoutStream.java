@@ -8,7 +8,7 @@ import java.io.PrintStream;
 
 /**
  * The tool's standard output, which ends the command at its first failed write. A {@link PrintStream} only notes a
- * failed write and goes on: until 2026-12-04 {@code export DIR > file} on a full disk exited 0 with the file cut short,
+ * failed write and goes on: before, {@code export DIR > file} on a full disk exited 0 with the file cut short,
  * and {@code export DIR | head -1} read the whole journal after {@code head} had gone. Now a write that fails throws
  * {@link Failed}, which the command line answers as a shell does: a reader that went away (EPIPE, {@code | head})
  * ends the command quietly with 141 (128 + SIGPIPE); any other failure (no space, a closed descriptor) prints
