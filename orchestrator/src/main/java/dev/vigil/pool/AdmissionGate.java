@@ -47,7 +47,13 @@ final class AdmissionGate {
         /** A command placed without a caller waiting for it (sendControl): the close settles it from the mailbox. */
         volatile boolean unattended;
         boolean caughtByFence;
+        /** Its InFlightSettled claimed (exactly one is journaled). */
         boolean settled;
+        /**
+         * Its InFlightSettled journaled: only then does the close count it as ended, so that nothing the close does
+         * once the operation ended (its mailbox released) is journaled before it.
+         */
+        boolean ended;
 
         private Ticket(String operation, String group, int index, PoolChild child) {
             this.operation = operation;
@@ -109,7 +115,7 @@ final class AdmissionGate {
         synchronized (this) {
             open = new ArrayList<>();
             for (Ticket t : inFlight) {
-                if (t.caughtByFence && !t.settled) {
+                if (t.caughtByFence && !t.ended) {
                     open.add(t);
                 }
             }
@@ -117,6 +123,10 @@ final class AdmissionGate {
         boolean all = true;
         for (Ticket t : open) {
             if (!on.test(t.child)) {
+                continue;
+            }
+            if (isBeingJournaled(t)) {
+                all = false; // its sender's leave() is journaling it now
                 continue;
             }
             if (t.unattended && t.child != null && t.child.mailbox().settlePending()) {
@@ -146,6 +156,10 @@ final class AdmissionGate {
         }
     }
 
+    private synchronized boolean isBeingJournaled(Ticket t) {
+        return t.settled && !t.ended;
+    }
+
     private void settleNow(Ticket t, long id, String outcome) {
         synchronized (this) {
             if (t.settled) {
@@ -156,6 +170,9 @@ final class AdmissionGate {
         }
         journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,
                 t.group, t.index, outcome));
+        synchronized (this) {
+            t.ended = true;
+        }
     }
 
     private void leave(Ticket t) {
@@ -163,18 +180,26 @@ final class AdmissionGate {
         long id;
         Runnable notify;
         synchronized (this) {
-            if (!inFlight.remove(t)) {
+            if (!inFlight.contains(t)) {
                 return;
             }
             report = t.caughtByFence && !t.settled;
             t.settled = true;
             id = closeId;
             notify = onSettled;
+            if (!report) {
+                inFlight.remove(t);
+                t.ended = true;
+                return;
+            }
         }
-        if (report) {
-            journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,
-                    t.group, t.index, FINISHED));
-            notify.run();
+        // journaled while it still counts as in flight: the close cannot release its mailbox before this is written
+        journal.append(new InFlightSettled(MonotonicClock.nanos(), journal.orchestratorPid(), poolId, id, t.operation,
+                t.group, t.index, FINISHED));
+        synchronized (this) {
+            inFlight.remove(t);
+            t.ended = true;
         }
+        notify.run();
     }
 }
