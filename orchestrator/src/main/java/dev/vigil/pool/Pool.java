@@ -681,6 +681,29 @@ public final class Pool implements AutoCloseable {
         return counts.values().stream().mapToInt(Integer::intValue).sum();
     }
 
+    /** Lines of a start-failed child's stderr quoted in its pool's start failure (the close report keeps more). */
+    static final int START_FAILURE_STDERR_LINES = 3;
+
+    /**
+     * What a child that did not become ready left to say why: the error text in its mailbox; else where its stderr
+     * went, with its last lines if they are there yet (its log writer copies them from a pipe: they may come a little
+     * after the exit). Before, a child that exited without writing an error read "error=" and nothing more.
+     */
+    private static String whatItSaid(PoolChild c) {
+        String error = c.mailbox().childErrorText();
+        if (error != null && !error.isBlank()) {
+            return "error=" + error;
+        }
+        java.nio.file.Path log = c.stderrLog();
+        if (log == null) {
+            return "(no error in its mailbox)";
+        }
+        String tail = c.stderrTail();
+        List<String> lines = tail == null ? List.of() : tail.strip().lines().toList();
+        return "(no error in its mailbox; its stderr: " + log + ")" + (lines.isEmpty() ? "" : " "
+                + String.join(" | ", lines.subList(Math.max(0, lines.size() - START_FAILURE_STDERR_LINES), lines.size())));
+    }
+
     /** Null when every child is ready by {@code deadline}; else why not. */
     private String awaitReady(List<PoolChild> children, long deadline) {
         for (PoolChild c : children) {
@@ -690,8 +713,7 @@ public final class Pool implements AutoCloseable {
             while (true) {
                 if (c.exit().isDone()) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " exited before INIT_READY: "
-                            + c.process().exitStatus().map(s -> s.describe()).orElse("?") + " error="
-                            + c.mailbox().childErrorText();
+                            + c.process().exitStatus().map(s -> s.describe()).orElse("?") + " " + whatItSaid(c);
                 }
                 long left = deadline - MonotonicClock.nanos();
                 InitOutcome outcome = c.mailbox().awaitInit(Duration.ofNanos(Math.max(0, Math.min(left, 20_000_000L))));
@@ -704,8 +726,8 @@ public final class Pool implements AutoCloseable {
                             + stopped + ")";
                 }
                 if (outcome == InitOutcome.FAILED) {
-                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED error="
-                            + c.mailbox().childErrorText();
+                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED "
+                            + whatItSaid(c);
                 }
                 if (left <= 0) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " not ready within "
