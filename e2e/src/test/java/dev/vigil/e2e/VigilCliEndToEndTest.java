@@ -239,6 +239,34 @@ class VigilCliEndToEndTest {
     }
 
     /**
+     * The journal dir deleted (or moved away) while a run writes into it: the run still closes its pools, then fails
+     * naming the lost dir. Before, nothing failed (Chronicle Queue writes on into the files it mapped, unlinked with the
+     * dir): exit 0, "result: CLEAN" and replay commands for a path that no longer existed.
+     */
+    @Test
+    void aJournalDirDeletedDuringARunFailsTheRunNamingIt() throws Exception {
+        Path spec = Files.writeString(work.resolve("lost.json"), """
+                {"journalDir": "lost-journal", "cycles": 2,
+                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 2,
+                            "env": {"VIGIL_DEMO_TEARDOWN_MILLIS": "1500"}}]}]}
+                """);
+        Process p = Launchers.start(work, "vigil", "run", spec.toString());
+        try {
+            awaitOutput(p, "closing 1 pool(s) at once", 60);
+            Files.move(work.resolve("lost-journal"), work.resolve("moved-journal"));
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the run did not end");
+            Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+            assertEquals(1, r.exitCode(), r.toString());
+            assertTrue(r.out().contains("result: FAILED (exit 1): 1 journal dir lost during the run"), r.toString());
+            assertTrue(r.out().contains("JOURNAL LOST: journal dir=" + work.resolve("lost-journal") + " no longer exists"),
+                    r.toString());
+            assertEquals("", r.err(), r.toString());
+        } finally {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
      * The commands a run prints to paste ("look closer:") work when pasted, whatever the journal dir is called: a blank,
      * a quote and {@code $(...)} in its name. Before, they were printed unquoted: the pasted show named two
      * directories and ran the {@code $(touch ...)}.

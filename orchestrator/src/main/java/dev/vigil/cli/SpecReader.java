@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -137,11 +137,12 @@ public final class SpecReader {
             } else if (poolsNode.isEmpty()) {
                 problem(o.path("pools"), "must hold at least one pool");
             } else {
-                Set<String> ids = new HashSet<>();
+                Map<String, String> ids = new HashMap<>();
                 for (int i = 0; i < poolsNode.size(); i++) {
                     RunSpec.PoolEntry p = pool(poolsNode.get(i), o.path("pools") + "[" + i + "]", i);
-                    if (p != null && !ids.add(p.id())) {
-                        problem(o.path("pools") + "[" + i + "].id", "duplicate pool id '" + p.id() + "'");
+                    String clash = p == null || p.id() == null ? null : sameLogFiles(ids, p.id(), "pool id");
+                    if (clash != null) {
+                        problem(o.path("pools") + "[" + i + "].id", clash);
                     }
                     pools.add(p);
                 }
@@ -150,6 +151,31 @@ public final class SpecReader {
         checkRoom(pools, o.path("pools"));
         o.rejectUnknown();
         return new RunSpec(journalDir, protocol, cycles, close, pools, childLogs);
+    }
+
+    /**
+     * Records {@code name} under the file name its children's logs get ({@link dev.vigil.spawn.ChildLog#fileName}); null
+     * when no earlier name had that file name, else what is wrong: a duplicate, or two names whose children would write
+     * into the same log files and read each other's stderr tails ("a/b" and "a_b"; before, both ran so).
+     */
+    private static String sameLogFiles(Map<String, String> seen, String name, String what) {
+        String fileName = dev.vigil.spawn.ChildLog.fileName(name);
+        String earlier = seen.putIfAbsent(fileName, name);
+        if (earlier == null) {
+            return null;
+        }
+        return earlier.equals(name) ? "duplicate " + what + " '" + escapeControls(name) + "'"
+                : "'" + escapeControls(name) + "' and the " + what + " '" + escapeControls(earlier)
+                        + "' name the same child log files ('" + fileName + "': '/' and control characters become '_');"
+                        + " rename one";
+    }
+
+    /** {@code name} with its control characters as {@code \\uXXXX}: a problem is one line. */
+    private static String escapeControls(String name) {
+        StringBuilder shown = new StringBuilder();
+        name.codePoints().forEach(c -> shown.append(Character.isISOControl(c)
+                ? String.format(java.util.Locale.ROOT, "\\u%04x", c) : Character.toString(c)));
+        return shown.toString();
     }
 
     /** {@code childLogs: {maxBytes, keep}}: the cap of one child log file and the rotated files kept. */
@@ -288,11 +314,12 @@ public final class SpecReader {
             if (!groupsNode.isArray() || groupsNode.isEmpty()) {
                 problem(o.path("groups"), "must be a non-empty array of groups");
             } else {
-                Set<String> names = new HashSet<>();
+                Map<String, String> names = new HashMap<>();
                 for (int i = 0; i < groupsNode.size(); i++) {
                     Group g = group(groupsNode.get(i), o.path("groups") + "[" + i + "]");
-                    if (g != null && !names.add(g.name())) {
-                        problem(o.path("groups") + "[" + i + "].name", "duplicate group name '" + g.name() + "'");
+                    String clash = g == null || g.name() == null ? null : sameLogFiles(names, g.name(), "group name");
+                    if (clash != null) {
+                        problem(o.path("groups") + "[" + i + "].name", clash);
                     }
                     groups.add(g);
                 }

@@ -322,14 +322,15 @@ public final class Pool implements AutoCloseable {
             throw new PoolStartException("pool=" + poolId + " start refused: starts were stopped (" + stopped + ")", null,
                     null);
         }
+        java.nio.file.Path logDir = orchestrator.childLogDir().resolve(dev.vigil.spawn.ChildLog.fileName(poolId));
         try {
             container = orchestrator.containment().openPool(poolId);
             if (logMaxBytes > 0) {
-                java.nio.file.Files.createDirectories(orchestrator.childLogDir().resolve(fileName(poolId)));
+                java.nio.file.Files.createDirectories(logDir);
             }
         } catch (java.io.IOException e) {
-            throw new PoolStartException("pool=" + poolId + " start failed: child log dir="
-                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + JournalException.plain(e), e, null);
+            throw new PoolStartException("pool=" + poolId + " start failed: child log dir=" + logDir + " cannot be created: "
+                    + JournalException.plain(e), e, null);
         } catch (RuntimeException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
         }
@@ -509,15 +510,9 @@ public final class Pool implements AutoCloseable {
         if (logMaxBytes == 0) {
             return null;
         }
-        java.nio.file.Path dir = orchestrator.childLogDir().resolve(fileName(poolId));
-        String base = fileName(group) + "-" + index;
+        java.nio.file.Path dir = orchestrator.childLogDir().resolve(dev.vigil.spawn.ChildLog.fileName(poolId));
+        String base = dev.vigil.spawn.ChildLog.fileName(group) + "-" + index;
         return new dev.vigil.spawn.ChildLog(dir.resolve(base + ".out"), dir.resolve(base + ".err"), logMaxBytes, logKeep);
-    }
-
-    /** A pool or group name as a file name: '/' and control characters become '_'. */
-    private static String fileName(String name) {
-        String s = name.replaceAll("[/\\p{Cntrl}]", "_");
-        return s.equals(".") || s.equals("..") ? "_" + s : s;
     }
 
     /** Children whose exit during the run was handled (journaled, policy applied): each exactly once. */

@@ -143,6 +143,28 @@ class SpecReaderTest {
         assertTrue(e.getMessage().contains("14 error(s)"), e.getMessage());
     }
 
+    /**
+     * Names that differ but name the same child log files ('/' becomes '_') are refused naming both: before, pools
+     * "a/b" and "a_b" both ran, their children appending to a_b/c-0.err and each close's report showing the other
+     * pool's stderr as its child's.
+     */
+    @Test
+    void twoNamesThatNameTheSameChildLogFilesAreRefusedNamingBoth() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("clash.json", """
+                {"pools": [
+                   {"id": "a/b", "groups": [{"name": "c", "kind": "c", "children": 1}]},
+                   {"id": "a_b", "groups": [{"name": "x\\u0001y", "kind": "c", "children": 1},
+                                            {"name": "x_y", "kind": "c", "children": 1},
+                                            {"name": "..", "kind": "c", "children": 1}]}]}
+                """)));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(List.of(
+                "pools[1].groups[1].name: 'x_y' and the group name 'x\\u0001y' name the same child log files ('x_y': '/' and"
+                        + " control characters become '_'); rename one",
+                "pools[1].id: 'a_b' and the pool id 'a/b' name the same child log files ('a_b': '/' and control characters"
+                        + " become '_'); rename one"), got);
+    }
+
     @Test
     void aStopSignalIsANameOrANumberAndAnyOtherNumberIsOneProblemNamingTheField() throws IOException {
         RunSpec spec = SpecReader.read(write("signals.json", """
