@@ -18,6 +18,7 @@ import dev.vigil.cli.RunSpec.Close;
 import dev.vigil.cli.RunSpec.Group;
 import dev.vigil.cli.RunSpec.Workload;
 import dev.vigil.child.ChildMain;
+import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.pool.ExitPolicy;
 
@@ -425,6 +426,12 @@ public final class SpecReader {
                 if (missing != null) {
                     problem(o.path("command") + "[0]", missing);
                 }
+            }
+        }
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String why = e.getKey().startsWith("VIGIL_DEMO_") ? DemoBehaviour.whyNotSetting(e.getKey(), e.getValue()) : null;
+            if (why != null) {
+                problem(o.path("env") + "." + e.getKey(), why);
             }
         }
         if (stopSignal != null && SignalNames.number(stopSignal) < 0) {
