@@ -97,17 +97,24 @@ public final class CloseEngine implements AutoCloseable {
     private final RingBuffer<Slot> ring;
     /** Inputs the engine thread causes itself (an exit completed inline by a signal): handled after the current one. */
     private final ArrayDeque<Runnable> local = new ArrayDeque<>();
+    /** Work no close waits for (the map removes of released mailboxes): run on this thread once no close runs. */
+    private final Runnable whenIdle;
     private volatile Thread thread;
     private volatile boolean closed;
     private long lastTick;
 
     /** An engine told of exits by the reaper thread only (through its ring). */
     public CloseEngine(CloseJournal journal) {
-        this(journal, null);
+        this(journal, null, () -> { });
     }
 
-    /** An engine that waits for the exits of the children it closes itself, collecting them through {@code reaper}. */
-    public CloseEngine(CloseJournal journal, Reaper reaper) {
+    /**
+     * An engine that waits for the exits of the children it closes itself, collecting them through {@code reaper}, and
+     * runs {@code whenIdle} on its thread after the inputs that left no close running (work no close waits for: it
+     * must not block, and comes after the close's caller was told).
+     */
+    public CloseEngine(CloseJournal journal, Reaper reaper, Runnable whenIdle) {
+        this.whenIdle = whenIdle;
         // Jackson's set-up for the close report (hundreds of ms on a cold JVM) on a thread of its own: warm
         // before the first close, and not on the way to the first child spawned.
         // The doorbell's futex binding likewise: the first close's first ring would otherwise hold its broadcast back.
@@ -307,6 +314,7 @@ public final class CloseEngine implements AutoCloseable {
                 machine.endOfBatch();
                 tickIfDue();
                 releaseHeldIfDue();
+                runIfIdle();
             }
         }
 
@@ -332,6 +340,18 @@ public final class CloseEngine implements AutoCloseable {
             }
             tickIfDue();
             releaseHeldIfDue();
+            runIfIdle();
+        }
+
+        /** After the wake-ups held for the journal are released: the caller flushing its close is not held back. */
+        private void runIfIdle() {
+            if (machine.idle()) {
+                try {
+                    whenIdle.run();
+                } catch (RuntimeException e) {
+                    // left for later: the store removes what is pending before its next allocation, and fails there
+                }
+            }
         }
 
         private void tickIfDue() {
