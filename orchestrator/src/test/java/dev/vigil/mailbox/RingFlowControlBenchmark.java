@@ -36,11 +36,14 @@ import org.HdrHistogram.Histogram;
  *       the whole machine's busy time ({@link Time});</li>
  *   <li>control round trip p50 of one C child with flow control on (drainer registered and running) against the
  *       same child with no drainer (what every round trip cost before flow control: no position to read);</li>
- *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds.</li>
+ *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds;</li>
+ *   <li>journaling's threads (drainer, appender) at a paced rate of one in-process writer (2 M transitions a second, about
+ *       one C child's on a quiet machine): their CPU and wake-ups, which the load of the machine moves far less than the
+ *       children's rates.</li>
  * </ol>
  * Prints a Markdown section (bin/vigil-bench writes it into docs/BENCHMARKS.md between its bench:ring markers).
  * Settings: -Dvigil.bench.rounds (30), -Dvigil.bench.roundMillis (300), -Dvigil.bench.warmupRounds (3: uncounted rounds
- * of each variant first), -Dvigil.bench.perRound (20000), the ring's {@link RingSettings} properties (e.g.
+ * of each variant first, 1 s each at least), -Dvigil.bench.pacedRate (2000000), -Dvigil.bench.pacedSeconds (3), -Dvigil.bench.perRound (20000), the ring's {@link RingSettings} properties (e.g.
  * -Dvigil.ring.capacity), -Dvigil.bench.rates.only=true (skip round trip and idle), -Dvigil.bench.children (1,16).
  */
 public final class RingFlowControlBenchmark {
@@ -93,13 +96,13 @@ public final class RingFlowControlBenchmark {
             try (Rig rig = new Rig(children)) {
                 for (int round = 0; round < WARMUP_ROUNDS; round++) {
                     for (Variant v : Variant.values()) {
-                        rig.round(v); // not counted: the first rounds of a variant compile its paths (JIT ~30-80 ms a second)
+                        rig.round(v, Math.max(ROUND_MILLIS, 1000)); // not counted: the first rounds of a variant compile its paths (JIT ~30-80 ms a second)
                     }
                 }
                 for (int round = 0; round < ROUNDS; round++) {
                     for (int k = 0; k < Variant.values().length; k++) {
                         Variant v = Variant.values()[(round + k) % Variant.values().length]; // no variant always first or last
-                        runs.get(v.ordinal()).add(rig.round(v));
+                        runs.get(v.ordinal()).add(rig.round(v, ROUND_MILLIS));
                     }
                 }
             }
@@ -162,6 +165,7 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(switches);
+        report.append(pacedCost());
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
             report.append(roundTrips());
@@ -353,12 +357,12 @@ public final class RingFlowControlBenchmark {
         }
 
         /**
-         * One round of ROUND_MILLIS as {@code variant} says. A drained or journaled round starts a drainer of its own as
+         * One round of {@code millis} as {@code variant} says. A drained or journaled round starts a drainer of its own as
          * the orchestrator starts one; its first drain of each mailbox (before the clock starts) skips what earlier
          * rounds left in the ring (off rounds lap it), and from there every transition of the round must reach its sink:
          * lost = the sequence numbers the mailboxes advanced in the round minus the transitions the sink got.
          */
-        Run round(Variant variant) throws Exception {
+        Run round(Variant variant, long millis) throws Exception {
             AtomicLong transitions = new AtomicLong();
             Consumer<JournalEvent> sink = e -> {
                 if (e instanceof MailboxTransitionBatch b) {
@@ -389,7 +393,7 @@ public final class RingFlowControlBenchmark {
             long[] machineBefore = machineNanos();
             Map<Integer, Object[]> threadsBefore = ThreadCpu.snapshot(true);
             long start = System.nanoTime();
-            long end = start + ROUND_MILLIS * 1_000_000L;
+            long end = start + millis * 1_000_000L;
             List<Thread> drivers = new ArrayList<>();
             AtomicLong controls = new AtomicLong();
             AtomicLong driversCpu = new AtomicLong();
@@ -676,6 +680,68 @@ public final class RingFlowControlBenchmark {
         return String.format(Locale.ROOT, "journaling CPU per transition, all threads, one in-process writer, %d transitions: off %.0f ns,"
                 + " packed %.0f ns (+%.0f ns), one event each %.0f ns (+%.0f ns)%n", transitions, nanos[0], nanos[1],
                 nanos[1] - nanos[0], nanos[2], nanos[2] - nanos[0]);
+    }
+
+    /**
+     * What journaling's own threads cost at a set rate, whatever the load: one thread of this JVM makes transitions in a
+     * flow-controlled mailbox of its own at {@code rate} a second (paced, a control's three then the command path's
+     * completion call), the drainer journaling into a real JournalWriter; the drainer's and the appender's CPU and how
+     * often each was given a CPU, per second.
+     */
+    private String pacedCost() throws Exception {
+        long rate = Long.getLong("vigil.bench.pacedRate", 2_000_000);
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "journaling's threads at a paced %.1f M transitions/s (one"
+                + " in-process writer, %d s a pass, after one of warm-up), per second: CPU ms (times given a CPU):%n", rate / 1e6,
+                Long.getLong("vigil.bench.pacedSeconds", 3)));
+        for (int pass = 0; pass <= 3; pass++) {
+            String line = pacedCost(rate);
+            if (pass > 0) {
+                out.append(line);
+            }
+        }
+        return out.toString();
+    }
+
+    private String pacedCost(long rate) throws Exception {
+        long seconds = Long.getLong("vigil.bench.pacedSeconds", 3);
+        long transitions = rate * seconds;
+        Path journalDir = dir.resolve("paced-journal-" + store);
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("paced-" + store++ + ".map"), 2, RING);
+                JournalWriter journal = JournalWriter.open(journalDir)) {
+            MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "paced", 0), ProtocolMode.STICKY);
+            RingDrainer drainer = new RingDrainer(journal::append);
+            drainer.register(handle);
+            drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
+            Map<Integer, Object[]> before = ThreadCpu.snapshot(true);
+            MappedMailbox mailbox = handle.mailbox();
+            long word = mailbox.stateAcquire();
+            int[] control = {MailboxState.CONTROL_REQUEST, MailboxState.CONTROL_DONE, MailboxState.IDLE};
+            long start = System.nanoTime();
+            for (long i = 0; i < transitions; i++) {
+                if (i % 3 == 0) {
+                    long due = start + i * 1_000_000_000L / rate;
+                    while (System.nanoTime() - due < 0) {
+                        Thread.onSpinWait();
+                    }
+                }
+                word = mailbox.casTransition(word, control[(int) (i % 3)], i % 3 == 1 ? WriterRole.CHILD : WriterRole.PARENT, 1);
+                if (i % 3 == 2) {
+                    drainer.commandCompleted(handle);
+                }
+            }
+            long wall = System.nanoTime() - start;
+            Map<Integer, Object[]> after = ThreadCpu.snapshot(false);
+            drainer.close();
+            drainer.drainFinal(handle, 0);
+            journal.flush();
+            long[] cpu = new long[KINDS.length];
+            long[] runs = new long[KINDS.length];
+            ThreadCpu.between(before, after).forEach((name, n) -> cpu[kind(name)] += n);
+            ThreadCpu.slicesBetween(before, after).forEach((name, n) -> runs[kind(name)] += n);
+            return String.format(Locale.ROOT, "  %.2f M/s reached: drainer %5.1f (%4.0f), appender %5.1f (%4.0f), GC %4.1f, JIT %5.1f%n",
+                    transitions * 1e3 / wall, cpu[2] * 1e3 / wall, runs[2] * 1e9 / wall, cpu[3] * 1e3 / wall, runs[3] * 1e9 / wall,
+                    cpu[4] * 1e3 / wall, cpu[5] * 1e3 / wall);
+        }
     }
 
     /** The drainer thread's CPU with 16 registered, idle children for 10 s. */
