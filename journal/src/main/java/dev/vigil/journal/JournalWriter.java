@@ -71,6 +71,8 @@ public final class JournalWriter implements AutoCloseable {
     private final long fullRingParkNanos;
     private final AppenderWait wait;
     private volatile boolean closed;
+    /** The journal dir's identity (device and inode) once open; null when it could not be read. */
+    private final Object dirIdentity;
 
     private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
         this.dir = dir;
@@ -99,6 +101,7 @@ public final class JournalWriter implements AutoCloseable {
         }
         this.queue = q;
         this.closeIndex = index;
+        this.dirIdentity = identity(dir);
         this.publishTimeoutNanos = publishTimeout.toNanos();
         this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
         this.wait = new AppenderWait(APPENDER_SPIN_NANOS,
@@ -132,6 +135,33 @@ public final class JournalWriter implements AutoCloseable {
 
     public Path dir() {
         return dir;
+    }
+
+    /**
+     * Null while {@link #dir()} still names the directory this journal writes into; else why not: it was deleted, moved
+     * or replaced while the journal was open. No write fails then: Chronicle Queue goes on writing into the files it has
+     * mapped, gone with their directory. Before, a run whose journal dir was deleted mid-run exited 0 and printed the
+     * replay commands for a path that no longer existed.
+     */
+    public String dirLost() {
+        if (dirIdentity == null) {
+            return null;
+        }
+        Object now = identity(dir);
+        if (now == null) {
+            return "journal dir=" + dir + " no longer exists: it was deleted or moved while the journal wrote into it"
+                    + " (what was written after that went with it)";
+        }
+        return now.equals(dirIdentity) ? null : "journal dir=" + dir + " is another directory than the one the journal"
+                + " wrote into: it was replaced while the journal was open (what was written went with the old one)";
+    }
+
+    private static Object identity(Path dir) {
+        try {
+            return java.nio.file.Files.readAttributes(dir, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 
     /**

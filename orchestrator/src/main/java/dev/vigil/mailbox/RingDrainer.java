@@ -104,6 +104,14 @@ public final class RingDrainer implements AutoCloseable {
     }
 
     /** A flow-controlling drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
+    /** What restores a map file cut short and says so (null when nothing was cut); see {@link MailboxStore#restoreCutLength}. */
+    private volatile java.util.function.Supplier<String> mappedFileRepair = () -> null;
+
+    /** After a memory fault while draining, {@code repair} runs and draining goes on. */
+    public void repairMappedFilesWith(java.util.function.Supplier<String> repair) {
+        mappedFileRepair = repair;
+    }
+
     public RingDrainer(Consumer<? super JournalEvent> sink) {
         this(sink, DEFAULT_STALL, true);
     }
@@ -244,7 +252,11 @@ public final class RingDrainer implements AutoCloseable {
                 int events = 0;
                 try {
                     events = drainAll(closeId.getAsLong());
-                } catch (RuntimeException e) { // e.g. the journal refused an event: keep draining, say so (rarely)
+                } catch (RuntimeException | InternalError e) { // e.g. the journal refused an event: keep draining, say so (rarely)
+                    // A memory fault (a child cut the map file short) killed this thread before: no ring drained after it.
+                    if (dev.vigil.journal.JournalException.isMemoryFault(e) && mappedFileRepair.get() != null) {
+                        continue;
+                    }
                     if (Long.bitCount(++failures) == 1) {
                         System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error=" + e);
                     }
