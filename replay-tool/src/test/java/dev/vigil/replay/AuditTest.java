@@ -198,6 +198,11 @@ class AuditTest {
         assertTrue(show.out().contains("reaped: -0.035 s (exited before the close began) exit 3"), show::toString);
         assertTrue(show.out().contains("after broadcast) exit 0"), show::toString);
         assertFalse(show.out().contains("0.000 s after broadcast"), show::toString);
+        // stats times only the child a broadcast reached (10 ms after it); the other read as a latency of 0 before
+        CliRun stats = CliRun.of("stats", "--json", tmp.toString());
+        assertEquals(0, stats.exit(), stats::toString);
+        String close = stats.out().lines().filter(l -> l.contains("\"type\":\"close\"")).findFirst().orElseThrow();
+        assertTrue(close.contains("\"reaps\":1,") && !close.contains("\"minNanos\":0,"), close);
     }
 
     @Test
