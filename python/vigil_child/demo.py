@@ -17,16 +17,30 @@ OP_COOPERATIVE_SLEEP = 5
 OP_BLOCKING_SLEEP = 6
 
 
+_FLAGS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+
+
 def _flag(env, name, default=False):
-    value = env.get(name, "")
+    """A flag as dev.vigil.child.demo.DemoBehaviour reads it: 1/0, true/false, yes/no; anything else is refused."""
+    value = env.get(name, "").strip()
     if not value:
         return default
-    return value == "1" or value.lower() in ("true", "yes")
+    if value.lower() not in _FLAGS:
+        raise ValueError("%s: not 1/0, true/false or yes/no: '%s'" % (name, value))
+    return _FLAGS[value.lower()]
 
 
-def _number(env, name, default=0):
-    value = env.get(name, "")
-    return int(value) if value else default
+def _number(env, name, maximum, unit, default=0):
+    """A whole number in decimal digits, 0..maximum, as DemoBehaviour reads it ("200ms" or "-5" is refused)."""
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    if not (value.isascii() and value.isdigit() and len(value) <= 18 and int(value) <= maximum):
+        raise ValueError("%s: not a whole number (%s, 0..%d): '%s'" % (name, unit, maximum, value))
+    return int(value)
+
+
+_MAX_LONG = 9223372036854775807
 
 
 class DemoBehaviour:
@@ -34,12 +48,12 @@ class DemoBehaviour:
 
     def __init__(self, env=None):
         env = os.environ if env is None else env
-        self.delay_micros = _number(env, "VIGIL_DEMO_DELAY_MICROS")
+        self.delay_micros = _number(env, "VIGIL_DEMO_DELAY_MICROS", _MAX_LONG // 1000, "microseconds")
         self.gate = _flag(env, "VIGIL_DEMO_GATE")
-        self.teardown_millis = _number(env, "VIGIL_DEMO_TEARDOWN_MILLIS")
+        self.teardown_millis = _number(env, "VIGIL_DEMO_TEARDOWN_MILLIS", _MAX_LONG // 1000000, "milliseconds")
         self.teardown_beats = _flag(env, "VIGIL_DEMO_TEARDOWN_BEAT", True)
         self.ignore_shutdown = _flag(env, "VIGIL_DEMO_IGNORE_SHUTDOWN")
-        self.exit_code = _number(env, "VIGIL_DEMO_EXIT_CODE")
+        self.exit_code = _number(env, "VIGIL_DEMO_EXIT_CODE", 255, "exit status")
         self.fail_init = _flag(env, "VIGIL_DEMO_FAIL_INIT")
 
 

@@ -37,6 +37,22 @@ struct demo {
     int fail_init;
 };
 
+/*
+ * The first setting that was not well formed (a number in decimal digits, a flag 1/0, true/false or yes/no, as
+ * dev.vigil.child.demo.DemoBehaviour reads them), reported as INIT_FAILED with this text. Before, "200ms" read as
+ * 200, "-5" wrapped to 2^64 - 5 and a flag "on" read as off.
+ */
+static char setting_error[sizeof(((struct vigil_child *) 0)->error_text)];
+
+static void setting_wrong(const char *name, const char *value, const char *must)
+{
+    if (setting_error[0] == '\0') {
+        if (snprintf(setting_error, sizeof(setting_error), "%s: not %s: '%s'", name, must, value) >= (int) sizeof(setting_error)) {
+            setting_error[sizeof(setting_error) - 2] = '~'; /* cut to the mailbox's error text: a long value */
+        }
+    }
+}
+
 static void sleep_nanos(uint64_t nanos)
 {
     struct timespec ts = {(time_t) (nanos / 1000000000ULL), (long) (nanos % 1000000000ULL)};
@@ -46,6 +62,10 @@ static void sleep_nanos(uint64_t nanos)
 static int demo_init(struct vigil_child *child, void *user)
 {
     struct demo *demo = user;
+    if (setting_error[0] != '\0') {
+        memcpy(child->error_text, setting_error, sizeof(setting_error));
+        return -1;
+    }
     if (demo->fail_init) {
         snprintf(child->error_text, sizeof(child->error_text), "demo init failure requested (VIGIL_DEMO_FAIL_INIT)");
         return -1;
@@ -122,20 +142,74 @@ static void demo_shutdown(struct vigil_child *child, void *user)
     }
 }
 
-static int env_flag(const char *name, int fallback)
+/* value without its leading and trailing blanks, into buf (as DemoBehaviour trims); "" when it is blank or too long */
+static const char *trimmed(const char *value, char *buf, size_t size)
 {
-    const char *value = getenv(name);
-    if (value == NULL || *value == '\0') {
-        return fallback;
+    buf[0] = '\0';
+    if (value == NULL) {
+        return buf;
     }
-    return strcmp(value, "1") == 0 || strcasecmp(value, "true") == 0 || strcasecmp(value, "yes") == 0;
+    while (*value == ' ' || *value == '\t') {
+        value++;
+    }
+    size_t n = strlen(value);
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t')) {
+        n--;
+    }
+    if (n < size) {
+        memcpy(buf, value, n);
+        buf[n] = '\0';
+    } else {
+        snprintf(buf, size, "%s", "(too long)");
+    }
+    return buf;
 }
 
-static uint64_t env_number(const char *name, uint64_t fallback)
+static int parse_flag(const char *name, const char *raw, int fallback)
 {
-    const char *value = getenv(name);
-    return value != NULL && *value != '\0' ? strtoull(value, NULL, 10) : fallback;
+    char buf[64];
+    const char *value = trimmed(raw, buf, sizeof(buf));
+    if (*value == '\0') {
+        return fallback;
+    }
+    if (strcmp(value, "1") == 0 || strcasecmp(value, "true") == 0 || strcasecmp(value, "yes") == 0) {
+        return 1;
+    }
+    if (strcmp(value, "0") == 0 || strcasecmp(value, "false") == 0 || strcasecmp(value, "no") == 0) {
+        return 0;
+    }
+    setting_wrong(name, value, "1/0, true/false or yes/no");
+    return fallback;
 }
+
+static uint64_t parse_number(const char *name, const char *raw, uint64_t fallback, uint64_t max, const char *unit)
+{
+    char buf[64];
+    const char *value = trimmed(raw, buf, sizeof(buf));
+    if (*value == '\0') {
+        return fallback;
+    }
+    uint64_t n = 0;
+    const char *p = value;
+    for (; *p >= '0' && *p <= '9' && p - value < 18; p++) {
+        n = n * 10 + (uint64_t) (*p - '0');
+    }
+    if (p == value || *p != '\0' || n > max) {
+        char must[120];
+        snprintf(must, sizeof(must), "a whole number (%s, 0..%llu)", unit, (unsigned long long) max);
+        setting_wrong(name, value, must);
+        return fallback;
+    }
+    return n;
+}
+
+static int env_flag(const char *name, int fallback)
+{
+    return parse_flag(name, getenv(name), fallback);
+}
+
+#define MAX_DELAY_MICROS (9223372036854775807ULL / 1000)
+#define MAX_TEARDOWN_MILLIS (9223372036854775807ULL / 1000000)
 
 #define LAYOUT(name, value) printf("%s=%lld\n", name, (long long) (value))
 
@@ -218,8 +292,11 @@ static int usage(const char *message)
 int main(int argc, char **argv)
 {
     struct demo demo = {
-        env_number("VIGIL_DEMO_DELAY_MICROS", 0), env_flag("VIGIL_DEMO_GATE", 0), env_number("VIGIL_DEMO_TEARDOWN_MILLIS", 0),
-        env_flag("VIGIL_DEMO_TEARDOWN_BEAT", 1), env_flag("VIGIL_DEMO_IGNORE_SHUTDOWN", 0), (int) env_number("VIGIL_DEMO_EXIT_CODE", 0),
+        parse_number("VIGIL_DEMO_DELAY_MICROS", getenv("VIGIL_DEMO_DELAY_MICROS"), 0, MAX_DELAY_MICROS, "microseconds"),
+        env_flag("VIGIL_DEMO_GATE", 0),
+        parse_number("VIGIL_DEMO_TEARDOWN_MILLIS", getenv("VIGIL_DEMO_TEARDOWN_MILLIS"), 0, MAX_TEARDOWN_MILLIS, "milliseconds"),
+        env_flag("VIGIL_DEMO_TEARDOWN_BEAT", 1), env_flag("VIGIL_DEMO_IGNORE_SHUTDOWN", 0),
+        (int) parse_number("VIGIL_DEMO_EXIT_CODE", getenv("VIGIL_DEMO_EXIT_CODE"), 0, 255, "exit status"),
         env_flag("VIGIL_DEMO_FAIL_INIT", 0),
     };
     for (int i = 1; i < argc; i++) {
@@ -229,17 +306,17 @@ int main(int argc, char **argv)
             print_layout();
             return 0;
         } else if (strcmp(arg, "--delay-us") == 0 && has_value) {
-            demo.delay_micros = strtoull(argv[++i], NULL, 10);
+            demo.delay_micros = parse_number("--delay-us", argv[++i], 0, MAX_DELAY_MICROS, "microseconds");
         } else if (strcmp(arg, "--gate") == 0) {
             demo.gate = 1;
         } else if (strcmp(arg, "--teardown-ms") == 0 && has_value) {
-            demo.teardown_millis = strtoull(argv[++i], NULL, 10);
+            demo.teardown_millis = parse_number("--teardown-ms", argv[++i], 0, MAX_TEARDOWN_MILLIS, "milliseconds");
         } else if (strcmp(arg, "--teardown-no-beat") == 0) {
             demo.teardown_beats = 0;
         } else if (strcmp(arg, "--ignore-shutdown") == 0) {
             demo.ignore_shutdown = 1;
         } else if (strcmp(arg, "--exit-code") == 0 && has_value) {
-            demo.exit_code = atoi(argv[++i]);
+            demo.exit_code = (int) parse_number("--exit-code", argv[++i], 0, 255, "exit status");
         } else if (strcmp(arg, "--fail-init") == 0) {
             demo.fail_init = 1;
         } else {

@@ -207,6 +207,102 @@ class VigilCliEndToEndTest {
     }
 
     /**
+     * bin/vigil run's stdout on a full disk ({@code /dev/full}) or a pipe whose reader has gone ({@code | head -1}): the
+     * run still closes every pool, journaled, then the first exits 1 with one ERR line, the second quietly with 141, as
+     * a command a shell saw end by SIGPIPE. Before, both exited 0, the first with nothing written.
+     */
+    @Test
+    void runOutputThatCannotBeWrittenIsNeverAnExitZero() throws Exception {
+        Path spec = Files.writeString(work.resolve("out.json"), """
+                {"journalDir": "out-journal", "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 2}]}]}
+                """);
+        String vigil = Launchers.ROOT.resolve("bin/vigil").toString();
+        Process full = new ProcessBuilder(vigil, "run", spec.toString()).directory(work.toFile())
+                .redirectOutput(new java.io.File("/dev/full")).redirectError(work.resolve("full.err").toFile()).start();
+        assertTrue(full.waitFor(120, TimeUnit.SECONDS), "vigil run > /dev/full did not end");
+        String err = Files.readString(work.resolve("full.err"));
+        assertEquals(1, full.exitValue(), err);
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.startsWith("ERR: writing stdout failed: No space left on device (the run's output is incomplete;"
+                + " it ended with exit 0"), err);
+
+        Process gone = new ProcessBuilder(vigil, "run", spec.toString()).directory(work.toFile())
+                .redirectError(work.resolve("gone.err").toFile()).start();
+        gone.getInputStream().close(); // the reader goes away before the first line
+        assertTrue(gone.waitFor(120, TimeUnit.SECONDS), "vigil run to a closed pipe did not end");
+        assertEquals(141, gone.exitValue(), Files.readString(work.resolve("gone.err")));
+        assertEquals("", Files.readString(work.resolve("gone.err")));
+
+        JournalFacts facts = JournalFacts.read(work.resolve("out-journal"));
+        assertEquals(4, facts.spawned.size(), "children spawned by the two runs");
+        assertEquals(facts.spawned, facts.reaped, "every spawned child reaped although nothing could be printed");
+    }
+
+    /**
+     * The journal dir deleted (or moved away) while a run writes into it: the run still closes its pools, then fails
+     * naming the lost dir. Before, nothing failed (Chronicle Queue writes on into the files it mapped, unlinked with the
+     * dir): exit 0, "result: CLEAN" and replay commands for a path that no longer existed.
+     */
+    @Test
+    void aJournalDirDeletedDuringARunFailsTheRunNamingIt() throws Exception {
+        Path spec = Files.writeString(work.resolve("lost.json"), """
+                {"journalDir": "lost-journal", "cycles": 2,
+                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 2,
+                            "env": {"VIGIL_DEMO_TEARDOWN_MILLIS": "1500"}}]}]}
+                """);
+        Process p = Launchers.start(work, "vigil", "run", spec.toString());
+        try {
+            awaitOutput(p, "closing 1 pool(s) at once", 60);
+            Files.move(work.resolve("lost-journal"), work.resolve("moved-journal"));
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the run did not end");
+            Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+            assertEquals(1, r.exitCode(), r.toString());
+            assertTrue(r.out().contains("result: FAILED (exit 1): 1 journal dir lost during the run"), r.toString());
+            assertTrue(r.out().contains("JOURNAL LOST: journal dir=" + work.resolve("lost-journal") + " no longer exists"),
+                    r.toString());
+            assertEquals("", r.err(), r.toString());
+        } finally {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code vigil session SPEC <&-}: a closed stdin is end of input (every pool closed at once, exit 0), and a closed
+     * stdout fails the run with one ERR line. Before, the JVM's first open took the free descriptor 0 (its runtime image,
+     * lib/modules), and the session answered about 1.2 million "requests" read from that file before it closed the pools.
+     */
+    @Test
+    void aClosedStdinIsEndOfInputAndAClosedStdoutAFailedWrite() throws Exception {
+        Path spec = Files.writeString(work.resolve("fds.json"), """
+                {"journalDir": "fds-journal", "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1}]}]}
+                """);
+        String vigil = "'" + Launchers.ROOT.resolve("bin/vigil") + "'"; // the checkout path has no quote
+        Process session = new ProcessBuilder("sh", "-c", "exec " + vigil + " session fds.json <&-").directory(work.toFile())
+                .redirectOutput(work.resolve("session.out").toFile()).redirectError(work.resolve("session.err").toFile()).start();
+        try {
+            assertTrue(session.waitFor(60, TimeUnit.SECONDS), "a session with stdin closed did not end");
+        } finally {
+            session.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        List<String> answers = Files.readAllLines(work.resolve("session.out"));
+        assertEquals(0, session.exitValue(), answers + Files.readString(work.resolve("session.err")));
+        assertEquals(2, answers.size(), "the ready line and the close's answer, no request read: " + answers.subList(0,
+                Math.min(3, answers.size())));
+        assertTrue(answers.get(1).contains("\"clean\":true"), answers.get(1));
+
+        Process run = new ProcessBuilder("sh", "-c", "exec " + vigil + " run fds.json >&-").directory(work.toFile())
+                .redirectError(work.resolve("run.err").toFile()).start();
+        try {
+            assertTrue(run.waitFor(60, TimeUnit.SECONDS), "a run with stdout closed did not end");
+        } finally {
+            run.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        String err = Files.readString(work.resolve("run.err"));
+        assertEquals(1, run.exitValue(), err);
+        assertTrue(err.startsWith("ERR: writing stdout failed: Bad file descriptor"), err);
+    }
+
+    /**
      * The commands a run prints to paste ("look closer:") work when pasted, whatever the journal dir is called: a blank,
      * a quote and {@code $(...)} in its name. Before, they were printed unquoted: the pasted show named two
      * directories and ran the {@code $(touch ...)}.

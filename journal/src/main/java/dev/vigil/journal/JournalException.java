@@ -10,12 +10,17 @@ public class JournalException extends RuntimeException {
         super(printable(message), cause);
     }
 
+    /** Whether {@code t} is the JVM's report of a SIGBUS on a mapped file (a file shorter than its mapping). */
+    public static boolean isMemoryFault(Throwable t) {
+        return t instanceof InternalError && String.valueOf(t.getMessage()).contains("unsafe memory access");
+    }
+
     /**
      * What went wrong in {@code t}, in words a user can act on: its message (control characters
      * such as NUL shown as {@code \\uXXXX}), never its class name; a memory fault is named as one.
      */
     public static String plain(Throwable t) {
-        if (t instanceof InternalError && String.valueOf(t.getMessage()).contains("unsafe memory access")) {
+        if (isMemoryFault(t)) {
             return "memory fault on a mapped journal file (the file is shorter than its mapping, or the disk is full)";
         }
         if (t instanceof java.nio.file.NoSuchFileException || t instanceof java.nio.file.AccessDeniedException) {

@@ -71,6 +71,8 @@ public final class JournalWriter implements AutoCloseable {
     private final long fullRingParkNanos;
     private final AppenderWait wait;
     private volatile boolean closed;
+    /** The journal dir's identity (device and inode) once open; null when it could not be read. */
+    private final Object dirIdentity;
 
     private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
         this.dir = dir;
@@ -99,6 +101,7 @@ public final class JournalWriter implements AutoCloseable {
         }
         this.queue = q;
         this.closeIndex = index;
+        this.dirIdentity = identity(dir);
         this.publishTimeoutNanos = publishTimeout.toNanos();
         this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
         this.wait = new AppenderWait(APPENDER_SPIN_NANOS,
@@ -132,6 +135,33 @@ public final class JournalWriter implements AutoCloseable {
 
     public Path dir() {
         return dir;
+    }
+
+    /**
+     * Null while {@link #dir()} still names the directory this journal writes into; else why not: it was deleted, moved
+     * or replaced while the journal was open. No write fails then: Chronicle Queue goes on writing into the files it has
+     * mapped, gone with their directory. Before, a run whose journal dir was deleted mid-run exited 0 and printed the
+     * replay commands for a path that no longer existed.
+     */
+    public String dirLost() {
+        if (dirIdentity == null) {
+            return null;
+        }
+        Object now = identity(dir);
+        if (now == null) {
+            return "journal dir=" + dir + " no longer exists: it was deleted or moved while the journal wrote into it"
+                    + " (what was written after that went with it)";
+        }
+        return now.equals(dirIdentity) ? null : "journal dir=" + dir + " is another directory than the one the journal"
+                + " wrote into: it was replaced while the journal was open (what was written went with the old one)";
+    }
+
+    private static Object identity(Path dir) {
+        try {
+            return java.nio.file.Files.readAttributes(dir, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 
     /**
@@ -346,6 +376,16 @@ public final class JournalWriter implements AutoCloseable {
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
         private final PageReservation pages = new PageReservation();
+        /** The excerpt's body, copied off heap for writeBytes (appender thread). */
+        private final net.openhft.chronicle.bytes.Bytes<?> staging = net.openhft.chronicle.bytes.Bytes.allocateElasticDirect(512);
+        /**
+         * Where this appender's last excerpt ended: its next one starts there or a little after (Chronicle aligns
+         * headers to 4 bytes; another process's excerpts, written with pages of their own reserved ahead); -1 when not
+         * known (before the first excerpt, after a failure).
+         */
+        private long nextHeader = -1;
+        /** -Dvigil.journal.writeBytes=false: every excerpt through writingDocument (for comparison, per journal opened). */
+        private final boolean writeBytes = !"false".equals(System.getProperty("vigil.journal.writeBytes"));
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
@@ -449,19 +489,19 @@ public final class JournalWriter implements AutoCloseable {
             // the memory-mapped excerpt pay Chronicle's chunk and bounds checks each, which doubled the cost of an
             // event (docs/BENCHMARKS.md).
             long index;
-            try (DocumentContext dc = appender.writingDocument()) {
-                try {
-                    net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
-                    // Pages first, with a synchronous error: a store into a page a full file system cannot give
-                    // faults asynchronously, possibly after the header was completed (PageReservation).
-                    pages.ensure(appender.currentFile(), bytes.bytesStore(), bytes.writePosition(), length);
-                    bytes.write(body, 0, length);
-                    index = dc.index();
-                } catch (Throwable t) {
-                    // Never complete an excerpt whose body may be half there (a fault in a new page).
-                    dc.rollbackOnClose();
-                    throw t;
-                }
+            if (nextHeader >= 0 && writeBytes && clock.holdsFor(2) && queue.cycle() == appender.cycle()
+                    && pages.covers(nextHeader, length)) {
+                // Its pages are reserved and it stays in the current cycle's file (the clock answers this check and
+                // writeBytes alike): Chronicle's writeBytes, which does not look for the queue's end again at every
+                // excerpt as writingDocument does (a scan from the last index entry), from an off-heap copy.
+                staging.clear();
+                staging.write(body, 0, length);
+                nextHeader = -1; // until it is written
+                appender.writeBytes(staging);
+                index = appender.lastIndexAppended();
+                nextHeader = appender.wire().bytes().writePosition();
+            } else {
+                index = writeDocument(body, length);
             }
             lastIndexInBatch = index;
             int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
@@ -471,6 +511,30 @@ public final class JournalWriter implements AutoCloseable {
             }
             if (event instanceof CloseStarted || event instanceof CloseCompleted) {
                 CloseIndex.append(indexAppender, event, index);
+            }
+        }
+
+        /**
+         * Writes the excerpt through writingDocument, which tells where it goes before anything of it is written: its
+         * pages are reserved first, at that exact position (the first excerpt of a file, and of every chunk of pages).
+         */
+        private long writeDocument(byte[] body, int length) {
+            try (DocumentContext dc = appender.writingDocument()) {
+                try {
+                    net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
+                    // Pages first, with a synchronous error: a store into a page a full file system cannot give
+                    // faults asynchronously, possibly after the header was completed (PageReservation).
+                    long position = bytes.writePosition();
+                    pages.ensure(appender.currentFile(), bytes.bytesStore(), position, length);
+                    bytes.write(body, 0, length);
+                    nextHeader = position + length;
+                    return dc.index();
+                } catch (Throwable t) {
+                    // Never complete an excerpt whose body may be half there (a fault in a new page).
+                    nextHeader = -1;
+                    dc.rollbackOnClose();
+                    throw t;
+                }
             }
         }
 
@@ -494,6 +558,7 @@ public final class JournalWriter implements AutoCloseable {
         @Override
         public void onShutdown() {
             pages.close();
+            staging.releaseLast();
             if (appender != null) {
                 appender.close();
                 indexAppender.close();

@@ -32,6 +32,9 @@ import net.openhft.chronicle.bytes.MappedBytesStore;
  * an EFAULT is turned into. Bytes past Chronicle's write position are unwritten (zero), and the caller holds
  * Chronicle's write lock, so neither the advice (which changes no byte) nor the zeros ever overwrite an event.
  *
+ * <p>Past a file's first chunk, the chunk after the one being written is populated ahead on a thread of its own
+ * ({@link PagesAhead}): the appender takes it as reserved only where that thread's advice succeeded.
+ *
  * <p>Cost per 24-byte packed transition, first touch of its page included (a C loop on this VM's ext4, 2026-12-03):
  * plain stores into the map ~15 ns, {@code pwrite} of zeros ahead ~41-50 ns (a copy of zeros and a fault later),
  * {@code MADV_POPULATE_WRITE} ahead ~10-13 ns (one system call per {@link #CHUNK}, no fault in the write path).
@@ -50,6 +53,11 @@ final class PageReservation implements AutoCloseable {
     private static final long PAGE = 4096;
     /** -Dvigil.journal.populate=false: pwrite zeros only (the way before MADV_POPULATE_WRITE, for comparison). */
     private static final boolean POPULATE = !"false".equals(System.getProperty("vigil.journal.populate"));
+    /**
+     * -Dvigil.journal.pagesAhead=false: no pages thread, the appender reserves every chunk itself (for comparison; read
+     * per journal opened, so that one JVM can compare the two).
+     */
+    private final boolean pagesAheadWanted = !"false".equals(System.getProperty("vigil.journal.pagesAhead"));
 
     /** libc's madvise, bound on the first reservation (jnr-ffi, one function: not Chronicle's whole PosixAPI). */
     @SaveError
@@ -63,6 +71,12 @@ final class PageReservation implements AutoCloseable {
     }
 
     private ByteBuffer zeros;
+    /** The pages thread, started with the first chunk it can populate ahead; null before. */
+    private PagesAhead pagesAhead;
+    /** Whether a chunk of the current file was reserved yet. */
+    private boolean reservedInFile;
+    /** Counts the files written: a chunk populated ahead in an earlier one is not this one's. */
+    private long generation;
     private File file;
     private FileChannel channel;
     private long reservedUpTo;
@@ -78,19 +92,44 @@ final class PageReservation implements AutoCloseable {
      */
     void ensure(File file, BytesStore<?, ?> mapping, long position, int length) {
         if (file != this.file && !file.equals(this.file)) { // the same File while the cycle lasts: File.equals compares paths
-            close();
+            forgetFile();
             this.file = file;
             this.reservedUpTo = position;
+            generation++;
         }
-        if (position + length + HEADROOM <= reservedUpTo) {
+        long needed = position + length + HEADROOM;
+        if (needed <= reservedUpTo) {
             return;
         }
         long from = Math.max(position, reservedUpTo);
-        long to = position + CHUNK;
-        if (!(populate && populated(mapping, from, to))) {
-            writeZeros(from, to);
+        long ahead = pagesAhead == null ? from : pagesAhead.populatedFrom(generation, from);
+        boolean beyondFirstChunk = reservedInFile;
+        reservedInFile = true;
+        if (ahead >= needed) {
+            reservedUpTo = ahead; // the chunk after the last one, populated ahead on the pages thread
+        } else {
+            long to = position + CHUNK;
+            if (!(populate && populated(mapping, from, to))) {
+                writeZeros(from, to);
+            }
+            reservedUpTo = to;
         }
-        reservedUpTo = to;
+        // The next chunk is asked of the pages thread, which a journal starts once it writes past its first chunk.
+        if (populate && pagesAheadWanted && beyondFirstChunk && mapping instanceof MappedBytesStore mapped
+                && mapped.inside(reservedUpTo, CHUNK)) {
+            if (pagesAhead == null) {
+                pagesAhead = new PagesAhead();
+            }
+            pagesAhead.request(generation, mapped, reservedUpTo, reservedUpTo + CHUNK);
+        }
+    }
+
+    /**
+     * Whether the pages from {@code position} to {@code position + length + HEADROOM} of the current file are reserved
+     * already, i.e. {@link #ensure} would have nothing to do.
+     */
+    boolean covers(long position, int length) {
+        return position + length + HEADROOM <= reservedUpTo;
     }
 
     /** Populates {@code [from, to)} through {@code mapping} if it lies inside it; false when the zeros must do it. */
@@ -98,17 +137,26 @@ final class PageReservation implements AutoCloseable {
         if (!(mapping instanceof MappedBytesStore mapped) || !mapped.inside(from, to - from)) {
             return false; // the range leaves the current chunk's mapping (once a chunk): zeros
         }
+        int error = populate(mapped, from, to);
+        if (error == EINVAL) {
+            populate = false; // a kernel before 5.14: the advice is unknown
+        }
+        return error == 0; // EFAULT (a store would have raised SIGBUS: full), ENOMEM: the zeros name the error
+    }
+
+    /**
+     * {@code madvise(MADV_POPULATE_WRITE)} over the pages of {@code [from, to)}, which must lie inside {@code mapped}:
+     * 0, or the error number.
+     */
+    static int populate(MappedBytesStore mapped, long from, long to) {
         // The chunk's mapping starts page-aligned in the file and memory (mmap), so the aligned range stays inside it.
         long address = mapped.addressForWrite(from);
         long start = address & -PAGE;
         long end = (address + (to - from) + PAGE - 1) & -PAGE;
         if (Bound.LIBC.madvise(start, end - start, MADV_POPULATE_WRITE) == 0) {
-            return true;
+            return 0;
         }
-        if (LastError.getLastError(Bound.RUNTIME) == EINVAL) {
-            populate = false; // a kernel before 5.14: the advice is unknown
-        }
-        return false; // EFAULT (a store would have raised SIGBUS: full), ENOMEM: the zeros name the error
+        return LastError.getLastError(Bound.RUNTIME);
     }
 
     private void writeZeros(long from, long to) {
@@ -130,8 +178,13 @@ final class PageReservation implements AutoCloseable {
         }
     }
 
-    @Override
-    public void close() {
+    /** Whether the pages thread is done with what it was asked for (tests: wait for it before the next ensure). */
+    boolean pagesAheadIdle() {
+        return pagesAhead == null || pagesAhead.idle();
+    }
+
+    /** Forgets the current file (the next {@link #ensure} starts over in the one it names). */
+    private void forgetFile() {
         if (channel != null) {
             try {
                 channel.close();
@@ -142,5 +195,16 @@ final class PageReservation implements AutoCloseable {
         }
         file = null;
         reservedUpTo = 0;
+        reservedInFile = false;
+    }
+
+    /** Forgets the current file and stops the pages thread. */
+    @Override
+    public void close() {
+        forgetFile();
+        if (pagesAhead != null) {
+            pagesAhead.close();
+            pagesAhead = null;
+        }
     }
 }

@@ -56,7 +56,16 @@ public final class ChildMain {
         try {
             return handlerType(className, ChildMain.class.getClassLoader()).getConstructor().newInstance();
         } catch (InvocationTargetException e) {
-            throw new IllegalStateException("handler constructor failed: handler=" + className + " error=" + e.getCause(), e.getCause());
+            // The constructor's own exception, so that the init failure carries its words (the mailbox's error text has
+            // 104 bytes: a wrapper's message and class names filled it before the reason came).
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("handler constructor failed: handler=" + className + " error="
+                    + ChildRuntime.describe(e.getCause()), e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalArgumentException("cannot create handler: handler=" + className + " error=" + e, e);
         }

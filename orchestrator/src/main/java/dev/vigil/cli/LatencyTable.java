@@ -10,8 +10,9 @@ import dev.vigil.close.decision.CloseReport;
 import org.HdrHistogram.Histogram;
 
 /**
- * Reap latency (broadcast to reap) of every child of a run that exited on its own: min / median /
- * p90 / max / mean. Children killed by escalation are counted and timed on their own line (their
+ * Reap latency (broadcast to reap) of every child of a run that exited on its own after its close's broadcast: min /
+ * median / p90 / max / mean. A child that had exited before its close began is counted, not timed: it read as a
+ * latency of 0 before. Children killed by escalation are counted and timed on their own line (their
  * "latency" is the budget plus the grace, not a teardown); survivors kept running are counted.
  */
 final class LatencyTable {
@@ -24,11 +25,14 @@ final class LatencyTable {
         int closes = 0;
         int failed = 0;
         long kept = 0;
+        long goneBefore = 0;
         for (CloseReport r : reports) {
             closes++;
             failed += r.isClean() ? 0 : 1;
             for (CloseReport.Child c : r.children()) {
-                if (c.outcome() == CloseReport.ChildOutcome.SURVIVOR) {
+                if (c.goneBeforeClose()) {
+                    goneBefore++;
+                } else if (c.outcome() == CloseReport.ChildOutcome.SURVIVOR) {
                     kept++;
                 } else if (c.outcome() == CloseReport.ChildOutcome.KILLED_BY_ESCALATION && c.sinceBroadcastNanos() >= 0) {
                     killed.recordValue(c.sinceBroadcastNanos() / 1000);
@@ -36,8 +40,9 @@ final class LatencyTable {
             }
         }
         out.println();
-        out.printf(Locale.ROOT, "closes: %d (%d failed), children reaped: %d, killed by escalation: %d, kept running: %d%n",
-                closes, failed, reaped.getTotalCount(), killed.getTotalCount(), kept);
+        out.printf(Locale.ROOT, "closes: %d (%d failed), children reaped: %d, killed by escalation: %d, kept running: %d%s%n",
+                closes, failed, reaped.getTotalCount() + goneBefore, killed.getTotalCount(), kept,
+                goneBefore == 0 ? "" : ", exited before their close (not timed below): " + goneBefore);
         if (reaped.getTotalCount() == 0 && killed.getTotalCount() == 0) {
             return;
         }
@@ -56,7 +61,7 @@ final class LatencyTable {
         for (CloseReport r : reports) {
             for (CloseReport.Child c : r.children()) {
                 if (c.outcome() != CloseReport.ChildOutcome.SURVIVOR && c.outcome() != CloseReport.ChildOutcome.KILLED_BY_ESCALATION
-                        && c.sinceBroadcastNanos() >= 0 && which.test(c)) {
+                        && c.sinceBroadcastNanos() >= 0 && !c.goneBeforeClose() && which.test(c)) {
                     h.recordValue(c.sinceBroadcastNanos() / 1000);
                 }
             }

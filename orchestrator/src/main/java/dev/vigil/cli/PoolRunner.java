@@ -174,14 +174,22 @@ public final class PoolRunner implements Stoppable {
         if (gap.isPresent()) {
             verdict.count("journal incomplete (events not written)");
         }
+        String dirLost = journalWriter.dirLost();
+        if (dirLost != null) {
+            verdict.count("journal dir lost during the run");
+        }
         LatencyTable.print(reports(), out);
         if (!stopRequested) {
             out.println(verdict.line());
         }
         printReplayHints(journal);
         gap.ifPresent(g -> out.println("JOURNAL INCOMPLETE: " + g.describe()));
+        if (dirLost != null) {
+            out.println("JOURNAL LOST: " + dirLost);
+        }
         if (stopRequested) {
-            out.println("stopped: every open pool was closed" + (gap.isPresent() ? " (the journal is incomplete)" : " and journaled"));
+            out.println("stopped: every open pool was closed" + (gap.isPresent() ? " (the journal is incomplete)"
+                    : dirLost != null ? " (the journal dir was lost)" : " and journaled"));
             return 128 + stopSignal;
         }
         return verdict.failed() ? CLOSE_FAILED : CLEAN;

@@ -43,8 +43,8 @@ import dev.vigil.spawn.Redirect;
  * <li>{@code close}: closes every pool at once: {@code {"ok":true,"clean",reports:[{"pool","outcome","failures","report"}]}},
  *     then the session ends (exit 0 clean, 1 not).</li>
  * </ul>
- * A request that fails answers {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does;
- * so does a SIGINT, SIGTERM or SIGHUP (once the request being handled, if any, has answered), and the session then
+ * A request that fails, or whose fields are wrong (each named, as a spec's are), answers
+ * {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does; so does a SIGINT, SIGTERM or SIGHUP (once the request being handled, if any, has answered), and the session then
  * exits 128 + the signal; a second one escalates every close at once. Before, a signal ended the session at
  * once: no close and no reap journaled, and the audit of that journal said CLEAN.
  */
@@ -112,7 +112,10 @@ public final class PoolSession implements Stoppable {
                         break;
                     }
                     reply = handle(request);
-                } catch (IOException | RuntimeException e) {
+                } catch (IOException e) {
+                    reply = JSON.createObjectNode().put("ok", false)
+                            .put("error", "the request is not JSON: " + SpecReader.parserMessage(String.valueOf(e.getMessage())));
+                } catch (RuntimeException e) {
                     reply = JSON.createObjectNode().put("ok", false).put("error", String.valueOf(e.getMessage()));
                 }
                 answer(reply);
@@ -184,28 +187,50 @@ public final class PoolSession implements Stoppable {
         return dev.vigil.journal.JournalOwner.sibling(journal, "-children.log");
     }
 
+    /** What a request may ask ({@code close} is taken by {@link #run} before {@link #handle}). */
+    static final java.util.Set<String> OPS = java.util.Set.of("control", "task", "send", "inside", "gate", "close");
+
+    /**
+     * Answers one request. Its fields are checked as the spec's are (every mistake named at once, nothing
+     * sent): before, a missing or mistyped opcode, index or timeout read as 0, and an argument beyond 64 bits was cut
+     * to its low bits and sent.
+     */
     private ObjectNode handle(JsonNode r) {
-        String op = r.path("op").asText();
-        Pool pool = pools.get(r.path("pool").asText(pools.keySet().iterator().next()));
-        if (pool == null) {
-            throw new IllegalArgumentException("no such pool: pool=" + r.path("pool").asText() + " pools=" + pools.keySet());
+        if (!r.isObject()) {
+            throw new IllegalArgumentException("a request is a JSON object such as {\"op\":\"control\",\"group\":\"chips\","
+                    + "\"index\":0,\"opcode\":1,\"argument\":5}, not " + r.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
         }
-        String group = r.path("group").asText();
-        int index = r.path("index").asInt(0);
-        Duration timeout = Duration.ofMillis(r.path("timeoutMs").asLong(5_000));
+        List<SpecProblem> problems = new ArrayList<>();
+        JsonFields f = JsonFields.object(r, "$", problems);
+        String op = f.requiredOneOf("op", OPS);
+        String poolId = f.string("pool", pools.keySet().iterator().next());
+        String group = f.requiredString("group");
+        int index = f.intAtLeast("index", 0, 0);
+        boolean command = "control".equals(op) || "task".equals(op) || "send".equals(op);
+        int opcode = command ? f.required("opcode") == null ? 0 : f.intAtLeast("opcode", Integer.MIN_VALUE, 0) : 0;
+        long argument = command ? f.longAtLeast("argument", Long.MIN_VALUE, 0) : 0;
+        boolean waits = "control".equals(op) || "task".equals(op) || "inside".equals(op);
+        Duration timeout = Duration.ofMillis(waits ? f.millisAtLeast("timeoutMs", 0, 5_000) : 0);
+        long gate = "gate".equals(op) ? f.longAtLeast("value", Long.MIN_VALUE, 1) : 0;
+        f.rejectUnknown();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems.stream().map(SpecProblem::toString).toList()));
+        }
+        Pool pool = pools.get(poolId);
+        if (pool == null) {
+            throw new IllegalArgumentException("no such pool: pool=" + poolId + " pools=" + pools.keySet());
+        }
         ObjectNode reply = JSON.createObjectNode().put("ok", true);
         switch (op) {
             case "control", "task" -> {
-                int opcode = r.path("opcode").asInt();
-                long argument = r.path("argument").asLong();
                 CommandResult result = op.equals("control") ? pool.control(group, index, opcode, argument, timeout)
                         : pool.runTask(group, index, opcode, argument, timeout);
                 reply.put("value", result.value()).put("errorCode", result.errorCode()).put("errorText", result.errorText());
             }
-            case "send" -> reply.put("commandId", pool.sendControl(group, index, r.path("opcode").asInt(), r.path("argument").asLong()));
+            case "send" -> reply.put("commandId", pool.sendControl(group, index, opcode, argument));
             case "inside" -> awaitInside(pool.child(group, index).mailbox(), timeout);
-            case "gate" -> pool.child(group, index).mailbox().setGate(r.path("value").asLong(1));
-            default -> throw new IllegalArgumentException("unknown op '" + op + "' (control, task, send, inside, gate, close)");
+            case "gate" -> pool.child(group, index).mailbox().setGate(gate);
+            default -> throw new IllegalStateException("op " + op + " is answered by the session loop");
         }
         return reply;
     }

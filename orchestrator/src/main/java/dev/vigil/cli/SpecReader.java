@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,8 +18,8 @@ import dev.vigil.cli.RunSpec.Close;
 import dev.vigil.cli.RunSpec.Group;
 import dev.vigil.cli.RunSpec.Workload;
 import dev.vigil.child.ChildMain;
+import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.close.CloseSettings;
-import dev.vigil.journal.MonotonicClock;
 import dev.vigil.pool.ExitPolicy;
 
 /**
@@ -110,7 +108,7 @@ public final class SpecReader {
     }
 
     private RunSpec runSpec(JsonNode root) {
-        Obj o = object(root, "$");
+        JsonFields o = object(root, "$");
         if (o == null) {
             return null;
         }
@@ -139,11 +137,12 @@ public final class SpecReader {
             } else if (poolsNode.isEmpty()) {
                 problem(o.path("pools"), "must hold at least one pool");
             } else {
-                Set<String> ids = new HashSet<>();
+                Map<String, String> ids = new HashMap<>();
                 for (int i = 0; i < poolsNode.size(); i++) {
                     RunSpec.PoolEntry p = pool(poolsNode.get(i), o.path("pools") + "[" + i + "]", i);
-                    if (p != null && !ids.add(p.id())) {
-                        problem(o.path("pools") + "[" + i + "].id", "duplicate pool id '" + p.id() + "'");
+                    String clash = p == null || p.id() == null ? null : sameLogFiles(ids, p.id(), "pool id");
+                    if (clash != null) {
+                        problem(o.path("pools") + "[" + i + "].id", clash);
                     }
                     pools.add(p);
                 }
@@ -154,13 +153,38 @@ public final class SpecReader {
         return new RunSpec(journalDir, protocol, cycles, close, pools, childLogs);
     }
 
+    /**
+     * Records {@code name} under the file name its children's logs get ({@link dev.vigil.spawn.ChildLog#fileName}); null
+     * when no earlier name had that file name, else what is wrong: a duplicate, or two names whose children would write
+     * into the same log files and read each other's stderr tails ("a/b" and "a_b"; before, both ran so).
+     */
+    private static String sameLogFiles(Map<String, String> seen, String name, String what) {
+        String fileName = dev.vigil.spawn.ChildLog.fileName(name);
+        String earlier = seen.putIfAbsent(fileName, name);
+        if (earlier == null) {
+            return null;
+        }
+        return earlier.equals(name) ? "duplicate " + what + " '" + escapeControls(name) + "'"
+                : "'" + escapeControls(name) + "' and the " + what + " '" + escapeControls(earlier)
+                        + "' name the same child log files ('" + fileName + "': '/' and control characters become '_');"
+                        + " rename one";
+    }
+
+    /** {@code name} with its control characters as {@code \\uXXXX}: a problem is one line. */
+    private static String escapeControls(String name) {
+        StringBuilder shown = new StringBuilder();
+        name.codePoints().forEach(c -> shown.append(Character.isISOControl(c)
+                ? String.format(java.util.Locale.ROOT, "\\u%04x", c) : Character.toString(c)));
+        return shown.toString();
+    }
+
     /** {@code childLogs: {maxBytes, keep}}: the cap of one child log file and the rotated files kept. */
     private RunSpec.ChildLogs childLogs(JsonNode node, String path) {
         RunSpec.ChildLogs defaults = RunSpec.ChildLogs.DEFAULTS;
         if (node == null) {
             return defaults;
         }
-        Obj o = object(node, path);
+        JsonFields o = object(node, path);
         if (o == null) {
             return defaults;
         }
@@ -259,7 +283,7 @@ public final class SpecReader {
         if (node == null) {
             return defaults;
         }
-        Obj o = object(node, path);
+        JsonFields o = object(node, path);
         if (o == null) {
             return defaults;
         }
@@ -279,7 +303,7 @@ public final class SpecReader {
     }
 
     private RunSpec.PoolEntry pool(JsonNode node, String path, int position) {
-        Obj o = object(node, path);
+        JsonFields o = object(node, path);
         if (o == null) {
             return null;
         }
@@ -290,11 +314,12 @@ public final class SpecReader {
             if (!groupsNode.isArray() || groupsNode.isEmpty()) {
                 problem(o.path("groups"), "must be a non-empty array of groups");
             } else {
-                Set<String> names = new HashSet<>();
+                Map<String, String> names = new HashMap<>();
                 for (int i = 0; i < groupsNode.size(); i++) {
                     Group g = group(groupsNode.get(i), o.path("groups") + "[" + i + "]");
-                    if (g != null && !names.add(g.name())) {
-                        problem(o.path("groups") + "[" + i + "].name", "duplicate group name '" + g.name() + "'");
+                    String clash = g == null || g.name() == null ? null : sameLogFiles(names, g.name(), "group name");
+                    if (clash != null) {
+                        problem(o.path("groups") + "[" + i + "].name", clash);
                     }
                     groups.add(g);
                 }
@@ -303,7 +328,7 @@ public final class SpecReader {
         Workload workload = new Workload(0, 5000, false);
         JsonNode w = o.node("workload");
         if (w != null) {
-            Obj wo = object(w, o.path("workload"));
+            JsonFields wo = object(w, o.path("workload"));
             if (wo != null) {
                 workload = new Workload(wo.intAtLeast("controls", 0, 0), wo.millisAtLeast("controlTimeoutMs", 1, 5000),
                         wo.bool("inFlightAtClose", false));
@@ -320,7 +345,7 @@ public final class SpecReader {
         if (node == null) {
             return ExitPolicy.keep();
         }
-        Obj o = object(node, path);
+        JsonFields o = object(node, path);
         if (o == null) {
             return ExitPolicy.keep();
         }
@@ -351,7 +376,7 @@ public final class SpecReader {
     }
 
     private Group group(JsonNode node, String path) {
-        Obj o = object(node, path);
+        JsonFields o = object(node, path);
         if (o == null) {
             return null;
         }
@@ -403,6 +428,12 @@ public final class SpecReader {
                 }
             }
         }
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String why = e.getKey().startsWith("VIGIL_DEMO_") ? DemoBehaviour.whyNotSetting(e.getKey(), e.getValue()) : null;
+            if (why != null) {
+                problem(o.path("env") + "." + e.getKey(), why);
+            }
+        }
         if (stopSignal != null && SignalNames.number(stopSignal) < 0) {
             problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
         }
@@ -443,202 +474,7 @@ public final class SpecReader {
         problems.add(new SpecProblem(path, message));
     }
 
-    private Obj object(JsonNode node, String path) {
-        if (node == null || node.isMissingNode() || !node.isObject()) {
-            problem(path, "must be an object");
-            return null;
-        }
-        return new Obj(node, path);
-    }
-
-    /** A JSON object being validated: typed field readers that record problems instead of throwing. */
-    private final class Obj {
-        private final JsonNode node;
-        private final String path;
-        private final Set<String> seen = new HashSet<>();
-
-        Obj(JsonNode node, String path) {
-            this.node = node;
-            this.path = path;
-        }
-
-        String path(String field) {
-            return path.equals("$") ? field : path + "." + field;
-        }
-
-        JsonNode node(String field) {
-            seen.add(field);
-            JsonNode n = node.get(field);
-            return n == null || n.isNull() ? null : n;
-        }
-
-        JsonNode required(String field) {
-            JsonNode n = node(field);
-            if (n == null) {
-                problem(path(field), "required");
-            }
-            return n;
-        }
-
-        String string(String field, String dflt) {
-            JsonNode n = node(field);
-            if (n == null) {
-                return dflt;
-            }
-            if (!n.isTextual() || n.asText().isBlank()) {
-                problem(path(field), "must be a non-empty string");
-                return dflt;
-            }
-            return n.asText();
-        }
-
-        /**
-         * A pool id or group name: a non-empty string that fits a child log's file name (at most
-         * {@link dev.vigil.spawn.ChildLog#MAX_NAME_BYTES} bytes of UTF-8; a longer one failed the pool's start with
-         * "File name too long").
-         */
-        String fileNamePart(String field, String dflt) {
-            String v = string(field, dflt);
-            String unnameable = v == null ? null : whyNotAFileName(v);
-            if (unnameable != null) {
-                problem(path(field), unnameable);
-                return dflt == null ? v : dflt;
-            }
-            int bytes = v == null ? 0 : v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-            if (bytes > dev.vigil.spawn.ChildLog.MAX_NAME_BYTES) {
-                problem(path(field), bytes + " bytes is too long: at most " + dev.vigil.spawn.ChildLog.MAX_NAME_BYTES
-                        + " bytes of UTF-8 (it names the children's log files)");
-                return dflt == null ? v : dflt;
-            }
-            return v;
-        }
-
-        /** A string, or an integer written as a JSON number, as its text (a signal: {@code "TERM"} or {@code 15}). */
-        String stringOrInteger(String field, String dflt) {
-            JsonNode n = node(field);
-            return n != null && n.isIntegralNumber() ? n.asText() : string(field, dflt);
-        }
-
-        String requiredString(String field) {
-            return required(field) == null ? null : string(field, null);
-        }
-
-        String oneOf(String field, Set<String> allowed, String dflt) {
-            String v = string(field, dflt);
-            if (v != null && !allowed.contains(v)) {
-                problem(path(field), "unknown value '" + v + "', expected one of " + new java.util.TreeSet<>(allowed));
-                return dflt;
-            }
-            return v;
-        }
-
-        String requiredOneOf(String field, Set<String> allowed) {
-            return required(field) == null ? null : oneOf(field, allowed, null);
-        }
-
-        long longAtLeast(String field, long min, long dflt) {
-            JsonNode n = node(field);
-            if (n == null) {
-                return dflt;
-            }
-            if (!n.isIntegralNumber() || !n.canConvertToLong()) {
-                problem(path(field), "must be an integer");
-                return dflt;
-            }
-            if (n.asLong() < min) {
-                problem(path(field), "must be >= " + min);
-                return dflt;
-            }
-            return n.asLong();
-        }
-
-        /** A time in milliseconds: at least {@code min}, at most {@link MonotonicClock#MAX_SPAN} (longer overflows). */
-        long millisAtLeast(String field, long min, long dflt) {
-            long ms = longAtLeast(field, min, dflt);
-            if (ms > MonotonicClock.MAX_SPAN.toMillis()) {
-                problem(path(field), "must be <= " + MonotonicClock.MAX_SPAN.toMillis() + " (" + MonotonicClock.MAX_SPAN.toDays()
-                        + " days)");
-                return dflt;
-            }
-            return ms;
-        }
-
-        int intAtLeast(String field, int min, int dflt) {
-            JsonNode n = node(field);
-            if (n != null && n.isIntegralNumber() && !n.canConvertToInt()) {
-                problem(path(field), "too large");
-                return dflt;
-            }
-            return (int) longAtLeast(field, min, dflt);
-        }
-
-        int requiredIntAtLeast(String field, int min) {
-            return required(field) == null ? 0 : intAtLeast(field, min, 0);
-        }
-
-        boolean bool(String field, boolean dflt) {
-            JsonNode n = node(field);
-            if (n == null) {
-                return dflt;
-            }
-            if (!n.isBoolean()) {
-                problem(path(field), "must be true or false");
-                return dflt;
-            }
-            return n.asBoolean();
-        }
-
-        List<String> stringList(String field) {
-            JsonNode n = node(field);
-            if (n == null) {
-                return null;
-            }
-            if (n.isTextual()) {
-                return List.of(n.asText().trim().split("\\s+"));
-            }
-            if (!n.isArray()) {
-                problem(path(field), "must be an array of strings (or one string)");
-                return null;
-            }
-            List<String> out = new ArrayList<>();
-            for (int i = 0; i < n.size(); i++) {
-                if (!n.get(i).isTextual()) {
-                    problem(path(field) + "[" + i + "]", "must be a string");
-                } else {
-                    out.add(n.get(i).asText());
-                }
-            }
-            return out;
-        }
-
-        Map<String, String> stringMap(String field) {
-            JsonNode n = node(field);
-            Map<String, String> out = new LinkedHashMap<>();
-            if (n == null) {
-                return out;
-            }
-            if (!n.isObject()) {
-                problem(path(field), "must be an object of string values");
-                return out;
-            }
-            for (Map.Entry<String, JsonNode> e : n.properties()) {
-                if (!e.getValue().isTextual()) {
-                    problem(path(field) + "." + e.getKey(), e.getValue().isValueNode()
-                            ? "must be a string (write \"" + e.getValue().asText() + "\")" : "must be a string");
-                } else {
-                    out.put(e.getKey(), e.getValue().asText());
-                }
-            }
-            return out;
-        }
-
-        void rejectUnknown() {
-            for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
-                String f = it.next();
-                if (!seen.contains(f)) {
-                    problem(path(f), "unknown field");
-                }
-            }
-        }
+    private JsonFields object(JsonNode node, String path) {
+        return JsonFields.object(node, path, problems);
     }
 }

@@ -41,9 +41,15 @@ public final class VigilCli implements Callable<Integer> {
         if (args.length > 0 && java.util.Set.of("run", "demo", "session", "reap").contains(args[0])) {
             dev.vigil.pool.StartUpPreload.start();
         }
-        VigilCli cli = new VigilCli(System.out, System.err);
+        NotedStdout stdout = new NotedStdout();
+        String encoding = System.getProperty("sun.stdout.encoding"); // what System.out writes in
+        PrintStream out = new PrintStream(stdout, true,
+                encoding != null ? java.nio.charset.Charset.forName(encoding) : java.nio.charset.Charset.defaultCharset());
+        VigilCli cli = new VigilCli(out, System.err);
         cli.stopOnSignals();
-        System.exit(cli.execute(args));
+        int code = cli.execute(args);
+        out.flush();
+        System.exit(stdout.exitCode(code, System.err));
     }
 
     /**
@@ -111,7 +117,14 @@ public final class VigilCli implements Callable<Integer> {
             err.println("ERR: " + oneLine(e) + " (see: " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
             return BAD_USAGE;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (RuntimeException | Error unexpected) {
+            // picocli hands only Exceptions to the handler above: an Error (a memory fault on a mapped file is an
+            // InternalError) printed its stack trace and exited 1.
+            err.println("ERR: " + oneLine(unexpected));
+            return 1;
+        }
     }
 
     /** {@code SPEC [--journal DIR]} of run and session. */

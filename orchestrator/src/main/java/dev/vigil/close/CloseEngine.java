@@ -161,6 +161,14 @@ public final class CloseEngine implements AutoCloseable {
         return machine.running();
     }
 
+    /**
+     * What restores a mapped file a child cut short (the mailbox map) and says so in one line, null when nothing was
+     * cut: called before each close, and when a close faults on mapped memory (its CloseAborted then names the file).
+     */
+    public void repairMappedFilesWith(java.util.function.Supplier<String> repair) {
+        machine.repairMappedFilesWith(repair);
+    }
+
     /** The hook that captures evidence about survivors before the first escalation signal; null for none. */
     public void beforeEscalation(CloseMachine.BeforeEscalation hook) {
         machine.beforeEscalation(hook);

@@ -151,6 +151,8 @@ final class CloseMachine {
     private final Map<Long, Run> runs = new LinkedHashMap<>();
     private volatile int running;
     private volatile BeforeEscalation beforeEscalation;
+    /** What undoes a cut mapped file and says so (null: nothing cut), before each close and after a memory fault. */
+    private volatile java.util.function.Supplier<String> mappedFileRepair = () -> null;
     /** Set by {@link #escalateAll}: every close requested later escalates at once too. */
     private String escalateAllOrigin;
 
@@ -179,6 +181,11 @@ final class CloseMachine {
         closeRequested(target, closeId, result, clock.getAsLong());
     }
 
+    /** See {@link CloseEngine#repairMappedFilesWith}. */
+    void repairMappedFilesWith(java.util.function.Supplier<String> repair) {
+        mappedFileRepair = repair;
+    }
+
     /** A close requested at {@code requestedNanos} (the caller's submit: the phases are timed from it). */
     void closeRequested(CloseTarget target, long closeId, CompletableFuture<CloseReport> result, long requestedNanos) {
         Run run = new Run(target, closeId, result, requestedNanos);
@@ -186,6 +193,7 @@ final class CloseMachine {
         runs.put(closeId, run);
         running = runs.size();
         guarded(run, () -> {
+            mappedFileRepair.get(); // a file cut before the close would fault its first shutdown publication
             start(run);
             if (escalateAllOrigin != null) {
                 hurry(run, escalateAllOrigin, clock.getAsLong());
@@ -973,7 +981,8 @@ final class CloseMachine {
             body.run();
         } catch (RuntimeException | Error e) {
             if (run.phase != Phase.DONE) {
-                String reason = JournalException.plain(e);
+                String repaired = JournalException.isMemoryFault(e) ? mappedFileRepair.get() : null;
+                String reason = repaired != null ? repaired : JournalException.plain(e);
                 finish(run);
                 try {
                     journal.append(new CloseAborted(clock.getAsLong(), pid(), run.poolId(), run.closeId, reason,

@@ -5,8 +5,10 @@ import static dev.vigil.mailbox.MailboxDescriptor.MAILBOX_ALIGNMENT;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.mailbox.internal.FileMappings;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -51,6 +53,10 @@ public final class MailboxStore implements AutoCloseable {
     private final RingSettings ring;
     /** Value size: one mailbox plus the slack needed to start it on a 64-byte file offset. */
     private final int valueLength;
+    /** The map file as opened: the file the mappings are of, even once its name points elsewhere. */
+    private final FileChannel file;
+    /** The longest the map file has been (it grows with extra tiers): what {@link #restoreCutLength} restores. */
+    private long longestLength;
 
     private MailboxStore(Path mapFile, ChronicleMap<CharSequence, byte[]> map, List<String> recoveryNotes, Path ownerMarker,
             RingSettings ring) throws IOException {
@@ -61,6 +67,32 @@ public final class MailboxStore implements AutoCloseable {
         this.ownerMarker = ownerMarker;
         this.mappings = new FileMappings(mapFile);
         this.recoveryNotes = List.copyOf(recoveryNotes);
+        this.file = FileChannel.open(mapFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        this.longestLength = file.size();
+    }
+
+    /**
+     * Null when the map file is as long as it has been; else restores that length and says what happened, in one line.
+     * Every child may write the file, and one that truncates it (ftruncate, or an open with O_TRUNC such as Python's
+     * {@code open(path, "w")}) makes each later access to the cut part a SIGBUS, in this JVM an InternalError: before,
+     * the close in progress aborted on it, then the orchestrator's shutdown close too, and no reap of that pool was
+     * journaled (audit: POOL_NOT_CLOSED). Restored, the cut part reads as zeros (IDLE, no shutdown published), so a
+     * close can publish its shutdown and reap. Cheap (one fstat): called at each close and after a memory fault.
+     */
+    public synchronized String restoreCutLength() {
+        try {
+            long now = file.size();
+            if (now >= longestLength) {
+                longestLength = now;
+                return null;
+            }
+            file.write(java.nio.ByteBuffer.wrap(new byte[1]), longestLength - 1); // extends the file: a hole reads as 0
+            return "mailbox file=" + mapFile + " was cut to " + now + " bytes while mapped (" + longestLength
+                    + " bytes): something truncated it (a child opening it with O_TRUNC?); its length is restored, the cut"
+                    + " part's words read as 0";
+        } catch (IOException e) {
+            return "mailbox file=" + mapFile + " cannot be checked: " + dev.vigil.journal.JournalException.plain(e);
+        }
     }
 
     /**
@@ -165,6 +197,11 @@ public final class MailboxStore implements AutoCloseable {
         verifySameMemory(id, mailbox);
         MailboxHandle handle = new MailboxHandle(id, mode, mapFile, mailbox);
         handles.put(id, handle);
+        try {
+            longestLength = Math.max(longestLength, file.size()); // a map that grew a tier
+        } catch (IOException e) {
+            // known at the next restoreCutLength
+        }
         return handle;
     }
 
@@ -248,6 +285,11 @@ public final class MailboxStore implements AutoCloseable {
         removeReleased();
         handles.clear();
         map.close();
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // nothing was written through it but a restored length, already in the file
+        }
         try {
             Files.deleteIfExists(ownerMarker);
         } catch (IOException e) {

@@ -74,10 +74,14 @@ public final class RingDrainer implements AutoCloseable {
      */
     public static final long BUSY_PARK_NANOS = 5_000_000;
     /**
-     * Transitions the command path's inline drains let wait for the background pass at most, per mailbox: at 1.6 M
-     * transitions a second about one busy park's worth (8 batches, 196 KiB).
+     * Transitions the command path's inline drains let wait for the background pass at most, per mailbox (a bound on
+     * memory, ~100 KiB of packed batches): above any one mailbox's rate over a busy park (one C child answering back to
+     * back made 1.7-4.4 M transitions a second on this VM), so the background pass is the journal's one hand-off per park
+     * and the appender wakes once per pass. At 8 batches it was reached every ~4-5 ms at 1.7-2 M transitions a second,
+     * just before the pass: two hand-offs per park, each an appender wake-up, and the encoding and the wake-up on the
+     * command path.
      */
-    public static final int JOURNAL_EVERY = 8 * MailboxTransitionBatch.MAX_TRANSITIONS;
+    public static final int JOURNAL_EVERY = 32 * MailboxTransitionBatch.MAX_TRANSITIONS;
     private static final int ORCHESTRATOR_PID = (int) ProcessHandle.current().pid();
     private static final Comparator<TransitionRecord> SEQ_ORDER =
             Comparator.comparingLong(TransitionRecord::seq).thenComparingLong(TransitionRecord::ticket);
@@ -100,6 +104,14 @@ public final class RingDrainer implements AutoCloseable {
     }
 
     /** A flow-controlling drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
+    /** What restores a map file cut short and says so (null when nothing was cut); see {@link MailboxStore#restoreCutLength}. */
+    private volatile java.util.function.Supplier<String> mappedFileRepair = () -> null;
+
+    /** After a memory fault while draining, {@code repair} runs and draining goes on. */
+    public void repairMappedFilesWith(java.util.function.Supplier<String> repair) {
+        mappedFileRepair = repair;
+    }
+
     public RingDrainer(Consumer<? super JournalEvent> sink) {
         this(sink, DEFAULT_STALL, true);
     }
@@ -240,7 +252,11 @@ public final class RingDrainer implements AutoCloseable {
                 int events = 0;
                 try {
                     events = drainAll(closeId.getAsLong());
-                } catch (RuntimeException e) { // e.g. the journal refused an event: keep draining, say so (rarely)
+                } catch (RuntimeException | InternalError e) { // e.g. the journal refused an event: keep draining, say so (rarely)
+                    // A memory fault (a child cut the map file short) killed this thread before: no ring drained after it.
+                    if (dev.vigil.journal.JournalException.isMemoryFault(e) && mappedFileRepair.get() != null) {
+                        continue;
+                    }
                     if (Long.bitCount(++failures) == 1) {
                         System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error=" + e);
                     }

@@ -155,8 +155,19 @@ public final class Orchestrator implements AutoCloseable {
         this.drainer = d;
         // the map removes of the mailboxes a close released wait until no close runs (MailboxStore.removeReleased)
         this.engine = new CloseEngine(journal, s.reaper(), m::removeReleased);
+        drainer.repairMappedFilesWith(this::restoreCutMailboxFile);
+        engine.repairMappedFilesWith(this::restoreCutMailboxFile);
         // The survivors' own stacks, journaled before any escalation signal ends them (bounded: StackCapture.BOUND).
         engine.beforeEscalation(new dev.vigil.close.StackCapture(journal));
+    }
+
+    /** {@link MailboxStore#restoreCutLength}, said on stderr when it restored something (a close's abort says it too). */
+    private String restoreCutMailboxFile() {
+        String restored = mailboxes.restoreCutLength();
+        if (restored != null) {
+            System.err.println("vigil: " + restored);
+        }
+        return restored;
     }
 
     /** The mailbox map opened by {@code opening}; its own failure is rethrown as it was. */
@@ -475,6 +486,7 @@ public final class Orchestrator implements AutoCloseable {
             try {
                 killContainers();
                 drainer.close();
+                restoreCutMailboxFile(); // the last drain reads every ring
                 drainer.drainAll(0);
             } finally {
                 try {

@@ -322,14 +322,15 @@ public final class Pool implements AutoCloseable {
             throw new PoolStartException("pool=" + poolId + " start refused: starts were stopped (" + stopped + ")", null,
                     null);
         }
+        java.nio.file.Path logDir = orchestrator.childLogDir().resolve(dev.vigil.spawn.ChildLog.fileName(poolId));
         try {
             container = orchestrator.containment().openPool(poolId);
             if (logMaxBytes > 0) {
-                java.nio.file.Files.createDirectories(orchestrator.childLogDir().resolve(fileName(poolId)));
+                java.nio.file.Files.createDirectories(logDir);
             }
         } catch (java.io.IOException e) {
-            throw new PoolStartException("pool=" + poolId + " start failed: child log dir="
-                    + orchestrator.childLogDir().resolve(fileName(poolId)) + " cannot be created: " + JournalException.plain(e), e, null);
+            throw new PoolStartException("pool=" + poolId + " start failed: child log dir=" + logDir + " cannot be created: "
+                    + JournalException.plain(e), e, null);
         } catch (RuntimeException e) {
             throw new PoolStartException("pool=" + poolId + " start failed: " + e.getMessage(), e, null);
         }
@@ -509,15 +510,9 @@ public final class Pool implements AutoCloseable {
         if (logMaxBytes == 0) {
             return null;
         }
-        java.nio.file.Path dir = orchestrator.childLogDir().resolve(fileName(poolId));
-        String base = fileName(group) + "-" + index;
+        java.nio.file.Path dir = orchestrator.childLogDir().resolve(dev.vigil.spawn.ChildLog.fileName(poolId));
+        String base = dev.vigil.spawn.ChildLog.fileName(group) + "-" + index;
         return new dev.vigil.spawn.ChildLog(dir.resolve(base + ".out"), dir.resolve(base + ".err"), logMaxBytes, logKeep);
-    }
-
-    /** A pool or group name as a file name: '/' and control characters become '_'. */
-    private static String fileName(String name) {
-        String s = name.replaceAll("[/\\p{Cntrl}]", "_");
-        return s.equals(".") || s.equals("..") ? "_" + s : s;
     }
 
     /** Children whose exit during the run was handled (journaled, policy applied): each exactly once. */
@@ -686,6 +681,29 @@ public final class Pool implements AutoCloseable {
         return counts.values().stream().mapToInt(Integer::intValue).sum();
     }
 
+    /** Lines of a start-failed child's stderr quoted in its pool's start failure (the close report keeps more). */
+    static final int START_FAILURE_STDERR_LINES = 3;
+
+    /**
+     * What a child that did not become ready left to say why: the error text in its mailbox; else where its stderr
+     * went, with its last lines if they are there yet (its log writer copies them from a pipe: they may come a little
+     * after the exit). Before, a child that exited without writing an error read "error=" and nothing more.
+     */
+    private static String whatItSaid(PoolChild c) {
+        String error = c.mailbox().childErrorText();
+        if (error != null && !error.isBlank()) {
+            return "error=" + error;
+        }
+        java.nio.file.Path log = c.stderrLog();
+        if (log == null) {
+            return "(no error in its mailbox)";
+        }
+        String tail = c.stderrTail();
+        List<String> lines = tail == null ? List.of() : tail.strip().lines().toList();
+        return "(no error in its mailbox; its stderr: " + log + ")" + (lines.isEmpty() ? "" : " "
+                + String.join(" | ", lines.subList(Math.max(0, lines.size() - START_FAILURE_STDERR_LINES), lines.size())));
+    }
+
     /** Null when every child is ready by {@code deadline}; else why not. */
     private String awaitReady(List<PoolChild> children, long deadline) {
         for (PoolChild c : children) {
@@ -695,8 +713,7 @@ public final class Pool implements AutoCloseable {
             while (true) {
                 if (c.exit().isDone()) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " exited before INIT_READY: "
-                            + c.process().exitStatus().map(s -> s.describe()).orElse("?") + " error="
-                            + c.mailbox().childErrorText();
+                            + c.process().exitStatus().map(s -> s.describe()).orElse("?") + " " + whatItSaid(c);
                 }
                 long left = deadline - MonotonicClock.nanos();
                 InitOutcome outcome = c.mailbox().awaitInit(Duration.ofNanos(Math.max(0, Math.min(left, 20_000_000L))));
@@ -709,8 +726,8 @@ public final class Pool implements AutoCloseable {
                             + stopped + ")";
                 }
                 if (outcome == InitOutcome.FAILED) {
-                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED error="
-                            + c.mailbox().childErrorText();
+                    return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " reported INIT_FAILED "
+                            + whatItSaid(c);
                 }
                 if (left <= 0) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " not ready within "

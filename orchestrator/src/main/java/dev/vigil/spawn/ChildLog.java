@@ -24,6 +24,16 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
      */
     public static final int MAX_NAME_BYTES = 200;
 
+    /**
+     * A pool id or group name as the file name its children's logs go under: '/' and control characters become '_',
+     * and "." or ".." get a leading '_'. So two names can share one ("a/b" and "a_b"): the spec reader refuses such
+     * pairs, whose children would write into the same files and read each other's stderr tails.
+     */
+    public static String fileName(String name) {
+        String s = name.replaceAll("[/\\p{Cntrl}]", "_");
+        return s.equals(".") || s.equals("..") ? "_" + s : s;
+    }
+
     public ChildLog {
         Objects.requireNonNull(stdout, "stdout");
         Objects.requireNonNull(stderr, "stderr");

@@ -198,6 +198,24 @@ class ChildContractTest {
         assertTrue(handle.childErrorText().contains("demo init failure requested"), handle.childErrorText());
     }
 
+    /**
+     * A demo setting that is not well formed fails init naming it, in every runtime alike. Before, the C child read
+     * "200ms" as 200 and "-5" as 2^64 - 5, the Java one failed with a bare NumberFormatException.
+     */
+    @ParameterizedTest(name = "{0} child, {1}")
+    @MethodSource("runtimesAndModes")
+    void aMalformedDemoSettingFailsInitNamingIt(ChildKind kind, ProtocolMode mode) {
+        MailboxHandle handle = allocate(mode);
+        Map<String, String> env = new java.util.HashMap<>(kind.env(handle, DemoBehaviour.DEFAULT));
+        env.put(DemoBehaviour.TEARDOWN_MILLIS, "200ms");
+        SpawnedChild child = SpawnedChild.spawn(kind.argv(ChildKind.TEST_JVM_FLAGS), env, dir.resolve("malformed.log"));
+        children.add(child);
+        assertEquals(InitOutcome.FAILED, handle.awaitInit(BOUND), this::log);
+        assertEquals(ChildExitCodes.INIT_FAILED, child.awaitExit(BOUND), this::log);
+        assertTrue(handle.childErrorText().contains("VIGIL_DEMO_TEARDOWN_MILLIS: not a whole number (milliseconds, 0.."),
+                handle.childErrorText());
+    }
+
     @ParameterizedTest(name = "{0} child, {1}")
     @MethodSource("runtimesAndModes")
     void aChildWhoseParentIsNotTheNamedParentExitsFour(ChildKind kind, ProtocolMode mode) {

@@ -39,6 +39,28 @@ class SpecReaderTest {
         assertEquals(2, spec.pools().get(0).groups().get(0).children());
     }
 
+    /**
+     * The demo children's settings are checked with the spec: a value that is not well formed, or a VIGIL_DEMO_ name that
+     * is none of them (a typo), is named at its path, nothing started. Before, "200ms" ran as 200 ms in a C child and
+     * VIGIL_DEMO_TEARDOWN_MS was ignored.
+     */
+    @Test
+    void demoSettingsInAGroupsEnvAreCheckedWithTheSpec() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("demo.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "chips", "kind": "c", "children": 2,
+                     "env": {"VIGIL_DEMO_TEARDOWN_MILLIS": "200ms", "VIGIL_DEMO_GATE": "on", "VIGIL_DEMO_TEARDOWN_MS": "200",
+                             "VIGIL_DEMO_EXIT_CODE": " 7 ", "MY_OWN": "x"}}]}]}
+                """)));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(List.of(
+                "pools[0].groups[0].env.VIGIL_DEMO_TEARDOWN_MILLIS: not a whole number (milliseconds, 0..9223372036854): '200ms'",
+                "pools[0].groups[0].env.VIGIL_DEMO_GATE: not 1/0, true/false or yes/no: 'on'",
+                "pools[0].groups[0].env.VIGIL_DEMO_TEARDOWN_MS: unknown demo setting (known: VIGIL_DEMO_DELAY_MICROS, "
+                        + "VIGIL_DEMO_GATE, VIGIL_DEMO_TEARDOWN_MILLIS, VIGIL_DEMO_TEARDOWN_BEAT, VIGIL_DEMO_IGNORE_SHUTDOWN, "
+                        + "VIGIL_DEMO_EXIT_CODE, VIGIL_DEMO_FAIL_INIT)"), got);
+    }
+
     @Test
     void javaAndPythonGroupsTakeAClassPathAndJavaGroupsJvmOptionsAndNothingElseDoes() throws IOException {
         Path lib = Files.createDirectories(dir.resolve("lib"));
@@ -119,6 +141,28 @@ class SpecReaderTest {
         }
         assertEquals(expected.size(), got.size(), "unexpected extra problems: " + got);
         assertTrue(e.getMessage().contains("14 error(s)"), e.getMessage());
+    }
+
+    /**
+     * Names that differ but name the same child log files ('/' becomes '_') are refused naming both: before, pools
+     * "a/b" and "a_b" both ran, their children appending to a_b/c-0.err and each close's report showing the other
+     * pool's stderr as its child's.
+     */
+    @Test
+    void twoNamesThatNameTheSameChildLogFilesAreRefusedNamingBoth() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("clash.json", """
+                {"pools": [
+                   {"id": "a/b", "groups": [{"name": "c", "kind": "c", "children": 1}]},
+                   {"id": "a_b", "groups": [{"name": "x\\u0001y", "kind": "c", "children": 1},
+                                            {"name": "x_y", "kind": "c", "children": 1},
+                                            {"name": "..", "kind": "c", "children": 1}]}]}
+                """)));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(List.of(
+                "pools[1].groups[1].name: 'x_y' and the group name 'x\\u0001y' name the same child log files ('x_y': '/' and"
+                        + " control characters become '_'); rename one",
+                "pools[1].id: 'a_b' and the pool id 'a/b' name the same child log files ('a_b': '/' and control characters"
+                        + " become '_'); rename one"), got);
     }
 
     @Test

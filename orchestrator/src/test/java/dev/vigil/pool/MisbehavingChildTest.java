@@ -65,4 +65,30 @@ class MisbehavingChildTest {
                 "the vandal's lost ring records are journaled as an overrun");
         assertTrue(JournalChecks.mailboxesReleasedOnlyAfterReap(events).isEmpty());
     }
+    /**
+     * The map file cut to 0 bytes while mapped (what a child that opens it with O_TRUNC, Python's {@code open(path,
+     * "w")}, does to every pool): each access to it is a SIGBUS. Before, the close aborted on the orchestrator's
+     * InternalError ("memory fault on a mapped journal file"), the orchestrator's shutdown close too, and no reap was
+     * journaled. Now its length is restored before the close (the cut words read as 0), which reaps both children.
+     */
+    @Test
+    void aMailboxFileCutShortWhileMappedStillLetsThePoolCloseAndReapEveryChild() throws Exception {
+        Path journal = tmp.resolve("journal");
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
+            Pool pool = Pool.builder(o, "cut").group("c", 2, ChildSpec.cDemo())
+                    .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(2)).build()).start();
+            assertEquals(1, pool.control("c", 0, 1, 1, Duration.ofSeconds(5)).value());
+            Path mapFile = pool.child("c", 0).mailbox().mapFile();
+            try (FileChannel ch = FileChannel.open(mapFile, StandardOpenOption.WRITE)) {
+                ch.truncate(0);
+            }
+            CloseReport report = assertTimeoutPreemptively(Duration.ofSeconds(30), pool::closeWithReport,
+                    "the close of a pool whose mailbox file was cut did not end");
+            assertEquals(2, report.children().size(), report.toJson());
+            assertTrue(report.survivors().isEmpty(), report.toJson());
+        }
+        List<JournalEvent> events = JournalChecks.readAll(journal);
+        assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), "reaps journaled");
+        assertTrue(events.stream().noneMatch(e -> e instanceof dev.vigil.journal.CloseAborted), events.toString());
+    }
 }

@@ -201,7 +201,7 @@ class PoolCloseTest {
 
     /** The orchestrator's long-lived threads by name (a number at the end as N); short-lived start-up ones aside. */
     private static final java.util.Set<String> FIXED_THREADS = java.util.Set.of("vigil-close-engine-N",
-            "vigil-journal-appender-N", "vigil-reaper-pidfd", "vigil-ring-drainer", "vigil-spawner", "vigil-spawner-N",
+            "vigil-journal-appender-N", "vigil-journal-pages-N", "vigil-reaper-pidfd", "vigil-ring-drainer", "vigil-spawner", "vigil-spawner-N",
             "vigil-supervisor", "vigil-stack-capture");
     private static final java.util.Set<String> START_UP_THREADS = java.util.Set.of("vigil-report-warm-up",
             "vigil-preload", "vigil-open-mailboxes");

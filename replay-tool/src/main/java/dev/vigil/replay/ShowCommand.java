@@ -211,7 +211,8 @@ public final class ShowCommand implements Callable<Integer> {
         out.println("  acked: " + (ch.acked() == null ? "never" : CloseVerdict.at(CloseVerdict.ackTime(ch.acked()), t0)));
         ChildReaped r = ch.reaped();
         out.println("  reaped: " + (r == null ? "never" : CloseVerdict.at(r.timeNanos(), t0)
-                + (r.sinceBroadcastNanos() >= 0 ? " (" + seconds(r.sinceBroadcastNanos()) + " after broadcast)" : "")
+                + (r.timeNanos() < t0 ? " (exited before the close began)"
+                        : r.sinceBroadcastNanos() >= 0 ? " (" + seconds(r.sinceBroadcastNanos()) + " after broadcast)" : "")
                 + (r.signal() > 0 ? " by " + SignalNames.name(r.signal()) + " (" + r.signal() + ")" : " exit " + r.exitCode())));
         if (!ch.escalations().isEmpty()) {
             List<String> sent = new java.util.ArrayList<>();

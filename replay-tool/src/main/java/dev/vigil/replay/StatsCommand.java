@@ -83,7 +83,7 @@ public final class StatsCommand implements Callable<Integer> {
         }
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
-            out.printf(Locale.ROOT, "reap latency per close (seconds; children killed by escalation are not in it)%n"
+            out.printf(Locale.ROOT, "reap latency per close (seconds; children killed by escalation, or gone before the close, are not in it)%n"
                     + "%15s  %-16s  %8s  %7s  %6s  %6s  %4s  %s%n", "close", "pool", "children", "overlap", "reaped",
                     "killed", "kept", LatencySummary.header());
         }
@@ -255,7 +255,7 @@ public final class StatsCommand implements Callable<Integer> {
 
         void reaped(ChildReaped e) {
             OpenClose c = open.get(e.closeId());
-            if (c != null && e.sinceBroadcastNanos() >= 0) {
+            if (c != null && e.sinceBroadcastNanos() >= 0 && !e.goneBeforeClose()) { // no broadcast reached it: no latency
                 boolean killed = !c.escalated.isEmpty() && c.escalated.contains(e.group() + "/" + e.index());
                 (killed ? c.kills : c.reaps).add(e);
             }

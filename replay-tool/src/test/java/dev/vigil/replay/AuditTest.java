@@ -179,6 +179,32 @@ class AuditTest {
         assertTrue(show.out().contains("live report: FAILED, DIFFERS from the journal"), show::toString);
     }
 
+    /**
+     * A child that exited during the run is reaped by the next close with 0 since the broadcast (the engine's
+     * sinceBroadcast is never negative): show said "0.000 s after broadcast" for a child no broadcast reached.
+     */
+    @Test
+    void aChildThatExitedBeforeTheCloseIsNotShownAsReapedAfterItsBroadcast() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
+            ScenarioJournal.Close c = p.close(Scenarios.LEAK, 0);
+            c.reapedBeforeStart(p.child(0), 35, 3);
+            c.broadcast();
+            c.exits(p.child(1), 10, 0);
+            c.complete();
+        }
+        CliRun show = CliRun.of("show", tmp.toString(), "1");
+        assertEquals(0, show.exit(), show::toString);
+        assertTrue(show.out().contains("reaped: -0.035 s (exited before the close began) exit 3"), show::toString);
+        assertTrue(show.out().contains("after broadcast) exit 0"), show::toString);
+        assertFalse(show.out().contains("0.000 s after broadcast"), show::toString);
+        // stats times only the child a broadcast reached (10 ms after it); the other read as a latency of 0 before
+        CliRun stats = CliRun.of("stats", "--json", tmp.toString());
+        assertEquals(0, stats.exit(), stats::toString);
+        String close = stats.out().lines().filter(l -> l.contains("\"type\":\"close\"")).findFirst().orElseThrow();
+        assertTrue(close.contains("\"reaps\":1,") && !close.contains("\"minNanos\":0,"), close);
+    }
+
     @Test
     void aCloseTheJournalEndsInsideIsReported() {
         try (ScenarioJournal j = new ScenarioJournal(tmp)) {

@@ -309,6 +309,17 @@ final class ScenarioJournal implements AutoCloseable {
             reap(c, exit, 0);
         }
 
+        /**
+         * A child that exited while the pool ran, reaped by this close {@code millisBefore} ms before it started: the
+         * engine journals the reap with the exit's own time and 0 since the broadcast.
+         */
+        void reapedBeforeStart(Child c, double millisBefore, int exit) {
+            long at = startedAt - (long) (millisBefore * 1_000_000);
+            append(new ChildReaped(at, ORCHESTRATOR_PID, pool.id, closeId, c.group, c.index, c.pid, exit, 0, 0));
+            reaps.put(c, new long[] {exit, 0, 0});
+            c.reaped = true;
+        }
+
         void reap(Child c, int exit, int signal) {
             long since = now - broadcastAt;
             append(new ChildReaped(now, ORCHESTRATOR_PID, pool.id, closeId, c.group, c.index, c.pid,

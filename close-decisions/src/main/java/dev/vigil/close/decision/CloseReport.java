@@ -89,6 +89,14 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
         }
 
         /**
+         * It had exited before its close began (during the run) and the close only collected it: no broadcast reached
+         * it, so it has no broadcast-to-reap latency (sinceBroadcastNanos 0 by convention).
+         */
+        public boolean goneBeforeClose() {
+            return sinceBroadcastNanos == 0 && outcome != ChildOutcome.SURVIVOR;
+        }
+
+        /**
          * Whether a child's stderr tail belongs in the report: it failed the close (killed by escalation, survivor),
          * exited non-zero, or ended by a signal other than a stop signal (SIGHUP, SIGINT, SIGTERM).
          */

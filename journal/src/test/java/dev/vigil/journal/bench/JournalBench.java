@@ -105,24 +105,22 @@ public final class JournalBench {
                 + "mean event %d bytes, %d cpus, java %s%n", events, rounds, pacedRate, bytes / DISTINCT_EVENTS,
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
         out.println("load average at start: " + loadAverage());
+        sameDocuments(work.resolve("same-documents"));
         out.println("variant         round  events/s      p50 ns  p90 ns  p99 ns  p99.9 ns  max us  writer-cpu ns/ev  producer-cpu ns/ev");
         java.util.Map<String, java.util.List<Result>> all = new java.util.TreeMap<>();
         for (int round = 0; round <= rounds; round++) {
             String r = round == 0 ? "warm" : Integer.toString(round);
-            if (variants.contains("raw-bytes")) {
-                report("raw-bytes", r, raw(work.resolve("raw-bytes-" + round), Encoding.PRE_ENCODED));
+            int at = round;
+            // Every other round in the opposite order, so that no variant always runs first after the previous round's
+            // files were deleted, or always right after the same other one.
+            java.util.List<String> order = new java.util.ArrayList<>(ORDER);
+            if (round % 2 == 1) {
+                java.util.Collections.reverse(order);
             }
-            if (variants.contains("raw-codec")) {
-                report("raw-codec", r, raw(work.resolve("raw-codec-" + round), Encoding.INTO_EXCERPT));
-            }
-            if (variants.contains("raw-scratch")) {
-                report("raw-scratch", r, raw(work.resolve("raw-scratch-" + round), Encoding.SCRATCH_THEN_COPY));
-            }
-            if (variants.contains("journal")) {
-                report("journal", r, journal(work.resolve("journal-" + round), 0));
-            }
-            if (variants.contains("journal-paced")) {
-                report("journal-paced", r, journal(work.resolve("journal-paced-" + round), pacedRate));
+            for (String variant : order) {
+                if (variants.contains(variant)) {
+                    report(variant, r, runVariant(variant, work.resolve(variant + "-" + at)));
+                }
             }
             if (round > 0) {
                 results.forEach((variant, result) -> all.computeIfAbsent(variant, v -> new java.util.ArrayList<>()).add(result));
@@ -145,6 +143,13 @@ public final class JournalBench {
         printRatio(all, "raw-bytes", "raw-scratch", Result::eventsPerSecond, "events/s", "");
         double cpu = printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 1.5)");
         printRatio(all, "journal", "raw-scratch", Result::writerCpu, "writer cpu/event", "");
+        printRatio(all, "raw-writebytes", "raw-bytes", Result::writerCpu, "writer cpu/event", "");
+        printRatio(all, "journal-no-pages-thread", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal-writing-document", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal", "journal-writing-document", Result::writerCpu, "writer cpu/event", "");
+        printRatio(all, "journal", "journal-writing-document", JournalBench::bothThreadsCpu, "cpu/event of both threads", "");
+        printRatio(all, "journal", "journal-no-pages-thread", Result::writerCpu, "writer cpu/event", "");
+        printRatio(all, "journal", "journal-no-pages-thread", JournalBench::bothThreadsCpu, "cpu/event of both threads", "");
         // append encodes on the producer's thread: the whole path's CPU is both threads', against the raw loop's one.
         double both = printRatio(all, "journal", "raw-bytes", JournalBench::bothThreadsCpu, "cpu/event of both threads",
                 " (journal: producer + appender; raw: its one thread)");
@@ -163,6 +168,101 @@ public final class JournalBench {
                     Math.round(median(all, "journal", JournalBench::bothThreadsCpu)) + " ns",
                     "raw appender thread (encoded before the run) " + Math.round(median(all, "raw-bytes", Result::writerCpu))
                     + " ns", BenchSummary.ratio(both)).print(out);
+        }
+    }
+
+    /**
+     * Checks the method: the journal and the raw appender write the same documents (byte for byte, one event each)
+     * into queues alike (roll cycle, index layout, file system), so that events/s compares like with like. Writes two
+     * rounds of the sample both ways and reads both queues back; throws on any difference.
+     */
+    private void sameDocuments(Path dir) {
+        int n = 2 * DISTINCT_EVENTS;
+        Path journalDir = dir.resolve("journal");
+        Path rawDir = dir.resolve("raw");
+        try (JournalWriter w = JournalWriter.open(journalDir)) {
+            for (int i = 0; i < n; i++) {
+                w.append(sample[i % DISTINCT_EVENTS]);
+            }
+        }
+        try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(rawDir.toFile()).build();
+             ExcerptAppender a = q.createAppender()) {
+            for (int i = 0; i < n; i++) {
+                try (DocumentContext dc = a.writingDocument()) {
+                    dc.wire().bytes().write(encoded[i % DISTINCT_EVENTS]);
+                }
+            }
+        }
+        try (SingleChronicleQueue j = SingleChronicleQueueBuilder.binary(journalDir.toFile()).readOnly(true).build();
+             SingleChronicleQueue r = SingleChronicleQueueBuilder.binary(rawDir.toFile()).readOnly(true).build();
+             net.openhft.chronicle.queue.ExcerptTailer jt = j.createTailer();
+             net.openhft.chronicle.queue.ExcerptTailer rt = r.createTailer()) {
+            String journalQueue = j.rollCycle() + " indexCount " + j.indexCount() + " indexSpacing " + j.indexSpacing();
+            String rawQueue = r.rollCycle() + " indexCount " + r.indexCount() + " indexSpacing " + r.indexSpacing();
+            if (!journalQueue.equals(rawQueue)) {
+                throw new IllegalStateException("the journal's queue (" + journalQueue + ") is not like the raw one (" + rawQueue + ")");
+            }
+            for (int i = 0; ; i++) {
+                try (DocumentContext jd = jt.readingDocument(); DocumentContext rd = rt.readingDocument()) {
+                    if (jd.isPresent() != rd.isPresent()) {
+                        throw new IllegalStateException("document " + i + ": in one queue only (journal " + jd.isPresent() + ")");
+                    }
+                    if (!jd.isPresent()) {
+                        if (i != n) {
+                            throw new IllegalStateException(i + " documents in each queue, " + n + " written");
+                        }
+                        break;
+                    }
+                    if (!java.util.Arrays.equals(jd.wire().bytes().toByteArray(), rd.wire().bytes().toByteArray())) {
+                        throw new IllegalStateException("document " + i + " differs between the journal and the raw appender");
+                    }
+                }
+            }
+            out.printf(Locale.ROOT, "same documents: %,d events written both ways read back byte for byte equal, one per"
+                    + " document; both queues %s, on %s%n", n, journalQueue, fileStore(dir));
+        } finally {
+            delete(dir);
+        }
+    }
+
+    private static String fileStore(Path dir) {
+        try {
+            java.nio.file.FileStore store = Files.getFileStore(dir);
+            return store.toString() + " (" + store.type() + ")";
+        } catch (IOException e) {
+            return "unknown file system";
+        }
+    }
+
+    /** The variants in the order a round runs them (every other round reversed). */
+    private static final java.util.List<String> ORDER = java.util.List.of("raw-bytes", "raw-writebytes", "raw-codec", "raw-scratch",
+            "journal", "journal-no-pages-thread", "journal-writing-document", "journal-paced");
+
+    private Result runVariant(String variant, Path dir) {
+        return switch (variant) {
+            case "raw-bytes" -> raw(dir, Encoding.PRE_ENCODED);
+            case "raw-codec" -> raw(dir, Encoding.INTO_EXCERPT);
+            case "raw-writebytes" -> raw(dir, Encoding.WRITE_BYTES);
+            case "raw-scratch" -> raw(dir, Encoding.SCRATCH_THEN_COPY);
+            case "journal" -> journal(dir, 0);
+            case "journal-no-pages-thread" -> with("vigil.journal.pagesAhead", () -> journal(dir, 0));
+            case "journal-writing-document" -> with("vigil.journal.writeBytes", () -> journal(dir, 0));
+            case "journal-paced" -> journal(dir, pacedRate);
+            default -> throw new IllegalArgumentException("unknown variant " + variant);
+        };
+    }
+
+    /**
+     * The journal with one of its ways turned off for comparison: {@code vigil.journal.pagesAhead} (the appender reserves
+     * every chunk of pages itself, no pages thread), {@code vigil.journal.writeBytes} (every excerpt through
+     * writingDocument).
+     */
+    private static Result with(String offProperty, java.util.function.Supplier<Result> run) {
+        System.setProperty(offProperty, "false");
+        try {
+            return run.get();
+        } finally {
+            System.clearProperty(offProperty);
         }
     }
 
@@ -264,6 +364,8 @@ public final class JournalBench {
     enum Encoding {
         /** Copies bytes encoded before the run: the floor, Chronicle's own cost. */
         PRE_ENCODED,
+        /** Copies bytes encoded before the run (off heap) through {@code ExcerptAppender.writeBytes(BytesStore)}. */
+        WRITE_BYTES,
         /** EventCodec writes field by field straight into the mapped excerpt. */
         INTO_EXCERPT,
         /** EventCodec writes into a small direct buffer, copied into the excerpt (what the journal's appender does). */
@@ -277,6 +379,10 @@ public final class JournalBench {
         long cpu0;
         long cpu1;
         Bytes<?> scratch = Bytes.allocateElasticDirect(512);
+        Bytes<?>[] direct = new Bytes<?>[encoding == Encoding.WRITE_BYTES ? DISTINCT_EVENTS : 0];
+        for (int k = 0; k < direct.length; k++) {
+            direct[k] = Bytes.allocateDirect(encoded[k]);
+        }
         try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir.toFile()).build();
              ExcerptAppender a = q.createAppender()) {
             cpu0 = cpuNanos(Thread.currentThread().getId());
@@ -293,6 +399,7 @@ public final class JournalBench {
                             dc.wire().bytes().write(encoded[k]);
                         }
                     }
+                    case WRITE_BYTES -> a.writeBytes(direct[k]);
                     case INTO_EXCERPT -> {
                         try (DocumentContext dc = a.writingDocument()) {
                             EventCodec.write(sample[k], dc.wire().bytes());
@@ -314,6 +421,9 @@ public final class JournalBench {
             cpu1 = cpuNanos(Thread.currentThread().getId());
         } finally {
             scratch.releaseLast();
+            for (Bytes<?> d : direct) {
+                d.releaseLast();
+            }
         }
         delete(dir);
         return new Result(events * 1e9 / (end - start), h, (cpu1 - cpu0) / (double) events, -1);

@@ -25,16 +25,53 @@ public record DemoBehaviour(long delayMicros, boolean gate, long teardownMillis,
 
     public static final DemoBehaviour DEFAULT = new DemoBehaviour(0, false, 0, true, false, 0, false);
 
+    /** Every setting's name, as a spec's group env or a child's environment carries it. */
+    public static final java.util.List<String> NAMES = java.util.List.of(DELAY_MICROS, GATE, TEARDOWN_MILLIS, TEARDOWN_BEAT,
+            IGNORE_SHUTDOWN, EXIT_CODE, FAIL_INIT);
+
+    /**
+     * The settings in {@code env}; an unset or empty one keeps its default. Throws IllegalArgumentException naming the
+     * first setting that is not what {@link #whyNotSetting} says it must be. Before, {@code "200ms"} or {@code "-5"} was
+     * cut or wrapped by the C child, refused with a bare NumberFormatException by the Java one, and a flag {@code "on"}
+     * read as off.
+     */
     public static DemoBehaviour fromEnv(Map<String, String> env) {
-        return new DemoBehaviour(
-                Long.parseLong(env.getOrDefault(DELAY_MICROS, "0").trim()),
-                flag(env, GATE, false),
-                Long.parseLong(env.getOrDefault(TEARDOWN_MILLIS, "0").trim()),
-                flag(env, TEARDOWN_BEAT, true),
-                flag(env, IGNORE_SHUTDOWN, false),
-                Integer.parseInt(env.getOrDefault(EXIT_CODE, "0").trim()),
+        return new DemoBehaviour(number(env, DELAY_MICROS, 0), flag(env, GATE, false), number(env, TEARDOWN_MILLIS, 0),
+                flag(env, TEARDOWN_BEAT, true), flag(env, IGNORE_SHUTDOWN, false), (int) number(env, EXIT_CODE, 0),
                 flag(env, FAIL_INIT, false));
     }
+
+    /**
+     * Null when {@code value} is a well-formed value of the setting {@code name} (an empty one means its default); else
+     * why not: numbers are decimal digits (microseconds, milliseconds, an exit status 0..255), flags 1/0, true/false or
+     * yes/no; a VIGIL_DEMO_ name not in {@link #NAMES} is unknown (a typo would otherwise be ignored).
+     */
+    public static String whyNotSetting(String name, String value) {
+        if (value == null || value.isBlank()) {
+            return NAMES.contains(name) ? null : unknown();
+        }
+        return switch (name) {
+            case DELAY_MICROS -> whyNotNumber(value, Long.MAX_VALUE / 1000, "microseconds");
+            case TEARDOWN_MILLIS -> whyNotNumber(value, Long.MAX_VALUE / 1_000_000, "milliseconds");
+            case EXIT_CODE -> whyNotNumber(value, 255, "exit status");
+            case GATE, TEARDOWN_BEAT, IGNORE_SHUTDOWN, FAIL_INIT -> FLAGS.containsKey(value.trim().toLowerCase(java.util.Locale.ROOT))
+                    ? null : "not 1/0, true/false or yes/no: '" + value.trim() + "'";
+            default -> unknown();
+        };
+    }
+
+    private static String unknown() {
+        return "unknown demo setting (known: " + String.join(", ", NAMES) + ")";
+    }
+
+    private static String whyNotNumber(String value, long max, String unit) {
+        String v = value.trim();
+        return v.matches("[0-9]{1,18}") && Long.parseLong(v) <= max ? null
+                : "not a whole number (" + unit + ", 0.." + max + "): '" + value.trim() + "'";
+    }
+
+    private static final Map<String, Boolean> FLAGS = Map.of("1", true, "true", true, "yes", true, "0", false, "false", false,
+            "no", false);
 
     /** These settings as environment variables (what a launcher passes to a Java or C demo child). */
     public Map<String, String> toEnv() {
@@ -67,12 +104,22 @@ public record DemoBehaviour(long delayMicros, boolean gate, long teardownMillis,
         return new DemoBehaviour(delayMicros, gate, teardownMillis, teardownBeats, ignoreShutdown, exitCode, on);
     }
 
+    private static long number(Map<String, String> env, String name, long fallback) {
+        String value = checked(env, name);
+        return value == null || value.isBlank() ? fallback : Long.parseLong(value.trim());
+    }
+
     private static boolean flag(Map<String, String> env, String name, boolean fallback) {
+        String value = checked(env, name);
+        return value == null || value.isBlank() ? fallback : FLAGS.get(value.trim().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    private static String checked(Map<String, String> env, String name) {
         String value = env.get(name);
-        if (value == null || value.isBlank()) {
-            return fallback;
+        String why = whyNotSetting(name, value);
+        if (why != null) {
+            throw new IllegalArgumentException(name + ": " + why);
         }
-        String v = value.trim();
-        return v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes");
+        return value;
     }
 }
