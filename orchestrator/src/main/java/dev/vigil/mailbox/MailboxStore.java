@@ -34,8 +34,9 @@ import net.openhft.chronicle.map.MapEntry;
  *
  * <p>A release frees the mailbox at once for the orchestrator (its handle is gone, {@link #lookup} and {@link #ids} no
  * longer see it) but leaves its record in the map until {@link #removeReleased}: the close engine calls it once no
- * close runs, so the map's remove, a few hundred microseconds of Chronicle code that a close runs only once per child
- * (seldom compiled), is not on the way from a close's last reap to its report. Every allocation removes what is
+ * close has run for a millisecond, so the map's remove, a few hundred microseconds of Chronicle code that a close
+ * runs only once per child (seldom compiled), is not on the way from a close's last reap to its report nor on its
+ * caller's way back. Every allocation removes what is
  * pending first (the same key is allocated again by the pool's next cycle, and a full map has its room back), and so
  * does {@link #close}.
  */
