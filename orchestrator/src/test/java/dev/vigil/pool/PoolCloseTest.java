@@ -312,6 +312,20 @@ class PoolCloseTest {
     }
 
     @Test
+    void theRecordsOfTheMailboxesACloseReleasedLeaveTheMapOnceNoCloseRuns() throws Exception {
+        Pool pool = Pool.builder(orchestrator, "records").childOutput(Redirect.DISCARD).group("chips", 3, ChildSpec.cDemo())
+                .start();
+        assertEquals(CloseReport.Outcome.CLEAN, pool.closeWithReport().outcome());
+        assertTrue(orchestrator.mailboxes().ids().stream().noneMatch(id -> id.poolId().equals("records")),
+                orchestrator.mailboxes().ids().toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (orchestrator.mailboxes().releasedNotRemoved() > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(0, orchestrator.mailboxes().releasedNotRemoved(), "the engine removes them once no close runs");
+    }
+
+    @Test
     void spawnOfAMissingBinaryFailsClearlyAndLeavesNothing() {
         PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "missing")
                 .childOutput(Redirect.DISCARD)

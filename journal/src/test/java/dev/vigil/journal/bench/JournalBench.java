@@ -145,6 +145,9 @@ public final class JournalBench {
         printRatio(all, "journal", "raw-scratch", Result::writerCpu, "writer cpu/event", "");
         printRatio(all, "raw-writebytes", "raw-bytes", Result::writerCpu, "writer cpu/event", "");
         printRatio(all, "journal-no-pages-thread", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal-writing-document", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal", "journal-writing-document", Result::writerCpu, "writer cpu/event", "");
+        printRatio(all, "journal", "journal-writing-document", JournalBench::bothThreadsCpu, "cpu/event of both threads", "");
         printRatio(all, "journal", "journal-no-pages-thread", Result::writerCpu, "writer cpu/event", "");
         printRatio(all, "journal", "journal-no-pages-thread", JournalBench::bothThreadsCpu, "cpu/event of both threads", "");
         // append encodes on the producer's thread: the whole path's CPU is both threads', against the raw loop's one.
@@ -233,7 +236,7 @@ public final class JournalBench {
 
     /** The variants in the order a round runs them (every other round reversed). */
     private static final java.util.List<String> ORDER = java.util.List.of("raw-bytes", "raw-writebytes", "raw-codec", "raw-scratch",
-            "journal", "journal-no-pages-thread", "journal-paced");
+            "journal", "journal-no-pages-thread", "journal-writing-document", "journal-paced");
 
     private Result runVariant(String variant, Path dir) {
         return switch (variant) {
@@ -242,19 +245,24 @@ public final class JournalBench {
             case "raw-writebytes" -> raw(dir, Encoding.WRITE_BYTES);
             case "raw-scratch" -> raw(dir, Encoding.SCRATCH_THEN_COPY);
             case "journal" -> journal(dir, 0);
-            case "journal-no-pages-thread" -> withoutPagesThread(() -> journal(dir, 0));
+            case "journal-no-pages-thread" -> with("vigil.journal.pagesAhead", () -> journal(dir, 0));
+            case "journal-writing-document" -> with("vigil.journal.writeBytes", () -> journal(dir, 0));
             case "journal-paced" -> journal(dir, pacedRate);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
     }
 
-    /** The journal with its appender reserving every chunk of pages itself (PageReservation, no pages thread). */
-    private static Result withoutPagesThread(java.util.function.Supplier<Result> run) {
-        System.setProperty("vigil.journal.pagesAhead", "false");
+    /**
+     * The journal with one of its ways turned off for comparison: {@code vigil.journal.pagesAhead} (the appender reserves
+     * every chunk of pages itself, no pages thread), {@code vigil.journal.writeBytes} (every excerpt through
+     * writingDocument).
+     */
+    private static Result with(String offProperty, java.util.function.Supplier<Result> run) {
+        System.setProperty(offProperty, "false");
         try {
             return run.get();
         } finally {
-            System.clearProperty("vigil.journal.pagesAhead");
+            System.clearProperty(offProperty);
         }
     }
 
