@@ -267,6 +267,42 @@ class VigilCliEndToEndTest {
     }
 
     /**
+     * {@code vigil session SPEC <&-}: a closed stdin is end of input (every pool closed at once, exit 0), and a closed
+     * stdout fails the run with one ERR line. Before, the JVM's first open took the free descriptor 0 (its runtime image,
+     * lib/modules), and the session answered about 1.2 million "requests" read from that file before it closed the pools.
+     */
+    @Test
+    void aClosedStdinIsEndOfInputAndAClosedStdoutAFailedWrite() throws Exception {
+        Path spec = Files.writeString(work.resolve("fds.json"), """
+                {"journalDir": "fds-journal", "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1}]}]}
+                """);
+        String vigil = "'" + Launchers.ROOT.resolve("bin/vigil") + "'"; // the checkout path has no quote
+        Process session = new ProcessBuilder("sh", "-c", "exec " + vigil + " session fds.json <&-").directory(work.toFile())
+                .redirectOutput(work.resolve("session.out").toFile()).redirectError(work.resolve("session.err").toFile()).start();
+        try {
+            assertTrue(session.waitFor(60, TimeUnit.SECONDS), "a session with stdin closed did not end");
+        } finally {
+            session.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        List<String> answers = Files.readAllLines(work.resolve("session.out"));
+        assertEquals(0, session.exitValue(), answers + Files.readString(work.resolve("session.err")));
+        assertEquals(2, answers.size(), "the ready line and the close's answer, no request read: " + answers.subList(0,
+                Math.min(3, answers.size())));
+        assertTrue(answers.get(1).contains("\"clean\":true"), answers.get(1));
+
+        Process run = new ProcessBuilder("sh", "-c", "exec " + vigil + " run fds.json >&-").directory(work.toFile())
+                .redirectError(work.resolve("run.err").toFile()).start();
+        try {
+            assertTrue(run.waitFor(60, TimeUnit.SECONDS), "a run with stdout closed did not end");
+        } finally {
+            run.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        String err = Files.readString(work.resolve("run.err"));
+        assertEquals(1, run.exitValue(), err);
+        assertTrue(err.startsWith("ERR: writing stdout failed: Bad file descriptor"), err);
+    }
+
+    /**
      * The commands a run prints to paste ("look closer:") work when pasted, whatever the journal dir is called: a blank,
      * a quote and {@code $(...)} in its name. Before, they were printed unquoted: the pasted show named two
      * directories and ran the {@code $(touch ...)}.

@@ -74,10 +74,14 @@ public final class RingDrainer implements AutoCloseable {
      */
     public static final long BUSY_PARK_NANOS = 5_000_000;
     /**
-     * Transitions the command path's inline drains let wait for the background pass at most, per mailbox: at 1.6 M
-     * transitions a second about one busy park's worth (8 batches, 196 KiB).
+     * Transitions the command path's inline drains let wait for the background pass at most, per mailbox (a bound on
+     * memory, ~100 KiB of packed batches): above any one mailbox's rate over a busy park (one C child answering back to
+     * back made 1.7-4.4 M transitions a second on this VM), so the background pass is the journal's one hand-off per park
+     * and the appender wakes once per pass. At 8 batches it was reached every ~4-5 ms at 1.7-2 M transitions a second,
+     * just before the pass: two hand-offs per park, each an appender wake-up, and the encoding and the wake-up on the
+     * command path.
      */
-    public static final int JOURNAL_EVERY = 8 * MailboxTransitionBatch.MAX_TRANSITIONS;
+    public static final int JOURNAL_EVERY = 32 * MailboxTransitionBatch.MAX_TRANSITIONS;
     private static final int ORCHESTRATOR_PID = (int) ProcessHandle.current().pid();
     private static final Comparator<TransitionRecord> SEQ_ORDER =
             Comparator.comparingLong(TransitionRecord::seq).thenComparingLong(TransitionRecord::ticket);

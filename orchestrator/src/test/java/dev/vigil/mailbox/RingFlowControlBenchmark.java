@@ -28,21 +28,28 @@ import org.HdrHistogram.Histogram;
  *   <li>transitions per second of 1 and 16 C demo children answering back-to-back echo controls, journaled (a
  *       flow-controlling {@link RingDrainer} into a real {@link JournalWriter}) against the same load with journaling
  *       off (nobody drains; the rings lap), and drained but not journaled (the same drainer, its sink drops the batches:
- *       the floor under journaling), rounds alternating ({@link Variant}); drained rounds are checked lossless (every
- *       transition made is in a MailboxTransitionBatch, no RingOverrun); where each round's time went, by thread kind
- *       (schedstat: on a CPU and waiting for one), against the whole machine's busy time ({@link Time});</li>
+ *       the floor under journaling), in short rounds of the same children ({@link Rig}), the variants' order rotated
+ *       every round ({@link Variant}); a rate is the median of its rounds, a ratio the median of each round's ratio to
+ *       the off round next to it (the load of the moment divides out; the rounds' quartiles are printed beside it);
+ *       drained rounds are checked lossless (every transition made in the round is in a MailboxTransitionBatch, no
+ *       RingOverrun); where each round's time went, by thread kind (schedstat: on a CPU and waiting for one), against
+ *       the whole machine's busy time ({@link Time});</li>
  *   <li>control round trip p50 of one C child with flow control on (drainer registered and running) against the
  *       same child with no drainer (what every round trip cost before flow control: no position to read);</li>
- *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds.</li>
+ *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds;</li>
+ *   <li>journaling's threads (drainer, appender) at a paced rate of one in-process writer (2 M transitions a second, about
+ *       one C child's on a quiet machine): their CPU and wake-ups, which the load of the machine moves far less than the
+ *       children's rates.</li>
  * </ol>
  * Prints a Markdown section (bin/vigil-bench writes it into docs/BENCHMARKS.md between its bench:ring markers).
- * Settings: -Dvigil.bench.rounds (3), -Dvigil.bench.roundMillis (3000), -Dvigil.bench.perRound (20000), the ring's
- * {@link RingSettings} properties (e.g. -Dvigil.ring.capacity), -Dvigil.bench.rates.only=true (skip round trip and idle),
- * -Dvigil.bench.children (1,16). Each set of rounds starts with one uncounted round of each variant (warm-up).
+ * Settings: -Dvigil.bench.rounds (30), -Dvigil.bench.roundMillis (300), -Dvigil.bench.warmupRounds (3: uncounted rounds
+ * of each variant first, 1 s each at least), -Dvigil.bench.pacedRate (2000000), -Dvigil.bench.pacedSeconds (3), -Dvigil.bench.perRound (20000), the ring's {@link RingSettings} properties (e.g.
+ * -Dvigil.ring.capacity), -Dvigil.bench.rates.only=true (skip round trip and idle), -Dvigil.bench.children (1,16).
  */
 public final class RingFlowControlBenchmark {
-    static final int ROUNDS = Integer.getInteger("vigil.bench.rounds", 3);
-    static final long ROUND_MILLIS = Long.getLong("vigil.bench.roundMillis", 3000);
+    static final int ROUNDS = Integer.getInteger("vigil.bench.rounds", 30);
+    static final int WARMUP_ROUNDS = Integer.getInteger("vigil.bench.warmupRounds", 3);
+    static final long ROUND_MILLIS = Long.getLong("vigil.bench.roundMillis", 300);
     static final int ROUND_TRIPS = Integer.getInteger("vigil.bench.perRound", 20_000);
     static final RingSettings RING = RingSettings.from(System::getProperty);
     /** Children per measured set of rounds: -Dvigil.bench.children (comma-separated, default 1,16). */
@@ -73,61 +80,77 @@ public final class RingFlowControlBenchmark {
     private String measure() throws Exception {
         StringBuilder report = new StringBuilder();
         report.append("```\n");
-        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, ring of %d records, %d rounds of %d ms per variant after one of warm-up, %d cpus, load %s%n",
-                RING.capacity(), ROUNDS, ROUND_MILLIS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
-        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %14s %8s %6s %12s %13s %10s%n", "children", "off trans/s",
-                "drained/s", "ratio", "journaled/s", "ratio", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
+        report.append(String.format(Locale.ROOT, "ring flow control, C demo children, ring of %d records, %d rounds of %d ms per variant (order rotated"
+                + " each round, the same children throughout) after %d of warm-up, %d cpus, load %s%n", RING.capacity(), ROUNDS, ROUND_MILLIS,
+                WARMUP_ROUNDS, Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).trim()));
+        report.append(String.format(Locale.ROOT, "%-9s %14s %14s %8s %14s %8s %15s %6s %12s %13s %10s%n", "children", "off trans/s",
+                "drained/s", "ratio", "journaled/s", "ratio", "ratio p25-p75", "lost", "drainer CPU", "appender CPU", "CPU/trans"));
         StringBuilder time = new StringBuilder();
         StringBuilder switches = new StringBuilder();
+        StringBuilder perRound = new StringBuilder();
         for (int children : CHILDREN) {
-            double[] rate = new double[Variant.values().length];
-            long lost = 0;
-            long cpu = 0;
-            long appenderCpu = 0;
-            long journaledTransitions = 0;
-            long wall = 0;
-            List<List<Time>> times = new ArrayList<>();
+            List<List<Run>> runs = new ArrayList<>();
             for (Variant v : Variant.values()) {
-                times.add(new ArrayList<>());
+                runs.add(new ArrayList<>());
             }
-            for (Variant v : Variant.values()) {
-                run(children, v); // warm-up, not counted: the first rounds of a variant compile its paths (JIT ~30-80 ms a second)
-            }
-            for (int round = 0; round < ROUNDS; round++) {
-                for (Variant v : Variant.values()) {
-                    Run run = run(children, v);
-                    rate[v.ordinal()] += run.rate() / ROUNDS;
-                    times.get(v.ordinal()).add(run.time());
-                    lost += run.lost();
-                    if (v == Variant.JOURNALED) {
-                        cpu += run.drainerCpuNanos();
-                        appenderCpu += run.appenderCpuNanos();
-                        journaledTransitions += (long) (run.rate() * run.wallNanos() / 1e9);
-                        wall += run.wallNanos();
+            try (Rig rig = new Rig(children)) {
+                for (int round = 0; round < WARMUP_ROUNDS; round++) {
+                    for (Variant v : Variant.values()) {
+                        rig.round(v, Math.max(ROUND_MILLIS, 1000)); // not counted: the first rounds of a variant compile its paths (JIT ~30-80 ms a second)
+                    }
+                }
+                for (int round = 0; round < ROUNDS; round++) {
+                    for (int k = 0; k < Variant.values().length; k++) {
+                        Variant v = Variant.values()[(round + k) % Variant.values().length]; // no variant always first or last
+                        runs.get(v.ordinal()).add(rig.round(v, ROUND_MILLIS));
                     }
                 }
             }
-            double off = rate[Variant.OFF.ordinal()];
-            double drained = rate[Variant.DRAINED.ordinal()];
-            double on = rate[Variant.JOURNALED.ordinal()];
-            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %14.0f %7.1f%% %6d %11.2f%% %12.2f%% %7.0f ns%n", children,
-                    off, drained, 100.0 * drained / off, on, 100.0 * on / off, lost, 100.0 * cpu / wall, 100.0 * appenderCpu / wall,
-                    (double) (cpu + appenderCpu) / Math.max(1, journaledTransitions)));
+            List<Run> offRuns = runs.get(Variant.OFF.ordinal());
+            List<Run> drainedRuns = runs.get(Variant.DRAINED.ordinal());
+            List<Run> journaledRuns = runs.get(Variant.JOURNALED.ordinal());
+            double off = median(offRuns.stream().mapToDouble(Run::rate).toArray());
+            double drained = median(drainedRuns.stream().mapToDouble(Run::rate).toArray());
+            double on = median(journaledRuns.stream().mapToDouble(Run::rate).toArray());
+            // each round's journaled (drained) rate over the off rate of the same round: the load of the moment divides out
+            double[] onRatios = new double[ROUNDS];
+            double[] drainedRatios = new double[ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) {
+                onRatios[round] = journaledRuns.get(round).rate() / offRuns.get(round).rate();
+                drainedRatios[round] = drainedRuns.get(round).rate() / offRuns.get(round).rate();
+            }
+            double onRatio = median(onRatios);
+            double drainedRatio = median(drainedRatios);
+            long lost = 0;
+            for (Variant v : new Variant[] {Variant.DRAINED, Variant.JOURNALED}) {
+                lost += runs.get(v.ordinal()).stream().mapToLong(Run::lost).sum();
+            }
+            long cpu = journaledRuns.stream().mapToLong(Run::drainerCpuNanos).sum();
+            long appenderCpu = journaledRuns.stream().mapToLong(Run::appenderCpuNanos).sum();
+            long wall = journaledRuns.stream().mapToLong(Run::wallNanos).sum();
+            long journaledTransitions = journaledRuns.stream().mapToLong(r -> (long) (r.rate() * r.wallNanos() / 1e9)).sum();
+            report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %14.0f %7.1f%% %7.1f-%5.1f%% %6d %11.2f%% %12.2f%% %7.0f ns%n",
+                    children, off, drained, 100.0 * drainedRatio, on, 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75), lost,
+                    100.0 * cpu / wall, 100.0 * appenderCpu / wall, (double) (cpu + appenderCpu) / Math.max(1, journaledTransitions)));
+            perRound.append(String.format(Locale.ROOT, "  %-9d %s%n  %-9s %s%n", children, percents(onRatios), "", percents(drainedRatios)));
             for (Variant v : Variant.values()) {
-                Time sum = Time.sum(times.get(v.ordinal()));
+                Time sum = Time.sum(runs.get(v.ordinal()).stream().map(Run::time).toList());
                 time.append(sum.row(children + " " + v.label));
                 switches.append(sum.switchRow(children + " " + v.label));
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
+            String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%)", 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75));
             summary.add(new BenchSummary("journaled transitions/s, " + who, String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
-                    on, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off),
-                    String.format(Locale.ROOT, "%.1f %%", 100.0 * on / off), ">= 90 % of off, lossless",
+                    on, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off), spread,
+                    ">= 90 % of off, lossless",
                     // journaled well above off means the run's load decided the rates, not journaling: no verdict from it
-                    on >= 0.9 * off && on <= 1.1 * off && lost == 0).line());
+                    onRatio >= 0.9 && onRatio <= 1.1 && lost == 0).line());
             summary.add(BenchSummary.reported("drained, not journaled, transitions/s, " + who + ": the floor under journaling",
                     String.format(Locale.ROOT, "%.0f/s", drained), String.format(Locale.ROOT, "journaling off %.0f/s", off),
-                    String.format(Locale.ROOT, "%.1f %%", 100.0 * drained / off)).line());
+                    String.format(Locale.ROOT, "%.1f %%", 100.0 * drainedRatio)).line());
         }
+        report.append("rates: medians of the rounds; ratios: the median of each round's journaled (drained) rate over the off rate of the"
+                + " same round; each round's, journaled then drained, in the order run:\n").append(perRound);
         report.append("where a round's time went, per second of it: ms on a CPU (ms runnable, waiting for a CPU) by thread kind"
                 + " (schedstat), and the rest of the machine's busy ms (/proc/stat: other processes, kernel threads) and stolen ms:\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
@@ -136,12 +159,13 @@ public final class RingFlowControlBenchmark {
         }
         report.append(String.format(Locale.ROOT, " %7s %6s%n", "rest", "steal")).append(time);
         report.append("context switches per 1,000 transitions (/proc/.../status): voluntary (slept: park, nanosleep, futex) and"
-                + " involuntary (preempted), of the driver threads and the C children:\n");
+                + " involuntary (preempted), of the driver threads and the C children; times the drainer and the appender were given a CPU (schedstat):\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
         for (String kind : SWITCHES) {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(switches);
+        report.append(pacedCost());
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
             report.append(roundTrips());
@@ -218,9 +242,10 @@ public final class RingFlowControlBenchmark {
     static final String[] KINDS = {"drivers", "children", "drainer", "appender", "GC", "JIT", "other JVM"};
     /**
      * Context switches (/proc/.../status): voluntary (the thread slept: a park, a nanosleep, a futex wait) and
-     * involuntary (preempted), of the driver threads and of the C children.
+     * involuntary (preempted), of the driver threads and of the C children; then how many times the drainer and the
+     * journal appender threads were given a CPU (schedstat: their wake-ups, and returns from preemption).
      */
-    static final String[] SWITCHES = {"drivers vol", "drivers invol", "children vol", "children invol"};
+    static final String[] SWITCHES = {"drivers vol", "drivers invol", "children vol", "children invol", "drainer runs", "appender runs"};
 
     /** voluntary_ctxt_switches and nonvoluntary_ctxt_switches of a task ({@code /proc/PID} or a thread's), 0s when unreadable. */
     private static long[] contextSwitches(Path task) {
@@ -304,44 +329,63 @@ public final class RingFlowControlBenchmark {
         }
     }
 
-    /** {@code children} C children doing back-to-back controls for ROUND_MILLIS, as {@code variant} says. */
-    private Run run(int children, Variant variant) throws Exception {
-        boolean journaled = variant == Variant.JOURNALED;
-        Path journalDir = dir.resolve("journal-" + store);
-        List<MailboxHandle> handles = new ArrayList<>();
-        List<SpawnedChild> spawned = new ArrayList<>();
-        AtomicLong transitions = new AtomicLong();
-        AtomicLong overruns = new AtomicLong();
-        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("bench-" + store++ + ".map"), children + 1, RING);
-                JournalWriter journal = journaled ? JournalWriter.open(journalDir) : null) {
-            Consumer<JournalEvent> sink = e -> {
-                if (e instanceof MailboxTransitionBatch b) {
-                    transitions.addAndGet(b.size());
-                } else if (e instanceof RingOverrun o) {
-                    overruns.addAndGet(o.lastLostSeq() - o.firstLostSeq() + 1);
-                }
-                if (journal != null) {
-                    journal.append(e);
-                }
-            };
-            RingDrainer drainer = variant == Variant.OFF ? null : new RingDrainer(sink);
+    /**
+     * {@code children} C children spawned once, with one journal, for every round of every variant: a round differs from
+     * the others by its variant alone (not by where the children happen to be placed, nor by a fresh journal's first
+     * pages), and rounds can be short and many, so the load of the moment falls on the variants alike.
+     */
+    private final class Rig implements AutoCloseable {
+        final MailboxStore mailboxes;
+        final JournalWriter journal;
+        final List<MailboxHandle> handles = new ArrayList<>();
+        final List<SpawnedChild> spawned = new ArrayList<>();
+
+        Rig(int children) throws Exception {
+            mailboxes = MailboxStore.createOrOpen(dir.resolve("bench-" + store + ".map"), children + 1, RING);
+            journal = JournalWriter.open(dir.resolve("journal-" + store++));
             for (int i = 0; i < children; i++) {
                 MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "c", i), ProtocolMode.STICKY);
                 handles.add(handle);
                 spawned.add(SpawnedChild.spawn(ChildKind.C.argv(List.of()), ChildKind.C.env(handle, DemoBehaviour.DEFAULT),
                         dir.resolve("child.log")));
-                if (drainer != null) {
-                    drainer.register(handle);
-                }
             }
             for (MailboxHandle handle : handles) {
                 if (handle.awaitInit(Duration.ofSeconds(30)) != InitOutcome.READY) {
                     throw new IllegalStateException("child not ready: " + handle);
                 }
             }
+        }
+
+        /**
+         * One round of {@code millis} as {@code variant} says. A drained or journaled round starts a drainer of its own as
+         * the orchestrator starts one; its first drain of each mailbox (before the clock starts) skips what earlier
+         * rounds left in the ring (off rounds lap it), and from there every transition of the round must reach its sink:
+         * lost = the sequence numbers the mailboxes advanced in the round minus the transitions the sink got.
+         */
+        Run round(Variant variant, long millis) throws Exception {
+            AtomicLong transitions = new AtomicLong();
+            Consumer<JournalEvent> sink = e -> {
+                if (e instanceof MailboxTransitionBatch b) {
+                    transitions.addAndGet(b.size());
+                }
+                if (variant == Variant.JOURNALED) {
+                    journal.append(e);
+                }
+            };
+            RingDrainer drainer = variant == Variant.OFF ? null : new RingDrainer(sink);
+            long[] seqBefore = new long[handles.size()];
             if (drainer != null) {
+                for (MailboxHandle handle : handles) {
+                    drainer.register(handle);
+                    drainer.drain(handle, 0); // what the earlier rounds left: journaled (a RingOverrun for what they lapped), not counted
+                }
                 drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
             }
+            journal.flush();
+            for (int i = 0; i < handles.size(); i++) {
+                seqBefore[i] = MailboxDescriptor.seq(handles.get(i).stateWord());
+            }
+            transitions.set(0);
             long cpuBefore = drainer == null ? 0 : drainer.backgroundCpuNanos();
             long appenderBefore = appenderCpuNanos();
             long[] childrenBefore = childrenSchedstat(spawned);
@@ -349,7 +393,7 @@ public final class RingFlowControlBenchmark {
             long[] machineBefore = machineNanos();
             Map<Integer, Object[]> threadsBefore = ThreadCpu.snapshot(true);
             long start = System.nanoTime();
-            long end = start + ROUND_MILLIS * 1_000_000L;
+            long end = start + millis * 1_000_000L;
             List<Thread> drivers = new ArrayList<>();
             AtomicLong controls = new AtomicLong();
             AtomicLong driversCpu = new AtomicLong();
@@ -358,17 +402,20 @@ public final class RingFlowControlBenchmark {
             AtomicLong driversInvoluntary = new AtomicLong();
             for (MailboxHandle handle : handles) {
                 Thread t = new Thread(() -> {
+                    long cpu0 = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+                    long waiting0 = Math.max(0, ThreadCpu.waiting(Path.of("/proc/thread-self")));
+                    long[] switches0 = contextSwitches(Path.of("/proc/thread-self"));
                     long n = 0;
                     while (System.nanoTime() - end < 0) {
                         handle.control(DemoHandler.OP_ECHO, n++, Duration.ofSeconds(30));
                     }
                     controls.addAndGet(n);
                     // its own schedstat now: a thread's figures end with it (the snapshot after the round misses it)
-                    driversCpu.addAndGet(java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
-                    driversWaiting.addAndGet(Math.max(0, ThreadCpu.waiting(Path.of("/proc/thread-self"))));
+                    driversCpu.addAndGet(java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0);
+                    driversWaiting.addAndGet(Math.max(0, ThreadCpu.waiting(Path.of("/proc/thread-self"))) - waiting0);
                     long[] switches = contextSwitches(Path.of("/proc/thread-self"));
-                    driversVoluntary.addAndGet(switches[0]);
-                    driversInvoluntary.addAndGet(switches[1]);
+                    driversVoluntary.addAndGet(switches[0] - switches0[0]);
+                    driversInvoluntary.addAndGet(switches[1] - switches0[1]);
                 }, "ring-driver-" + drivers.size());
                 drivers.add(t);
                 t.start();
@@ -391,35 +438,87 @@ public final class RingFlowControlBenchmark {
             kindWaiting[0] = driversWaiting.get();
             kindCpu[1] = childrenAfter[0] - childrenBefore[0];
             kindWaiting[1] = childrenAfter[1] - childrenBefore[1];
+            long[] kindSlices = new long[KINDS.length];
+            ThreadCpu.slicesBetween(threadsBefore, threadsAfter).forEach((name, n) -> kindSlices[kind(name)] += n);
             long[] switches = {driversVoluntary.get(), driversInvoluntary.get(), childrenSwitchesAfter[0] - childrenSwitchesBefore[0],
-                    childrenSwitchesAfter[1] - childrenSwitchesBefore[1]};
+                    childrenSwitchesAfter[1] - childrenSwitchesBefore[1], kindSlices[2], kindSlices[3]};
             Time time = new Time(kindCpu, kindWaiting, machineAfter[0] - machineBefore[0], machineAfter[1] - machineBefore[1], wall,
                     switches, 3 * controls.get());
             long made = 0;
-            for (MailboxHandle handle : handles) {
-                made += MailboxDescriptor.seq(handle.stateWord());
-                handle.publishShutdown(1);
-            }
-            for (SpawnedChild child : spawned) {
-                child.awaitExit(Duration.ofSeconds(30));
+            for (int i = 0; i < handles.size(); i++) {
+                made += MailboxDescriptor.seq(handles.get(i).stateWord()) - seqBefore[i];
             }
             long lost = 0;
             if (drainer != null) {
-                drainer.close();
-                for (MailboxHandle handle : handles) {
-                    drainer.drainFinal(handle, 0);
-                }
-                lost = made - transitions.get(); // every seq the children and the parent made, minus those journaled
-                if (journal != null) {
+                drainer.stop();
+                drainCaughtUp(drainer);
+                drainer.close(); // flow control off: the next round's variant decides
+                lost = made - transitions.get();
+                if (variant == Variant.JOURNALED) {
                     journal.flush();
                 }
             }
             return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time);
-        } finally {
-            for (SpawnedChild child : spawned) {
-                child.close();
+        }
+
+        /**
+         * Drains every mailbox until the drainer has reached its state word's sequence number (a child's last record can
+         * still be unpublished for a moment after the parent saw its CAS), at most 5 s.
+         */
+        private void drainCaughtUp(RingDrainer drainer) throws InterruptedException {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            for (MailboxHandle handle : handles) {
+                long target = MailboxDescriptor.seq(handle.stateWord());
+                drainer.drain(handle, 0);
+                while (drainer.lastSeq(handle) < target && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(1);
+                    drainer.drain(handle, 0);
+                }
             }
         }
+
+        @Override
+        public void close() {
+            try {
+                for (MailboxHandle handle : handles) {
+                    handle.publishShutdown(1);
+                }
+                for (SpawnedChild child : spawned) {
+                    child.awaitExit(Duration.ofSeconds(30));
+                }
+            } finally {
+                for (SpawnedChild child : spawned) {
+                    child.close();
+                }
+                journal.close();
+                mailboxes.close();
+            }
+        }
+    }
+
+    static double median(double[] values) {
+        return percentile(values, 50);
+    }
+
+    /** The value at {@code p} percent of the sorted values, interpolated between neighbours. */
+    static double percentile(double[] values, double p) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        double at = p / 100 * (sorted.length - 1);
+        int below = (int) Math.floor(at);
+        int above = Math.min(sorted.length - 1, below + 1);
+        return sorted[below] + (at - below) * (sorted[above] - sorted[below]);
+    }
+
+    private static String percents(double[] ratios) {
+        StringBuilder out = new StringBuilder();
+        for (double r : ratios) {
+            out.append(String.format(Locale.ROOT, " %5.1f%%", 100.0 * r));
+        }
+        return out.toString().trim();
     }
 
     /** The C children's nanoseconds on a CPU and waiting for one so far (/proc/PID/schedstat; each runs one thread). */
@@ -581,6 +680,68 @@ public final class RingFlowControlBenchmark {
         return String.format(Locale.ROOT, "journaling CPU per transition, all threads, one in-process writer, %d transitions: off %.0f ns,"
                 + " packed %.0f ns (+%.0f ns), one event each %.0f ns (+%.0f ns)%n", transitions, nanos[0], nanos[1],
                 nanos[1] - nanos[0], nanos[2], nanos[2] - nanos[0]);
+    }
+
+    /**
+     * What journaling's own threads cost at a set rate, whatever the load: one thread of this JVM makes transitions in a
+     * flow-controlled mailbox of its own at {@code rate} a second (paced, a control's three then the command path's
+     * completion call), the drainer journaling into a real JournalWriter; the drainer's and the appender's CPU and how
+     * often each was given a CPU, per second.
+     */
+    private String pacedCost() throws Exception {
+        long rate = Long.getLong("vigil.bench.pacedRate", 2_000_000);
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "journaling's threads at a paced %.1f M transitions/s (one"
+                + " in-process writer, %d s a pass, after one of warm-up), per second: CPU ms (times given a CPU):%n", rate / 1e6,
+                Long.getLong("vigil.bench.pacedSeconds", 3)));
+        for (int pass = 0; pass <= 3; pass++) {
+            String line = pacedCost(rate);
+            if (pass > 0) {
+                out.append(line);
+            }
+        }
+        return out.toString();
+    }
+
+    private String pacedCost(long rate) throws Exception {
+        long seconds = Long.getLong("vigil.bench.pacedSeconds", 3);
+        long transitions = rate * seconds;
+        Path journalDir = dir.resolve("paced-journal-" + store);
+        try (MailboxStore mailboxes = MailboxStore.createOrOpen(dir.resolve("paced-" + store++ + ".map"), 2, RING);
+                JournalWriter journal = JournalWriter.open(journalDir)) {
+            MailboxHandle handle = mailboxes.allocate(new MailboxId("bench", "paced", 0), ProtocolMode.STICKY);
+            RingDrainer drainer = new RingDrainer(journal::append);
+            drainer.register(handle);
+            drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
+            Map<Integer, Object[]> before = ThreadCpu.snapshot(true);
+            MappedMailbox mailbox = handle.mailbox();
+            long word = mailbox.stateAcquire();
+            int[] control = {MailboxState.CONTROL_REQUEST, MailboxState.CONTROL_DONE, MailboxState.IDLE};
+            long start = System.nanoTime();
+            for (long i = 0; i < transitions; i++) {
+                if (i % 3 == 0) {
+                    long due = start + i * 1_000_000_000L / rate;
+                    while (System.nanoTime() - due < 0) {
+                        Thread.onSpinWait();
+                    }
+                }
+                word = mailbox.casTransition(word, control[(int) (i % 3)], i % 3 == 1 ? WriterRole.CHILD : WriterRole.PARENT, 1);
+                if (i % 3 == 2) {
+                    drainer.commandCompleted(handle);
+                }
+            }
+            long wall = System.nanoTime() - start;
+            Map<Integer, Object[]> after = ThreadCpu.snapshot(false);
+            drainer.close();
+            drainer.drainFinal(handle, 0);
+            journal.flush();
+            long[] cpu = new long[KINDS.length];
+            long[] runs = new long[KINDS.length];
+            ThreadCpu.between(before, after).forEach((name, n) -> cpu[kind(name)] += n);
+            ThreadCpu.slicesBetween(before, after).forEach((name, n) -> runs[kind(name)] += n);
+            return String.format(Locale.ROOT, "  %.2f M/s reached: drainer %5.1f (%4.0f), appender %5.1f (%4.0f), GC %4.1f, JIT %5.1f%n",
+                    transitions * 1e3 / wall, cpu[2] * 1e3 / wall, runs[2] * 1e9 / wall, cpu[3] * 1e3 / wall, runs[3] * 1e9 / wall,
+                    cpu[4] * 1e3 / wall, cpu[5] * 1e3 / wall);
+        }
     }
 
     /** The drainer thread's CPU with 16 registered, idle children for 10 s. */

@@ -19,7 +19,8 @@ public final class ThreadCpu {
     }
 
     /**
-     * Nanoseconds on a CPU so far, by thread id; each value is {name, nanos on a CPU, nanos runnable but waiting for a CPU}. The calling thread's own figure is read
+     * Nanoseconds on a CPU so far, by thread id; each value is {name, nanos on a CPU, nanos runnable but waiting for a CPU,
+     * times it was given a CPU (its wake-ups and its returns from preemption)}. The calling thread's own figure is read
      * last ({@code selfLast}, before the measured work) or first (after it), so the reading itself is not counted.
      */
     public static Map<Integer, Object[]> snapshot(boolean selfLast) {
@@ -35,14 +36,14 @@ public final class ThreadCpu {
             return out; // no /proc: nothing to report
         }
         if (!selfLast) {
-            out.put(selfTid, new Object[] {selfName, selfOnCpu(), waiting(self)}); // the first thing read after the measured work
+            out.put(selfTid, new Object[] {selfName, selfOnCpu(), waiting(self), slices(self)}); // the first thing read after the measured work
         }
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
             for (Path t : tasks) {
                 int tid = Integer.parseInt(t.getFileName().toString());
                 if (tid != selfTid) {
                     try {
-                        out.put(tid, new Object[] {name(t), onCpu(t), waiting(t)});
+                        out.put(tid, new Object[] {name(t), onCpu(t), waiting(t), slices(t)});
                     } catch (IOException | RuntimeException e) {
                         // the thread ended meanwhile
                     }
@@ -52,7 +53,7 @@ public final class ThreadCpu {
             return out;
         }
         if (selfLast) {
-            out.put(selfTid, new Object[] {selfName, selfOnCpu(), waiting(self)}); // the last thing read before the measured work
+            out.put(selfTid, new Object[] {selfName, selfOnCpu(), waiting(self), slices(self)}); // the last thing read before the measured work
         }
         return out;
     }
@@ -79,6 +80,11 @@ public final class ThreadCpu {
         return schedstat(task, 1);
     }
 
+    /** How many times the task was given a CPU (schedstat's third field: wake-ups and returns from preemption); -1 when unreadable. */
+    public static long slices(Path task) {
+        return schedstat(task, 2);
+    }
+
     private static long schedstat(Path task, int field) {
         try {
             return Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[field]);
@@ -95,6 +101,11 @@ public final class ThreadCpu {
     /** Nanoseconds spent waiting for a CPU between two snapshots, summed by thread name. */
     public static Map<String, Long> waitingBetween(Map<Integer, Object[]> before, Map<Integer, Object[]> after) {
         return between(before, after, 2);
+    }
+
+    /** Times given a CPU between two snapshots, summed by thread name. */
+    public static Map<String, Long> slicesBetween(Map<Integer, Object[]> before, Map<Integer, Object[]> after) {
+        return between(before, after, 3);
     }
 
     private static Map<String, Long> between(Map<Integer, Object[]> before, Map<Integer, Object[]> after, int field) {
