@@ -28,6 +28,11 @@ final class AppenderClock implements TimeProvider {
         calls = 0;
     }
 
+    /** On the appender thread: whether its next {@code n} calls answer from the last read (none reads the clock). */
+    boolean holdsFor(int n) {
+        return calls + n < CALLS_PER_READ;
+    }
+
     /** The time of the last read. */
     long lastRead() {
         return millis;

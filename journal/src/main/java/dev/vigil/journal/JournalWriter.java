@@ -376,6 +376,16 @@ public final class JournalWriter implements AutoCloseable {
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
         private final PageReservation pages = new PageReservation();
+        /** The excerpt's body, copied off heap for writeBytes (appender thread). */
+        private final net.openhft.chronicle.bytes.Bytes<?> staging = net.openhft.chronicle.bytes.Bytes.allocateElasticDirect(512);
+        /**
+         * Where this appender's last excerpt ended: its next one starts there or a little after (Chronicle aligns
+         * headers to 4 bytes; another process's excerpts, written with pages of their own reserved ahead); -1 when not
+         * known (before the first excerpt, after a failure).
+         */
+        private long nextHeader = -1;
+        /** -Dvigil.journal.writeBytes=false: every excerpt through writingDocument (for comparison, per journal opened). */
+        private final boolean writeBytes = !"false".equals(System.getProperty("vigil.journal.writeBytes"));
         volatile long writtenSequence = -1;
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
@@ -479,19 +489,19 @@ public final class JournalWriter implements AutoCloseable {
             // the memory-mapped excerpt pay Chronicle's chunk and bounds checks each, which doubled the cost of an
             // event (docs/BENCHMARKS.md).
             long index;
-            try (DocumentContext dc = appender.writingDocument()) {
-                try {
-                    net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
-                    // Pages first, with a synchronous error: a store into a page a full file system cannot give
-                    // faults asynchronously, possibly after the header was completed (PageReservation).
-                    pages.ensure(appender.currentFile(), bytes.bytesStore(), bytes.writePosition(), length);
-                    bytes.write(body, 0, length);
-                    index = dc.index();
-                } catch (Throwable t) {
-                    // Never complete an excerpt whose body may be half there (a fault in a new page).
-                    dc.rollbackOnClose();
-                    throw t;
-                }
+            if (nextHeader >= 0 && writeBytes && clock.holdsFor(2) && queue.cycle() == appender.cycle()
+                    && pages.covers(nextHeader, length)) {
+                // Its pages are reserved and it stays in the current cycle's file (the clock answers this check and
+                // writeBytes alike): Chronicle's writeBytes, which does not look for the queue's end again at every
+                // excerpt as writingDocument does (a scan from the last index entry), from an off-heap copy.
+                staging.clear();
+                staging.write(body, 0, length);
+                nextHeader = -1; // until it is written
+                appender.writeBytes(staging);
+                index = appender.lastIndexAppended();
+                nextHeader = appender.wire().bytes().writePosition();
+            } else {
+                index = writeDocument(body, length);
             }
             lastIndexInBatch = index;
             int cycle = JournalDirectory.ROLL_CYCLE.toCycle(index);
@@ -501,6 +511,30 @@ public final class JournalWriter implements AutoCloseable {
             }
             if (event instanceof CloseStarted || event instanceof CloseCompleted) {
                 CloseIndex.append(indexAppender, event, index);
+            }
+        }
+
+        /**
+         * Writes the excerpt through writingDocument, which tells where it goes before anything of it is written: its
+         * pages are reserved first, at that exact position (the first excerpt of a file, and of every chunk of pages).
+         */
+        private long writeDocument(byte[] body, int length) {
+            try (DocumentContext dc = appender.writingDocument()) {
+                try {
+                    net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
+                    // Pages first, with a synchronous error: a store into a page a full file system cannot give
+                    // faults asynchronously, possibly after the header was completed (PageReservation).
+                    long position = bytes.writePosition();
+                    pages.ensure(appender.currentFile(), bytes.bytesStore(), position, length);
+                    bytes.write(body, 0, length);
+                    nextHeader = position + length;
+                    return dc.index();
+                } catch (Throwable t) {
+                    // Never complete an excerpt whose body may be half there (a fault in a new page).
+                    nextHeader = -1;
+                    dc.rollbackOnClose();
+                    throw t;
+                }
             }
         }
 
@@ -524,6 +558,7 @@ public final class JournalWriter implements AutoCloseable {
         @Override
         public void onShutdown() {
             pages.close();
+            staging.releaseLast();
             if (appender != null) {
                 appender.close();
                 indexAppender.close();

@@ -124,6 +124,14 @@ final class PageReservation implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the pages from {@code position} to {@code position + length + HEADROOM} of the current file are reserved
+     * already, i.e. {@link #ensure} would have nothing to do.
+     */
+    boolean covers(long position, int length) {
+        return position + length + HEADROOM <= reservedUpTo;
+    }
+
     /** Populates {@code [from, to)} through {@code mapping} if it lies inside it; false when the zeros must do it. */
     private boolean populated(BytesStore<?, ?> mapping, long from, long to) {
         if (!(mapping instanceof MappedBytesStore mapped) || !mapped.inside(from, to - from)) {

@@ -93,6 +93,41 @@ class FullFileSystemTest {
         assertEquals(gap.fromIndex(), indexes.get(indexes.size() - 1) + 1, round + gap.describe());
     }
 
+    /**
+     * The writer writes an excerpt only where it reserved its pages and {@link PageReservation#HEADROOM} after it: with
+     * the file system full right after its first excerpt (which reserved one chunk), it stops with the gap once less
+     * than that is left in the chunk, never going on into pages it did not reserve (where a store faults).
+     */
+    @Test
+    void theWriterStopsWhereItsReservedPagesEnd() throws Exception {
+        Path dir = tmpfs.path().resolve("journal");
+        JournalGap gap;
+        try (JournalWriter writer = JournalWriter.open(dir)) {
+            writer.append(batch(0, 1));
+            writer.flush();
+            tmpfs.fill();
+            for (int i = 1; i < 1000 && writer.gap().isEmpty(); i++) {
+                writer.append(batch(40L * i, 40));
+                writer.flush();
+            }
+            gap = writer.gap().orElseThrow(() -> new AssertionError("the writer never ran into the full file system"));
+        }
+        assertTrue(gap.reason().contains("no space left on " + tmpfs.path()), gap.describe());
+        EventEncoder encoder = new EventEncoder();
+        long[] bytesAfterTheFirst = {-1};
+        try (JournalReader r = JournalReader.open(dir)) {
+            r.fromStart().readAll((i, e) -> {
+                encoder.encode(e);
+                bytesAfterTheFirst[0] += bytesAfterTheFirst[0] < 0 ? 1 : 4 + encoder.length(); // header + body
+                return true;
+            });
+        }
+        assertTrue(bytesAfterTheFirst[0] > PageReservation.CHUNK / 2, "written after the first excerpt: "
+                + bytesAfterTheFirst[0] + " bytes; " + gap.describe());
+        assertTrue(bytesAfterTheFirst[0] <= PageReservation.CHUNK - PageReservation.HEADROOM, "written after the first"
+                + " excerpt: " + bytesAfterTheFirst[0] + " bytes, past the chunk it reserved less its headroom; " + gap.describe());
+    }
+
     private static void deleteTree(Path dir) throws IOException {
         try (var paths = Files.walk(dir)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {

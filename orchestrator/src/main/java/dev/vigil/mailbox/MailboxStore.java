@@ -10,9 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
@@ -29,6 +31,14 @@ import net.openhft.chronicle.map.MapEntry;
  * because every protocol write bypasses the map API (recovery would otherwise drop those entries); the map
  * API only creates and removes entries, all words are accessed through {@link MappedMailbox}; a key is
  * removed ({@link #release}) only after its child has been reaped.
+ *
+ * <p>A release frees the mailbox at once for the orchestrator (its handle is gone, {@link #lookup} and {@link #ids} no
+ * longer see it) but leaves its record in the map until {@link #removeReleased}: the close engine calls it once no
+ * close has run for a millisecond, so the map's remove, a few hundred microseconds of Chronicle code that a close
+ * runs only once per child (seldom compiled), is not on the way from a close's last reap to its report nor on its
+ * caller's way back. Every allocation removes what is
+ * pending first (the same key is allocated again by the pool's next cycle, and a full map has its room back), and so
+ * does {@link #close}.
  */
 public final class MailboxStore implements AutoCloseable {
     private static final int PARENT_PID = (int) ProcessHandle.current().pid();
@@ -37,6 +47,8 @@ public final class MailboxStore implements AutoCloseable {
     private final ChronicleMap<CharSequence, byte[]> map;
     private final FileMappings mappings;
     private final Map<MailboxId, MailboxHandle> handles = new ConcurrentHashMap<>();
+    /** Released, their records still in the map until {@link #removeReleased}. Guarded by this. */
+    private final Set<MailboxId> releasedRecords = new LinkedHashSet<>();
     private final List<String> recoveryNotes;
     private final Path ownerMarker;
     private final RingSettings ring;
@@ -167,6 +179,7 @@ public final class MailboxStore implements AutoCloseable {
 
     /** Creates the mailbox of a new child: a fresh record (IDLE, seq 0, shutdown word 0) in {@code mode}. */
     public synchronized MailboxHandle allocate(MailboxId id, ProtocolMode mode) {
+        removeReleased();
         String key = id.key();
         byte[] previous;
         try {
@@ -200,7 +213,7 @@ public final class MailboxStore implements AutoCloseable {
             return Optional.of(cached);
         }
         synchronized (this) {
-            if (!map.containsKey(id.key())) {
+            if (releasedRecords.contains(id) || !map.containsKey(id.key())) {
                 return Optional.empty();
             }
             MappedMailbox mailbox = MappedMailbox.map(mapFile, mailboxOffset(id));
@@ -212,10 +225,13 @@ public final class MailboxStore implements AutoCloseable {
     }
 
     /** Every allocated mailbox id. */
-    public List<MailboxId> ids() {
+    public synchronized List<MailboxId> ids() {
         List<MailboxId> ids = new ArrayList<>();
         for (CharSequence key : map.keySet()) {
-            ids.add(MailboxId.ofKey(key));
+            MailboxId id = MailboxId.ofKey(key);
+            if (!releasedRecords.contains(id)) {
+                ids.add(id);
+            }
         }
         return ids;
     }
@@ -223,10 +239,36 @@ public final class MailboxStore implements AutoCloseable {
     /**
      * Frees a mailbox. The caller guarantees its child has been reaped: no process may still hold the offset
      * (a live child writing into a freed, reused record is a use-after-free across processes). Survivors keep
-     * their mailboxes. Returns false if it was not allocated.
+     * their mailboxes. Returns false if it was not allocated. The record of a mailbox handed out by this store stays in
+     * the map until {@link #removeReleased}; any other is removed now.
      */
     public synchronized boolean release(MailboxId id) {
-        handles.remove(id);
+        if (releasedRecords.contains(id)) {
+            return false;
+        }
+        if (handles.remove(id) != null) {
+            releasedRecords.add(id);
+            return true;
+        }
+        return removeRecord(id);
+    }
+
+    /** How many released mailboxes still have their records in the map ({@link #removeReleased} removes them). */
+    public synchronized int releasedNotRemoved() {
+        return releasedRecords.size();
+    }
+
+    /** Removes from the map the records of the mailboxes released so far; how many. */
+    public synchronized int removeReleased() {
+        int n = releasedRecords.size();
+        for (MailboxId id : releasedRecords) {
+            removeRecord(id);
+        }
+        releasedRecords.clear();
+        return n;
+    }
+
+    private boolean removeRecord(MailboxId id) {
         // Removed in place: map.remove(key) would first copy the whole record (mailbox and ring) out as its result.
         try (ExternalMapQueryContext<CharSequence, byte[], ?> context = map.queryContext(id.key())) {
             context.updateLock().lock();
@@ -241,6 +283,7 @@ public final class MailboxStore implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        removeReleased();
         handles.clear();
         map.close();
         try {

@@ -153,7 +153,8 @@ public final class Orchestrator implements AutoCloseable {
         this.spawner = s;
         this.mailboxes = m;
         this.drainer = d;
-        this.engine = new CloseEngine(journal, s.reaper());
+        // the map removes of the mailboxes a close released wait until no close runs (MailboxStore.removeReleased)
+        this.engine = new CloseEngine(journal, s.reaper(), m::removeReleased);
         drainer.repairMappedFilesWith(this::restoreCutMailboxFile);
         engine.repairMappedFilesWith(this::restoreCutMailboxFile);
         // The survivors' own stacks, journaled before any escalation signal ends them (bounded: StackCapture.BOUND).

@@ -824,13 +824,17 @@ public final class Pool implements AutoCloseable {
             future = orchestrator.closeEngine().submit(new Target(with), closeId);
             closeInProgress = future;
         }
-        CloseReport report = awaitClose(future, closeId, returned, submitted);
-        synchronized (this) {
-            if (closeInProgress == future) {
-                closeInProgress = null;
+        try {
+            return awaitClose(future, closeId, returned, submitted);
+        } finally {
+            // Also when the close failed inside the engine (CloseAborted): before, the failed future stayed here, and
+            // the pool's next close awaited it again (the same failure, the same closeId) instead of closing anew.
+            synchronized (this) {
+                if (closeInProgress == future) {
+                    closeInProgress = null;
+                }
             }
         }
-        return report;
     }
 
     /** Waits for the report, flushes the journal; {@code returned} (JFR, null when off) is timed from {@code submitted}. */
@@ -861,8 +865,8 @@ public final class Pool implements AutoCloseable {
                 } catch (InterruptedException e) {
                     interrupted = true; // a close once started runs to its report
                 } catch (ExecutionException e) {
-                    throw new IllegalStateException("pool=" + poolId + " closeId=" + closeId + " close failed: "
-                            + e.getCause(), e.getCause());
+                    // The engine's failure names the pool, the close and why already (CloseMachine.guarded)
+                    throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
                 }
             }
         } finally {

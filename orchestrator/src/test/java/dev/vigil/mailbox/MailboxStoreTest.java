@@ -54,6 +54,28 @@ class MailboxStoreTest {
     }
 
     @Test
+    void aReleasedMailboxIsGoneAtOnceAndItsRecordLeavesTheMapBeforeTheSameKeyIsAllocatedAgain() {
+        try (MailboxStore store = MailboxStore.createOrOpen(dir.resolve("mailboxes.map"), 16)) {
+            MailboxId id = new MailboxId("p1", "g", 0);
+            MailboxHandle first = store.allocate(id, ProtocolMode.STICKY);
+            first.publishShutdown(7);
+            assertTrue(store.release(id));
+            assertFalse(store.release(id), "released twice");
+            assertTrue(store.lookup(id).isEmpty(), "a released mailbox is not looked up from its record");
+            assertEquals(java.util.List.of(), store.ids());
+            assertEquals(1, store.releasedNotRemoved());
+            // the pool's next cycle: the same key, a fresh record (the old one removed first)
+            MailboxHandle again = store.allocate(id, ProtocolMode.STICKY);
+            assertEquals(0, store.releasedNotRemoved());
+            assertEquals(0L, again.shutdownWord());
+            assertEquals(java.util.List.of(id), store.ids());
+            assertTrue(store.release(id));
+            assertEquals(1, store.removeReleased());
+            assertEquals(0, store.removeReleased());
+        }
+    }
+
+    @Test
     void reopenFindsEveryMailboxWithItsWordsAndReleaseFreesIt() {
         Path file = dir.resolve("mailboxes.map");
         MailboxId id = new MailboxId("p1", "g", 7);

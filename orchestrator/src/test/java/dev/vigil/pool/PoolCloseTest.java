@@ -73,6 +73,33 @@ class PoolCloseTest {
         }
     }
 
+    /**
+     * A close that fails inside the engine (CloseAborted; here its evidence hook throws, as a memory fault on a cut
+     * mailbox file did) leaves its children with the pool, and the pool's next close closes them anew. Before, the
+     * failed close stayed the pool's close in progress: the next closeWithReport rethrew its failure (same closeId)
+     * and closed nothing, and vigil run printed "close did not finish" twice for one close.
+     */
+    @Test
+    void thePoolsNextCloseAfterAnAbortedCloseClosesItsChildrenAnew() {
+        Pool pool = Pool.builder(orchestrator, "aborted")
+                .group("stubborn", 1, ChildSpec.exec("sh", "-c", "trap '' TERM; while :; do sleep 1; done"))
+                .closeSettings(CloseSettings.builder().window(Duration.ofMillis(300)).grace(Duration.ofMillis(200))
+                        .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).build())
+                .start();
+        orchestrator.closeEngine().beforeEscalation((poolId, closeId, survivors) -> {
+            throw new IllegalStateException("evidence hook broke");
+        });
+        IllegalStateException aborted = assertThrows(IllegalStateException.class, pool::closeWithReport);
+        assertTrue(aborted.getMessage().startsWith("pool=aborted closeId=") && aborted.getMessage().endsWith(
+                "close failed: evidence hook broke"), aborted.getMessage());
+        orchestrator.closeEngine().beforeEscalation(null);
+        CloseFailedException second = assertThrows(CloseFailedException.class, pool::closeWithReport);
+        assertFalse(aborted.getMessage().contains("closeId=" + second.report().closeId() + " "), "a close anew");
+        assertEquals(1, second.report().children().size(), second.report().toJson());
+        assertTrue(pool.trackedChildren().isEmpty(), "the stubborn child was killed and reaped by the second close: "
+                + second.report().toJson());
+    }
+
     private List<JournalEvent> journal() {
         orchestrator.journal().writer().flush();
         return JournalChecks.readAll(journalDir);
@@ -282,6 +309,20 @@ class PoolCloseTest {
                 .orElseThrow().outcome());
         CloseReport last = reports.stream().filter(r -> r.poolId().equals("leaked")).reduce((a, b) -> b).orElseThrow();
         assertEquals(ChildOutcome.KILLED_BY_ESCALATION, last.child("gated", 0).outcome(), last.toJson());
+    }
+
+    @Test
+    void theRecordsOfTheMailboxesACloseReleasedLeaveTheMapOnceNoCloseRuns() throws Exception {
+        Pool pool = Pool.builder(orchestrator, "records").childOutput(Redirect.DISCARD).group("chips", 3, ChildSpec.cDemo())
+                .start();
+        assertEquals(CloseReport.Outcome.CLEAN, pool.closeWithReport().outcome());
+        assertTrue(orchestrator.mailboxes().ids().stream().noneMatch(id -> id.poolId().equals("records")),
+                orchestrator.mailboxes().ids().toString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (orchestrator.mailboxes().releasedNotRemoved() > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(0, orchestrator.mailboxes().releasedNotRemoved(), "the engine removes them once no close runs");
     }
 
     @Test

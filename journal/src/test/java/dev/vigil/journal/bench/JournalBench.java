@@ -43,7 +43,13 @@ import net.openhft.chronicle.wire.DocumentContext;
  *       field (the journal's first write path). It shows the codec a third Bytes class, which
  *       slows the other variants' codec calls in the same JVM, so it is not in the default set.</li>
  *   <li>{@code raw-bytes}: one thread, a raw Chronicle appender copying the same pre-encoded bytes.</li>
+ *   <li>{@code raw-writebytes} (only when named): the same bytes through {@code ExcerptAppender.writeBytes} from
+ *       off-heap copies, the way the journal's appender writes an excerpt whose pages are reserved.</li>
+ *   <li>{@code journal-writing-document}, {@code journal-no-pages-thread} (only when named): the journal with every
+ *       excerpt through writingDocument, or without its pages thread, for comparison in the same JVM.</li>
  * </ul>
+ * Before the rounds it checks the method: both sides write the same documents, byte for byte, into queues alike
+ * ({@link #sameDocuments}). Every other round runs the variants in reverse order.
  * Latency is of the call ({@code append}, or a whole raw excerpt write: one in 16 each, so
  * that timing does not slow the measured threads), read with System.nanoTime around it (so it
  * includes ~20 ns of clock reads), into an HdrHistogram.
@@ -145,6 +151,9 @@ public final class JournalBench {
         printRatio(all, "journal", "raw-scratch", Result::writerCpu, "writer cpu/event", "");
         printRatio(all, "raw-writebytes", "raw-bytes", Result::writerCpu, "writer cpu/event", "");
         printRatio(all, "journal-no-pages-thread", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal-writing-document", "journal", Result::eventsPerSecond, "events/s", "");
+        printRatio(all, "journal", "journal-writing-document", Result::writerCpu, "writer cpu/event", "");
+        printRatio(all, "journal", "journal-writing-document", JournalBench::bothThreadsCpu, "cpu/event of both threads", "");
         printRatio(all, "journal", "journal-no-pages-thread", Result::writerCpu, "writer cpu/event", "");
         printRatio(all, "journal", "journal-no-pages-thread", JournalBench::bothThreadsCpu, "cpu/event of both threads", "");
         // append encodes on the producer's thread: the whole path's CPU is both threads', against the raw loop's one.
@@ -233,7 +242,7 @@ public final class JournalBench {
 
     /** The variants in the order a round runs them (every other round reversed). */
     private static final java.util.List<String> ORDER = java.util.List.of("raw-bytes", "raw-writebytes", "raw-codec", "raw-scratch",
-            "journal", "journal-no-pages-thread", "journal-paced");
+            "journal", "journal-no-pages-thread", "journal-writing-document", "journal-paced");
 
     private Result runVariant(String variant, Path dir) {
         return switch (variant) {
@@ -242,19 +251,24 @@ public final class JournalBench {
             case "raw-writebytes" -> raw(dir, Encoding.WRITE_BYTES);
             case "raw-scratch" -> raw(dir, Encoding.SCRATCH_THEN_COPY);
             case "journal" -> journal(dir, 0);
-            case "journal-no-pages-thread" -> withoutPagesThread(() -> journal(dir, 0));
+            case "journal-no-pages-thread" -> with("vigil.journal.pagesAhead", () -> journal(dir, 0));
+            case "journal-writing-document" -> with("vigil.journal.writeBytes", () -> journal(dir, 0));
             case "journal-paced" -> journal(dir, pacedRate);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
     }
 
-    /** The journal with its appender reserving every chunk of pages itself (PageReservation, no pages thread). */
-    private static Result withoutPagesThread(java.util.function.Supplier<Result> run) {
-        System.setProperty("vigil.journal.pagesAhead", "false");
+    /**
+     * The journal with one of its ways turned off for comparison: {@code vigil.journal.pagesAhead} (the appender reserves
+     * every chunk of pages itself, no pages thread), {@code vigil.journal.writeBytes} (every excerpt through
+     * writingDocument).
+     */
+    private static Result with(String offProperty, java.util.function.Supplier<Result> run) {
+        System.setProperty(offProperty, "false");
         try {
             return run.get();
         } finally {
-            System.clearProperty("vigil.journal.pagesAhead");
+            System.clearProperty(offProperty);
         }
     }
 
