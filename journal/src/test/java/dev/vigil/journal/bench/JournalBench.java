@@ -43,7 +43,13 @@ import net.openhft.chronicle.wire.DocumentContext;
  *       field (the journal's first write path). It shows the codec a third Bytes class, which
  *       slows the other variants' codec calls in the same JVM, so it is not in the default set.</li>
  *   <li>{@code raw-bytes}: one thread, a raw Chronicle appender copying the same pre-encoded bytes.</li>
+ *   <li>{@code raw-writebytes} (only when named): the same bytes through {@code ExcerptAppender.writeBytes} from
+ *       off-heap copies, the way the journal's appender writes an excerpt whose pages are reserved.</li>
+ *   <li>{@code journal-writing-document}, {@code journal-no-pages-thread} (only when named): the journal with every
+ *       excerpt through writingDocument, or without its pages thread, for comparison in the same JVM.</li>
  * </ul>
+ * Before the rounds it checks the method: both sides write the same documents, byte for byte, into queues alike
+ * ({@link #sameDocuments}). Every other round runs the variants in reverse order.
  * Latency is of the call ({@code append}, or a whole raw excerpt write: one in 16 each, so
  * that timing does not slow the measured threads), read with System.nanoTime around it (so it
  * includes ~20 ns of clock reads), into an HdrHistogram.
