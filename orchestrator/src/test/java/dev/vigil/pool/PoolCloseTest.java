@@ -81,13 +81,15 @@ class PoolCloseTest {
      * and closed nothing, and vigil run printed "close did not finish" twice for one close.
      */
     @Test
-    void thePoolsNextCloseAfterAnAbortedCloseClosesItsChildrenAnew() {
+    void thePoolsNextCloseAfterAnAbortedCloseClosesItsChildrenAnew() throws Exception {
         Pool pool = Pool.builder(orchestrator, "aborted")
                 .group("quick", 2, ChildSpec.cDemo())
                 .group("stubborn", 1, ChildSpec.exec("sh", "-c", "trap '' TERM; exec tail -f /dev/null")) // no descendant
                 .closeSettings(CloseSettings.builder().window(Duration.ofMillis(300)).grace(Duration.ofMillis(200))
                         .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).build())
                 .start();
+        // a SIGTERM before the shell's trap would end it at once: the first close would not get to escalate
+        dev.vigil.spawn.ProcFs.awaitIgnoring(pool.child("stubborn", 0).pid(), 15);
         orchestrator.closeEngine().beforeEscalation((poolId, closeId, survivors) -> {
             throw new IllegalStateException("evidence hook broke");
         });
