@@ -97,7 +97,7 @@ public final class CloseIndex {
         }
         List<CycleFiles.CycleFile> files;
         try {
-            files = CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of());
+            files = CycleFiles.inspect(indexDir, java.util.Set.of());
         } catch (JournalException unlistable) {
             return new Entries();
         }
@@ -185,7 +185,7 @@ public final class CloseIndex {
         }
         Entries read;
         try {
-            read = readPlain(indexDir, CycleFiles.inspect(indexDir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of()));
+            read = readPlain(indexDir, CycleFiles.inspect(indexDir, java.util.Set.of()));
         } catch (JournalException unlistable) {
             return null;
         }
@@ -416,7 +416,7 @@ public final class CloseIndex {
             if (why != null) {
                 Entry e = all.entry(i);
                 String damage = "close index file=" + JournalSchema.CLOSE_INDEX_DIR + "/"
-                        + CycleFiles.fileName(JournalDirectory.ROLL_CYCLE.toCycle(e.entryIndex()), JournalDirectory.ROLL_CYCLE, 0)
+                        + CycleFiles.fileName(JournalDirectory.ROLL_CYCLE.toCycle(e.entryIndex()))
                         + " entry index=" + hex(e.entryIndex()) + " (byte=" + e.byteOffset() + ") is damaged: " + why;
                 // what was read of a damaged index stays usable
                 return new Checked(i, new Written(cycles, damage, false, recordsFrom));

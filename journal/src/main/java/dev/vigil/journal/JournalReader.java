@@ -682,7 +682,7 @@ public final class JournalReader implements AutoCloseable {
 
     private String fileOfCycle(int cycle) {
         if (queue == null) {
-            return CycleFiles.fileName(cycle, JournalDirectory.ROLL_CYCLE, 0);
+            return CycleFiles.fileName(cycle);
         }
         try {
             RollCycle rc = queue.rollCycle();

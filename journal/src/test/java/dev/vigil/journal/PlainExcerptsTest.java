@@ -190,7 +190,7 @@ class PlainExcerptsTest {
 
     private static TreeMap<Integer, CycleFiles.CycleFile> cycles(Path journal) {
         TreeMap<Integer, CycleFiles.CycleFile> m = new TreeMap<>();
-        for (CycleFiles.CycleFile f : CycleFiles.inspect(journal, JournalDirectory.ROLL_CYCLE, 0, Set.of())) {
+        for (CycleFiles.CycleFile f : CycleFiles.inspect(journal, Set.of())) {
             m.put(f.cycle(), f);
         }
         return m;

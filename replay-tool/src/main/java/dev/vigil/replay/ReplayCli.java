@@ -43,7 +43,11 @@ public final class ReplayCli implements Runnable {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
         }
         excludeUnusedConverters();
-        PrintStream out = new PrintStream(new StdoutStream(), false, StandardCharsets.UTF_8);
+        // Buffered: a PrintStream hands each print to the stream below at once, so show made ~150 write calls for its
+        // ~60 lines, closes one a line, export (Jackson's 8 KB chunks aside) one a piece. Every command flushes at its
+        // end (execute) or on failure (failed); tail after each event.
+        PrintStream out = new PrintStream(new java.io.BufferedOutputStream(new StdoutStream(), 1 << 16), false,
+                StandardCharsets.UTF_8);
         int code = execute(out, System.err, args);
         if (Boolean.getBoolean("vigil.replay.cdsTraining")) {
             useWhatOtherCommandsUse(args);

@@ -19,6 +19,11 @@ final class StdoutStream extends OutputStream {
     static final int EXIT_READER_GONE = 128 + 13;
 
     private final FileOutputStream fd = new FileOutputStream(FileDescriptor.out);
+    /**
+     * The first failed write, after which writes are dropped: the command ends on that one, and the flushes on its
+     * way out (of the buffer above this stream, which keeps what it could not write) must not fail it again.
+     */
+    private boolean failed;
 
     /** A write to stdout failed; the output is incomplete. */
     static final class Failed extends RuntimeException {
@@ -45,18 +50,18 @@ final class StdoutStream extends OutputStream {
 
     @Override
     public void write(int b) {
-        try {
-            fd.write(b);
-        } catch (IOException e) {
-            throw new Failed(e);
-        }
+        write(new byte[] {(byte) b}, 0, 1);
     }
 
     @Override
     public void write(byte[] b, int off, int len) {
+        if (failed) {
+            return;
+        }
         try {
             fd.write(b, off, len);
         } catch (IOException e) {
+            failed = true;
             throw new Failed(e);
         }
     }

@@ -67,6 +67,7 @@ public final class TailCommand implements Callable<Integer> {
                 } else {
                     EventLines.format(e).forEach(out::println);
                 }
+                out.flush(); // a live view: each event as it comes
                 lastEventAt[0] = System.nanoTime();
                 return ++printed[0] != limit && !out.checkError();
             }, () -> {

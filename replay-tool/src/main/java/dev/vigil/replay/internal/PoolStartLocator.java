@@ -45,7 +45,7 @@ public final class PoolStartLocator {
     public static long locate(Path dir, long closeStartIndex, String poolId) {
         JournalDirectory.validate(dir);
         int startCycle = JournalDirectory.ROLL_CYCLE.toCycle(closeStartIndex);
-        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, JournalDirectory.ROLL_CYCLE, 0, java.util.Set.of())) {
+        for (CycleFiles.CycleFile f : CycleFiles.inspect(dir, java.util.Set.of())) {
             if (f.cycle() <= startCycle && !f.readable()) {
                 return -1; // reading backwards would open it; the forward read names the damage
             }
