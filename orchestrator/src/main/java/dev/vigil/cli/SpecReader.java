@@ -140,7 +140,7 @@ public final class SpecReader {
                 Map<String, String> ids = new HashMap<>();
                 for (int i = 0; i < poolsNode.size(); i++) {
                     RunSpec.PoolEntry p = pool(poolsNode.get(i), o.path("pools") + "[" + i + "]", i);
-                    String clash = p == null || p.id() == null ? null : sameLogFiles(ids, p.id(), "pool id");
+                    String clash = p == null || p.id() == null ? null : dev.vigil.spawn.ChildLog.sameFiles(ids, p.id(), "pool id");
                     if (clash != null) {
                         problem(o.path("pools") + "[" + i + "].id", clash);
                     }
@@ -151,31 +151,6 @@ public final class SpecReader {
         checkRoom(pools, o.path("pools"));
         o.rejectUnknown();
         return new RunSpec(journalDir, protocol, cycles, close, pools, childLogs);
-    }
-
-    /**
-     * Records {@code name} under the file name its children's logs get ({@link dev.vigil.spawn.ChildLog#fileName}); null
-     * when no earlier name had that file name, else what is wrong: a duplicate, or two names whose children would write
-     * into the same log files and read each other's stderr tails ("a/b" and "a_b"; before, both ran so).
-     */
-    private static String sameLogFiles(Map<String, String> seen, String name, String what) {
-        String fileName = dev.vigil.spawn.ChildLog.fileName(name);
-        String earlier = seen.putIfAbsent(fileName, name);
-        if (earlier == null) {
-            return null;
-        }
-        return earlier.equals(name) ? "duplicate " + what + " '" + escapeControls(name) + "'"
-                : "'" + escapeControls(name) + "' and the " + what + " '" + escapeControls(earlier)
-                        + "' name the same child log files ('" + fileName + "': '/' and control characters become '_');"
-                        + " rename one";
-    }
-
-    /** {@code name} with its control characters as {@code \\uXXXX}: a problem is one line. */
-    private static String escapeControls(String name) {
-        StringBuilder shown = new StringBuilder();
-        name.codePoints().forEach(c -> shown.append(Character.isISOControl(c)
-                ? String.format(java.util.Locale.ROOT, "\\u%04x", c) : Character.toString(c)));
-        return shown.toString();
     }
 
     /** {@code childLogs: {maxBytes, keep}}: the cap of one child log file and the rotated files kept. */
@@ -317,7 +292,7 @@ public final class SpecReader {
                 Map<String, String> names = new HashMap<>();
                 for (int i = 0; i < groupsNode.size(); i++) {
                     Group g = group(groupsNode.get(i), o.path("groups") + "[" + i + "]");
-                    String clash = g == null || g.name() == null ? null : sameLogFiles(names, g.name(), "group name");
+                    String clash = g == null || g.name() == null ? null : dev.vigil.spawn.ChildLog.sameFiles(names, g.name(), "group name");
                     if (clash != null) {
                         problem(o.path("groups") + "[" + i + "].name", clash);
                     }

@@ -65,6 +65,8 @@ public final class Orchestrator implements AutoCloseable {
     private final CloseSettings closeSettings;
     private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The ids of the pools started and not yet closed, under their child log file name (guarded by itself). */
+    private final java.util.Map<String, String> openPoolIds = new java.util.HashMap<>();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** Restarts children of pools whose exit policy says so (one thread, started by the first restart). */
     private java.util.concurrent.ScheduledExecutorService supervisor;
@@ -329,6 +331,29 @@ public final class Orchestrator implements AutoCloseable {
     /** Why starts were stopped ({@link #stopStarts}), or null while they are allowed. */
     String startsStopped() {
         return startsStopped;
+    }
+
+    /**
+     * Takes {@code poolId} for a pool about to start: refused when an open pool of this orchestrator has that id, or an
+     * id naming the same child log files ({@link dev.vigil.spawn.ChildLog#sameFiles}): their children would share log
+     * files, a container and journal lines under one id. Freed by {@link #freePoolId} once that pool's start failed or
+     * its close left nothing tracked.
+     */
+    void takePoolId(String poolId) {
+        String clash;
+        synchronized (openPoolIds) {
+            clash = dev.vigil.spawn.ChildLog.sameFiles(openPoolIds, poolId, "open pool's id");
+        }
+        if (clash != null) {
+            throw new IllegalArgumentException("poolId: " + clash + " (an id is free again once its pool's close"
+                    + " left nothing tracked)");
+        }
+    }
+
+    void freePoolId(String poolId) {
+        synchronized (openPoolIds) {
+            openPoolIds.remove(dev.vigil.spawn.ChildLog.fileName(poolId), poolId);
+        }
     }
 
     /** A started pool; closed at {@link #close()} if it still tracks children then. */

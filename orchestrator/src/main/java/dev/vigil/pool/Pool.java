@@ -774,6 +774,9 @@ public final class Pool implements AutoCloseable {
                 }
             }
             CloseReport report = failed != null && tracked.isEmpty() ? failed : runClose(settings);
+            if (tracked.isEmpty()) {
+                orchestrator.freePoolId(poolId);
+            }
             if (!report.isClean()) {
                 throw new CloseFailedException(report);
             }
@@ -1070,12 +1073,23 @@ public final class Pool implements AutoCloseable {
         /**
          * Spawns every child and waits until all are ready.
          *
+         * @throws IllegalArgumentException when an open pool of this orchestrator has this id, or an id naming the
+         *         same child log files ("a/b" and "a_b"); nothing is spawned or journaled then
          * @throws PoolStartException after closing what had started
          */
         public Pool start() {
             Pool pool = new Pool(this);
-            pool.start();
-            return pool;
+            orchestrator.takePoolId(poolId);
+            boolean started = false;
+            try {
+                pool.start();
+                started = true;
+                return pool;
+            } finally {
+                if (!started) {
+                    orchestrator.freePoolId(poolId);
+                }
+            }
         }
     }
 }

@@ -27,11 +27,37 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
     /**
      * A pool id or group name as the file name its children's logs go under: '/' and control characters become '_',
      * and "." or ".." get a leading '_'. So two names can share one ("a/b" and "a_b"): the spec reader refuses such
-     * pairs, whose children would write into the same files and read each other's stderr tails.
+     * pairs ({@link #sameFiles}), whose children would write into the same files and read each other's stderr tails.
      */
     public static String fileName(String name) {
         String s = name.replaceAll("[/\\p{Cntrl}]", "_");
         return s.equals(".") || s.equals("..") ? "_" + s : s;
+    }
+
+    /**
+     * Records {@code name} under its {@link #fileName}; null when no earlier name in {@code seen} had that file name,
+     * else what is wrong, on one line: a duplicate, or two names whose children would write into the same log files
+     * and read each other's stderr tails ("a/b" and "a_b"). The spec reader (pool ids, group names) and the
+     * orchestrator (ids of its open pools) both check so.
+     */
+    public static String sameFiles(java.util.Map<String, String> seen, String name, String what) {
+        String fileName = fileName(name);
+        String earlier = seen.putIfAbsent(fileName, name);
+        if (earlier == null) {
+            return null;
+        }
+        return earlier.equals(name) ? "duplicate " + what + " '" + escapeControls(name) + "'"
+                : "'" + escapeControls(name) + "' and the " + what + " '" + escapeControls(earlier)
+                        + "' name the same child log files ('" + fileName + "': '/' and control characters become '_');"
+                        + " rename one";
+    }
+
+    /** {@code name} with its control characters as {@code \\uXXXX}: a problem is one line. */
+    private static String escapeControls(String name) {
+        StringBuilder shown = new StringBuilder();
+        name.codePoints().forEach(c -> shown.append(Character.isISOControl(c)
+                ? String.format(java.util.Locale.ROOT, "\\u%04x", c) : Character.toString(c)));
+        return shown.toString();
     }
 
     public ChildLog {

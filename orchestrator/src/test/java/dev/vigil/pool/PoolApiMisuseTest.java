@@ -1,0 +1,63 @@
+package dev.vigil.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.vigil.close.CloseSettings;
+import dev.vigil.journal.ChildSpawned;
+import dev.vigil.journal.JournalEvent;
+import dev.vigil.journal.PoolStarted;
+
+/**
+ * The Java API misused as a new user would (README "The Java API"): each misuse is one exception naming the argument,
+ * before anything is spawned or journaled, never a hang.
+ */
+@Timeout(60)
+class PoolApiMisuseTest {
+    private static final ChildSpec SLEEPER = ChildSpec.exec("/bin/sleep", "30");
+
+    @TempDir
+    Path tmp;
+    private Orchestrator orchestrator;
+
+    @BeforeEach
+    void open() {
+        orchestrator = Orchestrator.builder().journalDir(tmp.resolve("journal")).closeSettings(CloseSettings.defaults()).open();
+    }
+
+    @AfterEach
+    void close() {
+        orchestrator.close();
+    }
+
+    @Test
+    void aSecondOpenPoolWithTheSameIdOrTheSameLogFileNameIsRefusedNamingBoth() {
+        try (Pool first = Pool.builder(orchestrator, "a/b").group("g", 1, SLEEPER).start()) {
+            IllegalArgumentException same = assertThrows(IllegalArgumentException.class,
+                    () -> Pool.builder(orchestrator, "a/b").group("g", 1, SLEEPER).start());
+            assertTrue(same.getMessage().startsWith("poolId: duplicate open pool's id 'a/b'"), same.getMessage());
+            IllegalArgumentException clash = assertThrows(IllegalArgumentException.class,
+                    () -> Pool.builder(orchestrator, "a_b").group("g", 1, SLEEPER).start());
+            assertTrue(clash.getMessage().startsWith("poolId: 'a_b' and the open pool's id 'a/b' name the same child log"
+                    + " files ('a_b'"), clash.getMessage());
+            assertEquals(1, first.children().size());
+            orchestrator.journal().flush(Duration.ofSeconds(5));
+            List<JournalEvent> events = JournalChecks.readAll(orchestrator.journal().writer().dir());
+            assertEquals(1, events.stream().filter(e -> e instanceof PoolStarted).count(), "only the first pool started");
+            assertEquals(1, events.stream().filter(e -> e instanceof ChildSpawned).count(), "only its child spawned");
+        }
+        // closed with nothing tracked: the id is free again
+        Pool.builder(orchestrator, "a_b").group("g", 1, SLEEPER).start().close();
+    }
+}
