@@ -124,8 +124,12 @@ final class JsonFields {
         if (n == null) {
             return dflt;
         }
-        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
-            problem(path(field), "must be an integer");
+        if (n.isIntegralNumber() && !n.canConvertToLong()) {
+            problem(path(field), "too large");
+            return dflt;
+        }
+        if (!n.isIntegralNumber()) {
+            problem(path(field), notAnInteger(n));
             return dflt;
         }
         if (n.asLong() < min) {
@@ -133,6 +137,17 @@ final class JsonFields {
             return dflt;
         }
         return n.asLong();
+    }
+
+    /**
+     * "must be an integer", with the digits to write when {@code n} is a whole number in a fraction or exponent: JSON
+     * reads {@code 1e9} and {@code 4.0} as floating point, which the field refused with no hint that its value was fine.
+     */
+    private static String notAnInteger(JsonNode n) {
+        if (n.isNumber() && Double.isFinite(n.asDouble()) && n.decimalValue().stripTrailingZeros().scale() <= 0) {
+            return "must be an integer written in digits: " + n.decimalValue().toBigInteger() + ", not " + n.asText();
+        }
+        return "must be an integer";
     }
 
     /** A time in milliseconds: at least {@code min}, at most {@link MonotonicClock#MAX_SPAN} (longer overflows). */

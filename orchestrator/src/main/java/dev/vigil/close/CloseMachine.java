@@ -990,6 +990,11 @@ final class CloseMachine {
                 } catch (RuntimeException journalBroken) {
                     // a broken journal is named by its gap (JournalWriter); the caller still gets the failure below
                 }
+                try {
+                    run.target.closeAborted();
+                } catch (RuntimeException alsoBroken) {
+                    e.addSuppressed(alsoBroken);
+                }
                 run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
                         + run.closeId + " close failed: " + reason, e));
             }

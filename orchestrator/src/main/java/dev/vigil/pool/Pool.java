@@ -955,6 +955,19 @@ public final class Pool implements AutoCloseable {
 
         @Override
         public void closeFinished(CloseReport report) {
+            forgetGone();
+            // The container is removed by the caller's thread (releaseContainer), not here: a cgroup's rmdir can block
+            // for hundreds of ms (the kernel offlining its memory controller, the global cgroup lock), and the engine
+            // thread never blocks.
+        }
+
+        @Override
+        public void closeAborted() {
+            forgetGone();
+        }
+
+        /** Stops tracking the children that exited and whose mailboxes are released. */
+        private void forgetGone() {
             // one pass (the list copies itself once, not once per child: a 256-child close removed 256 times)
             tracked.removeIf(c -> {
                 boolean gone = c.exit().isDone() && (!c.hasMailbox() || c.mailboxReleased());
@@ -963,9 +976,6 @@ public final class Pool implements AutoCloseable {
                 }
                 return gone;
             });
-            // The container is removed by the caller's thread (releaseContainer), not here: a cgroup's rmdir can block
-            // for hundreds of ms (the kernel offlining its memory controller, the global cgroup lock), and the engine
-            // thread never blocks.
         }
     }
 

@@ -54,7 +54,7 @@ class PoolSessionRequestTest {
         List<String> lines = out.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("{")).toList();
         assertEquals(requests.size() + 1, lines.size(), String.join("\n", lines)); // ready, then one answer each
         assertEquals(0, exit, String.join("\n", lines));
-        assertRefused(lines.get(1), "argument: must be an integer");
+        assertRefused(lines.get(1), "argument: too large");
         assertRefused(lines.get(2), "index: must be an integer; opcode: required");
         assertRefused(lines.get(3), "timeoutMs: must be >= 0");
         assertRefused(lines.get(4), "valu: unknown field");

@@ -144,6 +144,24 @@ class SpecReaderTest {
     }
 
     /**
+     * A whole number written with an exponent or a fraction ({@code 1e9}, {@code 4.0}: JSON floating point) is refused
+     * with the digits to write; before, "must be an integer", which it was. One too large for a long says so.
+     */
+    @Test
+    void aWholeNumberInAnExponentIsRefusedWithTheDigitsToWrite() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("float.json", """
+                {"cycles": 4.0, "close": {"windowMs": 99999999999999999999},
+                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1e9},
+                                                  {"name": "d", "kind": "c", "children": 1.5}]}]}
+                """)));
+        assertEquals(List.of("cycles: must be an integer written in digits: 4, not 4.0",
+                "close.windowMs: too large",
+                "pools[0].groups[0].children: must be an integer written in digits: 1000000000, not 1.0E9",
+                "pools[0].groups[1].children: must be an integer"),
+                e.problems().stream().map(SpecProblem::toString).toList());
+    }
+
+    /**
      * Names that differ but name the same child log files ('/' becomes '_') are refused naming both: before, pools
      * "a/b" and "a_b" both ran, their children appending to a_b/c-0.err and each close's report showing the other
      * pool's stderr as its child's.

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -80,12 +81,15 @@ class PoolCloseTest {
      * and closed nothing, and vigil run printed "close did not finish" twice for one close.
      */
     @Test
-    void thePoolsNextCloseAfterAnAbortedCloseClosesItsChildrenAnew() {
+    void thePoolsNextCloseAfterAnAbortedCloseClosesItsChildrenAnew() throws Exception {
         Pool pool = Pool.builder(orchestrator, "aborted")
-                .group("stubborn", 1, ChildSpec.exec("sh", "-c", "trap '' TERM; while :; do sleep 1; done"))
+                .group("quick", 2, ChildSpec.cDemo())
+                .group("stubborn", 1, ChildSpec.exec("sh", "-c", "trap '' TERM; exec tail -f /dev/null")) // no descendant
                 .closeSettings(CloseSettings.builder().window(Duration.ofMillis(300)).grace(Duration.ofMillis(200))
                         .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).build())
                 .start();
+        // a SIGTERM before the shell's trap would end it at once: the first close would not get to escalate
+        dev.vigil.spawn.ProcFs.awaitIgnoring(pool.child("stubborn", 0).pid(), 15);
         orchestrator.closeEngine().beforeEscalation((poolId, closeId, survivors) -> {
             throw new IllegalStateException("evidence hook broke");
         });
@@ -95,9 +99,14 @@ class PoolCloseTest {
         orchestrator.closeEngine().beforeEscalation(null);
         CloseFailedException second = assertThrows(CloseFailedException.class, pool::closeWithReport);
         assertFalse(aborted.getMessage().contains("closeId=" + second.report().closeId() + " "), "a close anew");
-        assertEquals(1, second.report().children().size(), second.report().toJson());
+        assertEquals(1, second.report().children().size(), "the quick children were reaped by the aborted close only: "
+                + second.report().toJson());
         assertTrue(pool.trackedChildren().isEmpty(), "the stubborn child was killed and reaped by the second close: "
                 + second.report().toJson());
+        Map<String, Long> releases = journal().stream().filter(e -> e instanceof dev.vigil.journal.MailboxReleased)
+                .map(e -> ((dev.vigil.journal.MailboxReleased) e).group() + "/" + ((dev.vigil.journal.MailboxReleased) e).index())
+                .collect(java.util.stream.Collectors.groupingBy(k -> k, java.util.stream.Collectors.counting()));
+        assertEquals(Map.of("quick/0", 1L, "quick/1", 1L), releases, "each mailbox released once");
     }
 
     private List<JournalEvent> journal() {

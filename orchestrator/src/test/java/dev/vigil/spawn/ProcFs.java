@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** What /proc says about processes: the tests' view of leftovers, zombies and process groups. */
-final class ProcFs {
+public final class ProcFs {
     /** One /proc/<pid>/stat line, the fields the tests need. */
     record Stat(int pid, String comm, char state, int ppid, int pgrp) {
     }
@@ -47,6 +47,24 @@ final class ProcFs {
             throw new IllegalStateException("cannot list /proc", e);
         }
         return children;
+    }
+
+    /**
+     * Waits (bounded, 10 s) until process {@code pid} ignores {@code signal}: its SigIgn mask in /proc/PID/status has
+     * the bit. A test whose shell child runs {@code trap '' TERM} first must wait for it before closing: a SIGTERM
+     * before the trap ends the shell at once.
+     */
+    public static void awaitIgnoring(int pid, int signal) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            String mask = Files.readAllLines(Path.of("/proc", Integer.toString(pid), "status")).stream()
+                    .filter(l -> l.startsWith("SigIgn:")).findFirst().orElseThrow().substring("SigIgn:".length()).trim();
+            if ((Long.parseUnsignedLong(mask, 16) & (1L << (signal - 1))) != 0) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("pid " + pid + " did not come to ignore signal " + signal + " within 10 s");
     }
 
     /** Children of this JVM: none may be left (alive or zombie) after a test. */

@@ -41,7 +41,7 @@ class LiveJournalTest {
                     .group("stubborn", 1, ChildSpec.exec("/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.1; done"))
                     .start();
             int pid = pool.child("stubborn", 0).pid();
-            awaitIgnoring(pid, 15); // a SIGTERM before the shell's trap would end it at once, and the close CLEAN
+            dev.vigil.spawn.ProcFs.awaitIgnoring(pid, 15); // a SIGTERM before the shell's trap would end it at once, and the close CLEAN
             CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
                 try {
                     pool.close();
@@ -76,19 +76,5 @@ class LiveJournalTest {
         CliRun after = CliRun.of("audit", journal.toString());
         assertEquals(0, after.exit(), after::toString);
         assertTrue(after.out().contains(" 1 closes (") && after.out().contains(" 0 incomplete), 0 violations"), after::toString);
-    }
-
-    /** Waits (bounded) until process {@code pid} ignores {@code signal}: its SigIgn mask in /proc/PID/status has the bit. */
-    private static void awaitIgnoring(int pid, int signal) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            String mask = java.nio.file.Files.readAllLines(Path.of("/proc", Integer.toString(pid), "status")).stream()
-                    .filter(l -> l.startsWith("SigIgn:")).findFirst().orElseThrow().substring("SigIgn:".length()).trim();
-            if ((Long.parseUnsignedLong(mask, 16) & (1L << (signal - 1))) != 0) {
-                return;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("pid " + pid + " did not come to ignore signal " + signal + " within 10 s");
     }
 }
