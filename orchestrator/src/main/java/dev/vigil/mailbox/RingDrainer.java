@@ -69,10 +69,10 @@ public final class RingDrainer implements AutoCloseable {
      * on this VM): 50 us made ~5,000 wake-ups a second that cost 16 % of a core and drained ~10 records each; 1 ms made
      * 1,000 appender wake-ups a second at 1.6 M transitions a second, a fifth of a core (docs/BENCHMARKS.md, "Transition
      * ring flow control"). Ring space does not wait for it: the command path drains at half full, a full ring nudges.
-     * Tried 2026-12-03 at load 17-27: 20 ms with JOURNAL_EVERY 32,768 cut the drainer's and appender's CPU in the ring
-     * bench's rounds from ~70 to ~40 ms a second, but raised journaling's CPU per transition in the bench's in-process
-     * loop from +73 / +120 ns to +123 / +200 ns (four runs alternating: 786 KiB of batches per pass go through the caches
-     * instead of 196 KiB), and would quadruple the crash window (docs/MAILBOX.md): not taken.
+     * Tried at load 17-27, before transitions were delta-encoded: 20 ms with JOURNAL_EVERY 32,768 cut the drainer's and
+     * appender's CPU in the ring bench's rounds from ~70 to ~40 ms a second, but raised journaling's CPU per transition
+     * in the bench's in-process loop from +73 / +120 ns to +123 / +200 ns (four runs alternating: four times the batches
+     * per pass went through the caches), and would quadruple the crash window (docs/MAILBOX.md): not taken.
      */
     public static final long BUSY_PARK_NANOS = 5_000_000;
     /**
@@ -105,7 +105,6 @@ public final class RingDrainer implements AutoCloseable {
         }
     }
 
-    /** A flow-controlling drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
     /** What restores a map file cut short and says so (null when nothing was cut); see {@link MailboxStore#restoreCutLength}. */
     private volatile java.util.function.Supplier<String> mappedFileRepair = () -> null;
 
@@ -114,6 +113,7 @@ public final class RingDrainer implements AutoCloseable {
         mappedFileRepair = repair;
     }
 
+    /** A flow-controlling drainer that journals into {@code sink} (e.g. {@code journalWriter::append}). */
     public RingDrainer(Consumer<? super JournalEvent> sink) {
         this(sink, DEFAULT_STALL, true);
     }

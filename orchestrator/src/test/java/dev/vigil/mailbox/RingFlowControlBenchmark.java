@@ -140,11 +140,17 @@ public final class RingFlowControlBenchmark {
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
             String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%)", 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75));
+            double elsewhere = elsewhereShare(runs);
+            String target = ">= 90 % of off, lossless";
+            // Other work on the machine decides a pair's rate (it ping-pongs only while both run at once): no verdict from
+            // a run where it took more than a few percent, nor where journaled came out well above off (the same noise).
+            boolean decidable = elsewhere <= MAX_ELSEWHERE_SHARE && onRatio <= 1.1;
             summary.add(new BenchSummary("journaled transitions/s, " + who, String.format(Locale.ROOT, "%.0f/s, %d lost, drainer %.2f %% of a core",
                     on, lost, 100.0 * cpu / wall), String.format(Locale.ROOT, "journaling off %.0f/s", off), spread,
-                    ">= 90 % of off, lossless",
-                    // journaled well above off means the run's load decided the rates, not journaling: no verdict from it
-                    onRatio >= 0.9 && onRatio <= 1.1 && lost == 0).line());
+                    decidable || lost > 0 ? target : String.format(Locale.ROOT, "%s (not decided: other work took %.0f %% of the machine's CPU)",
+                            target, 100 * elsewhere),
+                    decidable || lost > 0 ? (onRatio >= 0.9 && lost == 0 ? BenchSummary.Verdict.MET : BenchSummary.Verdict.MISSED)
+                            : BenchSummary.Verdict.NO_TARGET).line());
             summary.add(BenchSummary.reported("drained, not journaled, transitions/s, " + who + ": the floor under journaling",
                     String.format(Locale.ROOT, "%.0f/s", drained), String.format(Locale.ROOT, "journaling off %.0f/s", off),
                     String.format(Locale.ROOT, "%.1f %%", 100.0 * drainedRatio)).line());
@@ -496,6 +502,27 @@ public final class RingFlowControlBenchmark {
                 mailboxes.close();
             }
         }
+    }
+
+    /**
+     * The most of the machine's CPU that other work (other processes, kernel threads: the rest column) may take in a run's
+     * rounds for the run to decide the target: a quiet run took ~1 % (docs/BENCHMARKS.md, 2026-12-03 23:27 UTC), this
+     * VM's loaded ones 35-80 %.
+     */
+    static final double MAX_ELSEWHERE_SHARE = Double.parseDouble(System.getProperty("vigil.bench.maxElsewhere", "0.05"));
+
+    /** The share of the machine's CPU (all cores, all rounds) that work other than this bench's took. */
+    private static double elsewhereShare(List<List<Run>> runs) {
+        long elsewhere = 0;
+        long capacity = 0;
+        for (List<Run> variant : runs) {
+            for (Run run : variant) {
+                Time t = run.time();
+                elsewhere += t.machineBusy() - java.util.Arrays.stream(t.cpu()).sum();
+                capacity += t.wall() * Runtime.getRuntime().availableProcessors();
+            }
+        }
+        return capacity == 0 ? 0 : Math.max(0, (double) elsewhere / capacity);
     }
 
     static double median(double[] values) {

@@ -33,7 +33,7 @@ import dev.vigil.journal.bench.DecodeRateBench;
 public final class ReplayBenchmark {
     /** The launcher's JVM flags that decide speed (bin/vigil-replay), for the baseline process. */
     private static final List<String> LAUNCHER_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=3",
-            "-XX:+UseSerialGC");
+            "-XX:+UseSerialGC", "-Xmn16m");
     private static final double STATS_TARGET_EVENTS_PER_S = 15e6;
     private static final long STATS_TARGET_RSS_MB = 256;
     private static final double SHOW_TARGET_S = 0.3;
