@@ -26,6 +26,14 @@ public final class MonotonicClock {
         return span;
     }
 
+    /** {@code span} itself if it is more than zero and at most {@link #MAX_SPAN}, else an IllegalArgumentException naming {@code name}. */
+    public static Duration positiveSpan(String name, Duration span) {
+        if (span == null || span.isNegative() || span.isZero()) {
+            throw new IllegalArgumentException(name + "=" + span + " must be > 0");
+        }
+        return checkSpan(name, span);
+    }
+
     public static long nanos() {
         return System.nanoTime();
     }

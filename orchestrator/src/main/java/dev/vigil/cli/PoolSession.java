@@ -210,7 +210,7 @@ public final class PoolSession implements Stoppable {
         int opcode = command ? f.required("opcode") == null ? 0 : f.intAtLeast("opcode", Integer.MIN_VALUE, 0) : 0;
         long argument = command ? f.longAtLeast("argument", Long.MIN_VALUE, 0) : 0;
         boolean waits = "control".equals(op) || "task".equals(op) || "inside".equals(op);
-        Duration timeout = Duration.ofMillis(waits ? f.millisAtLeast("timeoutMs", 0, 5_000) : 0);
+        Duration timeout = Duration.ofMillis(waits ? f.millisAtLeast("timeoutMs", 1, 5_000) : 0);
         long gate = "gate".equals(op) ? f.longAtLeast("value", Long.MIN_VALUE, 1) : 0;
         f.rejectUnknown();
         if (!problems.isEmpty()) {

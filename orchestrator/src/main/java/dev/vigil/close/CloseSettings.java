@@ -172,7 +172,7 @@ public final class CloseSettings {
         private int maxParallelCloses = 4;
 
         public Builder window(Duration d) {
-            this.window = positive(WINDOW, d);
+            this.window = MonotonicClock.positiveSpan(WINDOW, d);
             return this;
         }
 
@@ -206,13 +206,6 @@ public final class CloseSettings {
 
         public CloseSettings build() {
             return new CloseSettings(this);
-        }
-
-        private static Duration positive(String name, Duration d) {
-            if (d == null || d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + "=" + d + " must be > 0");
-            }
-            return MonotonicClock.checkSpan(name, d);
         }
 
         private static Duration nonNegative(String name, Duration d) {

@@ -35,10 +35,10 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
 
     public ChildSpec {
         Objects.requireNonNull(kind, "kind");
-        args = List.copyOf(args);
-        env = Map.copyOf(env);
-        classPath = List.copyOf(classPath);
-        runtimeOptions = List.copyOf(runtimeOptions);
+        args = List.copyOf(argList(Objects.requireNonNull(args, "args").toArray(String[]::new)));
+        env = Map.copyOf(Objects.requireNonNull(env, "env"));
+        classPath = List.copyOf(Objects.requireNonNull(classPath, "classPath"));
+        runtimeOptions = List.copyOf(Objects.requireNonNull(runtimeOptions, "runtimeOptions"));
         if (kind != ChildKind.C && (program == null || program.isBlank())) {
             throw new IllegalArgumentException("child kind=" + kind + " needs a program");
         }
@@ -55,7 +55,7 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
      * class lives with {@link #withClassPath} unless it is on the orchestrator's own class path.
      */
     public static ChildSpec java(String handlerClass, String... args) {
-        return new ChildSpec(ChildKind.JAVA, handlerClass, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+        return new ChildSpec(ChildKind.JAVA, handlerClass, argList(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /**
@@ -63,27 +63,27 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
      * {@code module:Class} (or {@code module.Class}); add where its module lives with {@link #withClassPath}.
      */
     public static ChildSpec python(String handler, String... args) {
-        return new ChildSpec(ChildKind.PYTHON, handler, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+        return new ChildSpec(ChildKind.PYTHON, handler, argList(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** The C demo child with {@code args} (its flags, e.g. {@code --exit-code 42}). */
     public static ChildSpec cDemo(String... args) {
-        return new ChildSpec(ChildKind.C, null, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+        return new ChildSpec(ChildKind.C, null, argList(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** A C program linked with the C child runtime. */
     public static ChildSpec c(Path program, String... args) {
-        return new ChildSpec(ChildKind.C, program.toString(), List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+        return new ChildSpec(ChildKind.C, program.toString(), argList(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** Any executable that speaks the mailbox protocol. */
     public static ChildSpec mailboxExec(String program, String... args) {
-        return new ChildSpec(ChildKind.MAILBOX_EXEC, program, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+        return new ChildSpec(ChildKind.MAILBOX_EXEC, program, argList(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     /** A plain executable, stopped with SIGTERM unless {@link #withStopSignal} says otherwise. */
     public static ChildSpec exec(String program, String... args) {
-        return new ChildSpec(ChildKind.EXEC, program, List.of(args), Map.of(), SIGTERM, List.of(), List.of());
+        return new ChildSpec(ChildKind.EXEC, program, argList(args), Map.of(), SIGTERM, List.of(), List.of());
     }
 
     public ChildSpec withStopSignal(int signal) {
@@ -189,5 +189,16 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         }
         out.put(ChildRuntimes.PYTHON_LIBRARY_ENV, runtimes.childLibrary().toString());
         return out;
+    }
+
+    /** {@code args} as a list; a null one is named ("args[1] is null") rather than a bare NullPointerException. */
+    private static List<String> argList(String... args) {
+        Objects.requireNonNull(args, "args");
+        for (int i = 0; i < args.length; i++) {
+            if (args[i] == null) {
+                throw new NullPointerException("args[" + i + "] is null");
+            }
+        }
+        return List.of(args);
     }
 }

@@ -218,8 +218,9 @@ public final class Pool implements AutoCloseable {
 
     // ------------------------------------------------------------------ operations (behind the fence)
 
-    /** Runs a control command on one child and waits for its result. */
+    /** Runs a control command on one child and waits for its result, at most {@code timeout} (more than zero). */
     public CommandResult control(String group, int index, int opcode, long argument, Duration timeout) {
+        MonotonicClock.positiveSpan("timeout", timeout);
         PoolChild c = mailboxChild(group, index);
         return admitted(OP_CONTROL, group, index, c, () -> c.mailbox().control(opcode, argument, timeout));
     }
@@ -241,6 +242,7 @@ public final class Pool implements AutoCloseable {
 
     /** Waits for the control command placed by {@link #sendControl}. */
     public CommandResult awaitControl(String group, int index, Duration timeout) {
+        MonotonicClock.positiveSpan("timeout", timeout);
         PoolChild c = mailboxChild(group, index);
         String lost = lostToRestart.remove(group + "/" + index);
         if (lost != null && !pending.containsKey(c)) {
@@ -258,6 +260,7 @@ public final class Pool implements AutoCloseable {
 
     /** Runs a task on one child and waits for its result. */
     public CommandResult runTask(String group, int index, int opcode, long argument, Duration timeout) {
+        MonotonicClock.positiveSpan("timeout", timeout);
         PoolChild c = mailboxChild(group, index);
         return admitted(OP_TASK, group, index, c, () -> c.mailbox().runTask(opcode, argument, timeout));
     }
@@ -1049,9 +1052,9 @@ public final class Pool implements AutoCloseable {
             return this;
         }
 
-        /** Bound on waiting for INIT_READY of every child (default 30 s). */
+        /** Bound on waiting for INIT_READY of every child (default 30 s); more than zero. */
         public Builder startTimeout(Duration d) {
-            this.startTimeout = Objects.requireNonNull(d, "startTimeout");
+            this.startTimeout = MonotonicClock.positiveSpan("startTimeout", d);
             return this;
         }
 

@@ -56,7 +56,7 @@ class PoolSessionRequestTest {
         assertEquals(0, exit, String.join("\n", lines));
         assertRefused(lines.get(1), "argument: too large");
         assertRefused(lines.get(2), "index: must be an integer; opcode: required");
-        assertRefused(lines.get(3), "timeoutMs: must be >= 0");
+        assertRefused(lines.get(3), "timeoutMs: must be >= 1");
         assertRefused(lines.get(4), "valu: unknown field");
         assertRefused(lines.get(5), "op: unknown value 'frobnicate', expected one of [close, control, gate, inside, send, task]");
         assertRefused(lines.get(6), "a request is a JSON object such as");

@@ -90,4 +90,31 @@ class PoolApiMisuseTest {
             Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, limit);
         }
     }
+
+    /**
+     * A timeout of zero or less, or null, is refused naming it, before a command is placed: before, a negative
+     * startTimeout started the pool (no wait at all), a negative control timeout ran the command, a null one was a
+     * bare NullPointerException ("Cannot invoke ... toNanos()"); a null argument of a spec was "NullPointerException: null".
+     */
+    @Test
+    void aTimeoutOfZeroOrLessOrANullArgumentIsRefusedNamingIt() {
+        for (Duration d : new Duration[] {Duration.ZERO, Duration.ofSeconds(-1), null}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Pool.builder(orchestrator, "t").startTimeout(d));
+            assertEquals("startTimeout=" + d + " must be > 0", e.getMessage());
+        }
+        NullPointerException arg = assertThrows(NullPointerException.class, () -> ChildSpec.exec("/bin/sleep", "1", null));
+        assertEquals("args[1] is null", arg.getMessage());
+        Pool pool = Pool.builder(orchestrator, "m").group("g", 1, ChildSpec.cDemo()).start();
+        for (Duration d : new Duration[] {Duration.ofSeconds(-1), null}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> pool.control("g", 0, 1, 0, d));
+            assertEquals("timeout=" + d + " must be > 0", e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> pool.runTask("g", 0, 1, 0, d));
+        }
+        assertEquals(1, pool.control("g", 0, 1, 0, Duration.ofSeconds(5)).commandId(), "the refused ones were not placed");
+        pool.close();
+        pool.closeWithReport(); // a second close is a no-op
+        assertThrows(AdmissionClosedException.class, () -> pool.control("g", 0, 1, 0, Duration.ofSeconds(1)));
+    }
 }
