@@ -322,6 +322,10 @@ public final class Pool implements AutoCloseable {
             throw new PoolStartException("pool=" + poolId + " start refused: starts were stopped (" + stopped + ")", null,
                     null);
         }
+        String noRoom = orchestrator.spawner().openFileShortfall(childCount(), doorbellChildren(), SPAWN_BATCH);
+        if (noRoom != null) { // before, a spawn past the limit failed mid-start ("errno=24 ... stage=pipe2"), rolled back
+            throw new PoolStartException("pool=" + poolId + " start refused: " + noRoom, null, null);
+        }
         java.nio.file.Path logDir = orchestrator.childLogDir().resolve(dev.vigil.spawn.ChildLog.fileName(poolId));
         try {
             container = orchestrator.containment().openPool(poolId);
@@ -412,7 +416,7 @@ public final class Pool implements AutoCloseable {
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
         }
-        boolean doorbellPipe = spec.kind() == ChildKind.JAVA; // a JVM cannot wait on the futex (docs/MAILBOX.md, "The doorbell")
+        boolean doorbellPipe = spec.kind() == ChildKind.JAVA; // as doorbellChildren(); a JVM cannot wait on the futex (docs/MAILBOX.md, "The doorbell")
         if (doorbellPipe) {
             env.put(ChildRuntime.DOORBELL_FD_ENV, Integer.toString(SpawnRequest.DOORBELL_FD));
         }
@@ -677,8 +681,14 @@ public final class Pool implements AutoCloseable {
         }
     }
 
-    private int childCount() {
-        return counts.values().stream().mapToInt(Integer::intValue).sum();
+    private long childCount() {
+        return counts.values().stream().mapToLong(Integer::longValue).sum();
+    }
+
+    /** Children spawned with a doorbell pipe (kind JAVA; each group's kind read from its child 0). */
+    private long doorbellChildren() {
+        return counts.entrySet().stream().filter(g -> g.getValue() > 0
+                && groups.get(g.getKey()).apply(0).kind() == ChildKind.JAVA).mapToLong(Map.Entry::getValue).sum();
     }
 
     /** Lines of a start-failed child's stderr quoted in its pool's start failure (the close report keeps more). */

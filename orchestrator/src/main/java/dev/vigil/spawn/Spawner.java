@@ -107,6 +107,34 @@ public final class Spawner implements AutoCloseable {
         return launcher.usesPidfds();
     }
 
+    /**
+     * Whether this process has room under RLIMIT_NOFILE for the descriptors a start of {@code children} children,
+     * {@code doorbells} of them with a doorbell pipe, spawned {@code batch} at once, holds: null when it has (or the
+     * limit cannot be read), else one line with the figures and how to raise the limit. Measured (/proc/self/fd
+     * before and after a start): each child holds one, its pidfd, until its reap, a doorbell child one more (the
+     * pipe's write end); a batch holds each child's status pipe read end until its exec verdict, and the one being
+     * spawned its two pipes at once.
+     */
+    public String openFileShortfall(long children, long doorbells, int batch) {
+        long needed = (launcher.usesPidfds() ? children : 0) + doorbells + Math.min(children, batch) + 4;
+        long[] limit = new long[2]; // {soft, hard}
+        long open;
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            open = fds.count() - 1; // less the listing's own
+            if (Linux.calls().getrlimit(Linux.RLIMIT_NOFILE, limit) != 0) {
+                return null;
+            }
+        } catch (java.io.IOException | RuntimeException | LinkageError e) {
+            return null; // the spawn itself still fails naming EMFILE
+        }
+        if (limit[0] < 0 || open + needed <= limit[0]) { // < 0: RLIM_INFINITY read as a signed long
+            return null;
+        }
+        return children + " children need " + needed + " more open files, " + open + " are open, RLIMIT_NOFILE is soft="
+                + limit[0] + " hard=" + limit[1] + ": raise it (ulimit -n N under the hard limit; the hard one as root,"
+                + " LimitNOFILE= of a systemd unit, /etc/security/limits.conf) or start fewer children";
+    }
+
     /** The shim binary this spawner starts children through. */
     public Path shim() {
         return launcher.shim();

@@ -18,6 +18,7 @@ import dev.vigil.close.CloseSettings;
 import dev.vigil.journal.ChildSpawned;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.PoolStarted;
+import dev.vigil.spawn.internal.Linux;
 
 /**
  * The Java API misused as a new user would (README "The Java API"): each misuse is one exception naming the argument,
@@ -59,5 +60,34 @@ class PoolApiMisuseTest {
         }
         // closed with nothing tracked: the id is free again
         Pool.builder(orchestrator, "a_b").group("g", 1, SLEEPER).start().close();
+    }
+
+    /**
+     * {@code ulimit -n 64} and a pool of 100: refused before the first spawn, naming the figures. Before, the start
+     * failed mid-way ("errno=24 (Too many open files) stage=pipe2") after partial spawns and a rollback close.
+     */
+    @Test
+    void aPoolTheOpenFileLimitCannotHoldIsRefusedBeforeAnySpawn() throws Exception {
+        long[] limit = new long[2];
+        assertEquals(0, Linux.calls().getrlimit(Linux.RLIMIT_NOFILE, limit));
+        long open;
+        try (var fds = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+            open = fds.count();
+        }
+        try {
+            assertEquals(0, Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, new long[] {open + 80, limit[1]}));
+            PoolStartException e = assertThrows(PoolStartException.class,
+                    () -> Pool.builder(orchestrator, "wide").group("g", 100, SLEEPER).start());
+            assertTrue(e.getMessage().matches("pool=wide start refused: 100 children need \\d+ more open files, \\d+ are"
+                    + " open, RLIMIT_NOFILE is soft=" + (open + 80) + " hard=" + limit[1] + ": raise it .*"), e.getMessage());
+            orchestrator.journal().flush(Duration.ofSeconds(5));
+            assertEquals(0, JournalChecks.readAll(orchestrator.journal().writer().dir()).stream()
+                    .filter(ev -> ev instanceof ChildSpawned).count(), "nothing spawned");
+            // with room for them, the same pool starts
+            assertEquals(0, Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, new long[] {open + 250, limit[1]}));
+            Pool.builder(orchestrator, "wide").group("g", 100, SLEEPER).start().close();
+        } finally {
+            Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, limit);
+        }
     }
 }
