@@ -229,6 +229,11 @@ public final class JournalReader implements AutoCloseable {
         boolean found;
         try {
             found = PlainExcerpts.ENABLED && plain.toIndex(index);
+        } catch (PlainExcerpts.CutShort e) {
+            // Its store header says the file holds this index, its length says it does not: no hand-over to Chronicle's
+            // tailer, whose memory fault past the end can surface outside any of this reader's calls.
+            throw new JournalCorruptException("journal dir=" + dir + " file=" + fileOfCycle(cycle) + " index=" + hex(index)
+                    + ": the cycle file is cut short before this index (" + e.getMessage() + ")", index, e);
         } catch (PlainExcerpts.NotUnderstood e) {
             found = false;
         }

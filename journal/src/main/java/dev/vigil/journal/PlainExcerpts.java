@@ -47,6 +47,17 @@ final class PlainExcerpts implements AutoCloseable {
     }
 
     /**
+     * What this reader was to read lies past the end of the cycle file, still so when its length is asked again: the
+     * file was cut short. Chronicle's tailer must not be handed it: it maps pages past the end, and the memory fault
+     * of touching one surfaces at some later instruction, even in its caller's code, where nobody can name it.
+     */
+    static final class CutShort extends NotUnderstood {
+        CutShort(String why) {
+            super(why);
+        }
+    }
+
+    /**
      * Damage this reader names itself, because Chronicle's tailer reads past it without a word: an excerpt marked
      * as metadata that is not one of the queue's index arrays (an event whose header gained bit 30; the tailer
      * skips it and numbers every later event one lower). The message names the file, the index and the byte.
@@ -290,8 +301,18 @@ final class PlainExcerpts implements AutoCloseable {
         if (p >= windowStart && p + n <= windowStart + windowLength) {
             return;
         }
-        if (p < 0 || p + n > fileLength) {
-            throw new NotUnderstood("byte=" + p + " length=" + n + " is past the end of the file (length=" + fileLength + ")");
+        if (p + n > fileLength && p >= 0) {
+            try {
+                fileLength = channel.size(); // a live journal's file may have grown since it was entered
+            } catch (IOException e) {
+                throw new NotUnderstood("file=" + file.file().getFileName() + " cannot be read: " + JournalException.plain(e));
+            }
+            if (p + n > fileLength) {
+                throw new CutShort("byte=" + p + " length=" + n + " is past the end of the file (length=" + fileLength + ")");
+            }
+        }
+        if (p < 0) {
+            throw new NotUnderstood("byte=" + p + " length=" + n + " is before the start of the file");
         }
         boolean sequential = p == windowStart + windowLength || p > windowStart && p < windowStart + windowLength;
         readSize = sequential ? Math.min(MAX_READ, readSize * 2) : FIRST_READ;
