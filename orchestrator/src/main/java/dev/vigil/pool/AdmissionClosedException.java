@@ -6,6 +6,6 @@ public final class AdmissionClosedException extends IllegalStateException {
 
     public AdmissionClosedException(String poolId, String operation, String group, int index, long closeId) {
         super("pool=" + poolId + " operation=" + operation + " group=" + group + " child=" + index + " closeId=" + closeId
-                + ": admission closed, the pool is closing");
+                + ": admission closed, the pool is closing or closed");
     }
 }

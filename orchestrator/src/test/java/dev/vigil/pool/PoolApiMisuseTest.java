@@ -115,6 +115,8 @@ class PoolApiMisuseTest {
         assertEquals(1, pool.control("g", 0, 1, 0, Duration.ofSeconds(5)).commandId(), "the refused ones were not placed");
         pool.close();
         pool.closeWithReport(); // a second close is a no-op
-        assertThrows(AdmissionClosedException.class, () -> pool.control("g", 0, 1, 0, Duration.ofSeconds(1)));
+        AdmissionClosedException closed = assertThrows(AdmissionClosedException.class,
+                () -> pool.control("g", 0, 1, 0, Duration.ofSeconds(1)));
+        assertTrue(closed.getMessage().endsWith("admission closed, the pool is closing or closed"), closed.getMessage());
     }
 }
