@@ -430,7 +430,9 @@ public final class PoolRunner implements Stoppable {
             }
             synchronized (this) {
                 reports.add(r);
-                if (pools.get(i).trackedChildren().isEmpty()) {
+                // leak means kept: a pool whose close kept survivors is never closed again (not by the next cycle's
+                // close, not at the end of the run); the run ends listing them
+                if (pools.get(i).trackedChildren().isEmpty() || closeSettings().escalation() == EscalationPolicy.LEAK) {
                     open.remove(pools.get(i));
                 }
             }
