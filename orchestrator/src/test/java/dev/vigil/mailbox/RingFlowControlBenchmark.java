@@ -93,6 +93,7 @@ public final class RingFlowControlBenchmark {
         StringBuilder switches = new StringBuilder();
         StringBuilder perRound = new StringBuilder();
         StringBuilder warmups = new StringBuilder();
+        StringBuilder drainerCounts = new StringBuilder();
         for (int children : CHILDREN) {
             List<List<Run>> runs = new ArrayList<>();
             for (Variant v : Variant.values()) {
@@ -143,6 +144,7 @@ public final class RingFlowControlBenchmark {
                 Time sum = Time.sum(runs.get(v.ordinal()).stream().map(Run::time).toList());
                 time.append(sum.row(children + " " + v.label));
                 switches.append(sum.switchRow(children + " " + v.label));
+                drainerCounts.append(countsRow(children + " " + v.label, runs.get(v.ordinal())));
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
             String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%)", 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75));
@@ -180,6 +182,14 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(switches);
+        report.append("the drainer's counts per second (RingDrainer.Counts): parent writers that found a ring full and waited (the C"
+                + " children's waits are not counted), the command path's inline drains (ring half full) and those it left to the"
+                + " thread holding the cursor, background passes and the mailboxes they left so:\n");
+        report.append(String.format(Locale.ROOT, "  %-15s", "children"));
+        for (String kind : new String[] {"ring full", "inline drains", "inline busy", "passes", "pass busy"}) {
+            report.append(String.format(Locale.ROOT, " %13s", kind));
+        }
+        report.append('\n').append(drainerCounts);
         report.append(pacedCost());
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
@@ -230,7 +240,29 @@ public final class RingFlowControlBenchmark {
     }
 
     /** Drainer and journal appender CPU over the journaled rounds: what journaling a transition costs besides the children. */
-    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time) {
+    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time, RingDrainer.Counts counts) {
+    }
+
+    /** One row: per second of the variant's rounds, the drainer's counts ({@link RingDrainer.Counts}); empty for off. */
+    private static String countsRow(String label, List<Run> runs) {
+        long[] sum = new long[5];
+        long wall = 0;
+        for (Run run : runs) {
+            RingDrainer.Counts c = run.counts();
+            if (c == null) {
+                return "";
+            }
+            long[] n = {c.ringFullWaits(), c.inlineDrains(), c.inlineBusy(), c.passes(), c.passBusy()};
+            for (int i = 0; i < n.length; i++) {
+                sum[i] += n[i];
+            }
+            wall += run.wallNanos();
+        }
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "  %-15s", label));
+        for (long n : sum) {
+            out.append(String.format(Locale.ROOT, " %13.1f", n * 1e9 / Math.max(1, wall)));
+        }
+        return out.append('\n').toString();
     }
 
     /**
@@ -502,6 +534,7 @@ public final class RingFlowControlBenchmark {
                 made += MailboxDescriptor.seq(handles.get(i).stateWord()) - seqBefore[i];
             }
             long lost = 0;
+            RingDrainer.Counts counts = drainer == null ? null : drainer.counts();
             if (drainer != null) {
                 drainer.stop();
                 drainCaughtUp(drainer);
@@ -516,7 +549,7 @@ public final class RingFlowControlBenchmark {
                     journal.flush();
                 }
             }
-            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time);
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time, counts);
         }
 
         /**
