@@ -28,7 +28,8 @@ import dev.vigil.journal.PoolKept;
  * cgroup, command) and the command that ends it; the survivors are alive after the run exited (a plain executable
  * and its fork; an idle mailbox child ends itself once orphaned, by design), their mailboxes still allocated;
  * stdout and the journal count the same closes (no unprinted extra close); {@code bin/vigil reap} ends them later,
- * journaled, and frees their mailboxes; a second reap finds nothing.
+ * journaled, and frees their mailboxes; a second reap finds nothing. A second cycle neither closes the kept pool again
+ * nor counts its survivors twice: its start of the same pool id is refused while they live.
  */
 @Timeout(420)
 class LeakAndReapEndToEndTest {
@@ -38,7 +39,7 @@ class LeakAndReapEndToEndTest {
     @Test
     void survivorsOfALeakRunOutliveItAndAreReapedLater() throws Exception {
         Path spec = Files.writeString(work.resolve("leak.json"), """
-                {"journalDir": "leak-journal", "cycles": 1,
+                {"journalDir": "leak-journal", "cycles": 2,
                  "close": {"windowMs": 300, "escalation": "leak"},
                  "pools": [{"id": "keeper", "groups": [
                      {"name": "stubborn", "kind": "exec", "command": ["/bin/sh", "-c", "trap '' TERM; sleep 600 & wait"], "children": 1},
@@ -71,6 +72,14 @@ class LeakAndReapEndToEndTest {
             assertTrue(closes.find(), run.out());
             assertEquals(Integer.parseInt(closes.group(1)), count(work.resolve("leak-journal"), CloseCompleted.class), run.out());
             assertEquals(1, count(work.resolve("leak-journal"), PoolKept.class));
+            // cycle 2: the kept pool is not closed again (leak means no further close) and its id stays taken while
+            // its survivors live, so the second start of "keeper" is refused by name, once
+            assertEquals(1, Integer.parseInt(closes.group(1)), "one close, cycle 1's:\n" + run.out());
+            assertEquals(1, run.out().split("start failed: poolId: duplicate open pool's id 'keeper'", -1).length - 1,
+                    run.out());
+            Matcher keptCount = Pattern.compile("kept running: (\\d+)").matcher(run.out());
+            assertTrue(keptCount.find(), run.out());
+            assertEquals(2, Integer.parseInt(keptCount.group(1)), "the stubborn and the stuck child, each once:\n" + run.out());
 
             Launchers.Result reap = Launchers.vigil(work, 60, "reap", "leak-journal");
             assertEquals(0, reap.exitCode(), reap.toString());

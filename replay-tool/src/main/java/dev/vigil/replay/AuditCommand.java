@@ -14,21 +14,9 @@ import dev.vigil.journal.JsonEvents;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code audit DIR}: checks the invariants of DESIGN section 8 over the whole history. */
-@Command(name = "audit", mixinStandardHelpOptions = true, header = "Check every invariant over the whole journal.",
-        description = {"Check every invariant over the whole journal: each transition's from equals the previous",
-            "to of its mailbox (no lost update), seq moves forward and gaps only where a ring overrun was",
-            "journaled, no state write after shutdown except by the child, the shutdown written at most once,",
-            "every child of a close reaped or reported as survivor, no mailbox released before its reap,",
-            "and every rebuilt close outcome equal to the report the orchestrator produced live.",
-            "Exit code 0: clean; 1: violations found; 2: unusable input; 3: no violation so far, but the",
-            "orchestrator writing the journal still runs some close (in progress, not judged yet)."})
 public final class AuditCommand implements Callable<Integer> {
     /** Exit code when violations were found. */
     public static final int EXIT_VIOLATIONS = 1;
@@ -38,21 +26,33 @@ public final class AuditCommand implements Callable<Integer> {
      */
     public static final int EXIT_IN_PROGRESS = 3;
 
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
-
-    @Mixin
     SourceOptions source;
-
-    @Option(names = "--json", description = "one JSON object per violation, per line, then a summary object")
     boolean json;
-
-    @Option(names = "--map", paramLabel = "FILE", description = {"the orchestrator's mailbox map file: also check the "
-        + "ring records", "it never drained into the journal (post-mortem)"})
     Path map;
+
+    /** The command line model of {@code audit}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        AuditCommand c = new AuditCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "audit", "Check every invariant over the whole journal.",
+                "Check every invariant over the whole journal: each transition's from equals the previous",
+                "to of its mailbox (no lost update), seq moves forward and gaps only where a ring overrun was",
+                "journaled, no state write after shutdown except by the child, the shutdown written at most once,",
+                "every child of a close reaped or reported as survivor, no mailbox released before its reap,",
+                "and every rebuilt close outcome equal to the report the orchestrator produced live.",
+                "Exit code 0: clean; 1: violations found; 2: unusable input; 3: no violation so far, but the",
+                "orchestrator writing the journal still runs some close (in progress, not judged yet).");
+        CommandModel.journalDir(spec, () -> c.dir, v -> c.dir = v);
+        c.source = SourceOptions.addTo(spec);
+        CommandModel.flag(spec, "--json", "one JSON object per violation, per line, then a summary object", () -> c.json,
+                v -> c.json = v);
+        spec.addOption(CommandModel.option(Path.class, "FILE", () -> c.map, v -> c.map = v, "--map").description(
+                "the orchestrator's mailbox map file: also check the ring records",
+                "it never drained into the journal (post-mortem)").build());
+        return spec;
+    }
 
     @Override
     public Integer call() {

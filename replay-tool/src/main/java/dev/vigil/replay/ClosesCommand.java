@@ -19,22 +19,12 @@ import dev.vigil.journal.PoolFailed;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code closes DIR}: every close with its pool, start, duration, outcome, and its children counted
  * apart: reaped (exited on their own), killed (by escalation), kept (survivors left running).
  */
-@Command(name = "closes", mixinStandardHelpOptions = true, header = "List every close in the journal with its outcome.",
-        description = {"List every close in the journal: pool, start (relative to the journal's first event),",
-            "duration, outcome, and children reaped (exited on their own), killed (by escalation) and kept",
-            "(survivors left running), as the orchestrator reported them. A close the journal ends",
-            "inside is listed as INCOMPLETE, or IN_PROGRESS while the orchestrator writing it still runs",
-            "that close. Closes are listed as they complete."})
 public final class ClosesCommand implements Callable<Integer> {
     /** The outcome of a close the journal has no completion of. */
     enum Unfinished {
@@ -55,17 +45,26 @@ public final class ClosesCommand implements Callable<Integer> {
     private static final String HEADER_FORMAT = "%15s  %-16s  %12s  %10s  %-" + OUTCOME_WIDTH + "s  %6s  %6s  %4s  %6s%n";
     private static final String ROW_FORMAT = "%15d  %-16s  %12s  %10s  %-" + OUTCOME_WIDTH + "s  %6s  %6s  %4s  %6s%n";
 
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
-
-    @Mixin
     SourceOptions source;
-
-    @Option(names = "--json", description = "one JSON object per close, per line")
     boolean json;
+
+    /** The command line model of {@code closes}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        ClosesCommand c = new ClosesCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "closes", "List every close in the journal with its outcome.",
+                "List every close in the journal: pool, start (relative to the journal's first event),",
+                "duration, outcome, and children reaped (exited on their own), killed (by escalation) and kept",
+                "(survivors left running), as the orchestrator reported them. A close the journal ends",
+                "inside is listed as INCOMPLETE, or IN_PROGRESS while the orchestrator writing it still runs",
+                "that close. Closes are listed as they complete.");
+        CommandModel.journalDir(spec, () -> c.dir, v -> c.dir = v);
+        c.source = SourceOptions.addTo(spec);
+        CommandModel.flag(spec, "--json", "one JSON object per close, per line", () -> c.json, v -> c.json = v);
+        return spec;
+    }
 
     @Override
     public Integer call() {

@@ -16,26 +16,27 @@ import dev.vigil.journal.MailboxTransitionBatch;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code export DIR}: every event as one JSON object per line, for jq. */
-@Command(name = "export", mixinStandardHelpOptions = true, header = "Write every event as one JSON line (for jq).",
-        description = {"Every event as JSON lines (for jq): the journal's JSON form (event kind in \"event\")",
-            "with the journal (Chronicle) index of the event added as \"journalIndex\" (\"index\" is a child's index in its group).",
-            "A MailboxTransitionBatch is one MailboxTransition line per transition it packs, with its place in",
-            "the batch as \"position\" (0 first): journalIndex and position are what audit cites."})
 public final class ExportCommand implements Callable<Integer> {
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
-
-    @Mixin
     SourceOptions source;
+
+    /** The command line model of {@code export}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        ExportCommand c = new ExportCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "export", "Write every event as one JSON line (for jq).",
+                "Every event as JSON lines (for jq): the journal's JSON form (event kind in \"event\")",
+                "with the journal (Chronicle) index of the event added as \"journalIndex\" (\"index\" is a child's index in its group).",
+                "A MailboxTransitionBatch is one MailboxTransition line per transition it packs, with its place in",
+                "the batch as \"position\" (0 first): journalIndex and position are what audit cites.");
+        CommandModel.journalDir(spec, () -> c.dir, v -> c.dir = v);
+        c.source = SourceOptions.addTo(spec);
+        return spec;
+    }
 
     @Override
     public Integer call() {

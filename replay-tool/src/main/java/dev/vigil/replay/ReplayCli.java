@@ -4,23 +4,20 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 import dev.vigil.journal.JournalException;
 import dev.vigil.journal.JsonEvents;
 
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code vigil-replay}: rebuilds closes from a journal, audits it, measures it and draws it. Each
  * subcommand's work is a method that writes to a {@link PrintStream}; {@link #execute} runs a
  * command line and maps every failure to one {@code ERR:} line on stderr and exit code 2.
  */
-@Command(name = "vigil-replay", mixinStandardHelpOptions = true, version = "vigil-replay 0.1",
-        description = "Rebuild, audit, measure and draw the closes recorded in a Vigil journal (no live orchestrator needed).",
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success (audit: no violations)", "1:audit found violations",
-            "2:unusable input (missing or damaged journal, unknown close id, bad arguments)"})
 public final class ReplayCli implements Runnable {
     /** Exit code for input the tool cannot use. */
     public static final int EXIT_BAD_INPUT = 2;
@@ -28,8 +25,7 @@ public final class ReplayCli implements Runnable {
     PrintStream out = System.out;
     PrintStream err = System.err;
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    private CommandSpec spec;
 
     @Override
     public void run() {
@@ -128,40 +124,41 @@ public final class ReplayCli implements Runnable {
         }
     }
 
-    /** The subcommands, in the order the help lists them. */
-    private static final List<Class<?>> SUBCOMMANDS = List.of(ClosesCommand.class, ShowCommand.class, AuditCommand.class,
-            StatsCommand.class, ExportCommand.class, TimelineCommand.class, TailCommand.class, CommandLine.HelpCommand.class);
+    /** The subcommands, in the order the help lists them: name and model. */
+    private static final List<Map.Entry<String, Function<ReplayCli, CommandSpec>>> SUBCOMMANDS = List.of(
+            Map.entry("closes", ClosesCommand::model), Map.entry("show", ShowCommand::model),
+            Map.entry("audit", AuditCommand::model), Map.entry("stats", StatsCommand::model),
+            Map.entry("export", ExportCommand::model), Map.entry("timeline", TimelineCommand::model),
+            Map.entry("tail", TailCommand::model));
 
     /**
-     * The command line with its subcommands: when the first argument names one, only that one (picocli
-     * builds each subcommand's model by reflection over its annotations, a tenth of a short command's
-     * start-up for all of them); otherwise (help, a typo, no subcommand) all of them.
+     * The command line with its subcommands (their models written in code, CommandModel): when the first argument
+     * names one, only that one; otherwise (help, a typo, no subcommand) all of them and picocli's {@code help}, whose
+     * model picocli reads from its annotations.
      */
     static CommandLine commandLine(ReplayCli cli, String... args) {
-        CommandLine cl = new CommandLine(cli);
-        Class<?> only = null;
-        // Only the class named after the argument (ShowCommand for show) has its annotations read to confirm it: reading
-        // a class's annotations parses them all, eight classes' worth for every command line otherwise.
-        for (Class<?> c : SUBCOMMANDS) {
-            if (args.length > 0 && c != CommandLine.HelpCommand.class && c.getSimpleName().equalsIgnoreCase(args[0] + "Command")
-                    && c.getAnnotation(Command.class).name().equals(args[0])) {
-                only = c;
+        cli.spec = CommandModel.command(cli, "vigil-replay", null,
+                "Rebuild, audit, measure and draw the closes recorded in a Vigil journal (no live orchestrator needed).")
+                .version("vigil-replay 0.1");
+        cli.spec.usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(CommandLine.Model.UsageMessageSpec.keyValuesMap(
+                "0:success (audit: no violations)", AuditCommand.EXIT_VIOLATIONS + ":audit found violations",
+                EXIT_BAD_INPUT + ":unusable input (missing or damaged journal, unknown close id, bad arguments), or"
+                        + " output that could not be written",
+                AuditCommand.EXIT_IN_PROGRESS + ":audit: no violation so far, but the orchestrator writing the journal"
+                        + " still runs some close",
+                StdoutStream.EXIT_READER_GONE + ":the reader of the output went away (| head), as a shell reports SIGPIPE"));
+        CommandLine cl = new CommandLine(cli.spec);
+        String named = args.length == 0 ? null : args[0];
+        boolean known = SUBCOMMANDS.stream().anyMatch(c -> c.getKey().equals(named));
+        for (Map.Entry<String, Function<ReplayCli, CommandSpec>> c : SUBCOMMANDS) {
+            if (!known || c.getKey().equals(named)) {
+                cl.addSubcommand(c.getKey(), c.getValue().apply(cli));
             }
         }
-        for (Class<?> c : SUBCOMMANDS) {
-            if (only == null || c == only) {
-                cl.addSubcommand(c.getAnnotation(Command.class).name(), newInstance(c));
-            }
+        if (!known) {
+            cl.addSubcommand(new CommandLine.HelpCommand());
         }
         return cl;
-    }
-
-    private static Object newInstance(Class<?> c) {
-        try {
-            return c.getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot make subcommand " + c.getName(), e);
-        }
     }
 
     /** Runs one command line; never throws, never exits the JVM. Returns the exit code. */

@@ -25,35 +25,33 @@ import dev.vigil.journal.ShutdownPublished;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code show DIR CLOSE}: the reconstruction of one close, child by child, and its verdict. */
-@Command(name = "show", mixinStandardHelpOptions = true, header = "Rebuild one close from the journal, child by child.",
-        description = {"Rebuild one close from the journal: per child the state-word history (seq, from, to,",
-            "writer, time), shutdown published / acked / reaped times, exit status, diagnosis and evidence,",
-            "and a one-line verdict naming the cause. Times are relative to the close's start. The rebuilt",
-            "outcome is compared with the report the orchestrator journaled."})
 public final class ShowCommand implements Callable<Integer> {
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(arity = "1..2", paramLabel = "[DIR] CLOSE", description = {"journal directory (none with --kafka) and "
-        + "close id (see: vigil-replay closes)"})
     List<String> args;
-
-    @Mixin
     SourceOptions source;
-
-    @Option(names = "--json", description = "one JSON object")
     boolean json;
-
-    @Option(names = "--map", paramLabel = "FILE", description = {"the orchestrator's mailbox map file: show each child's "
-        + "final mailbox words, and", "finish a close the journal ends inside with the ring records never drained"})
     Path map;
+
+    /** The command line model of {@code show}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        ShowCommand c = new ShowCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "show", "Rebuild one close from the journal, child by child.",
+                "Rebuild one close from the journal: per child the state-word history (seq, from, to,",
+                "writer, time), shutdown published / acked / reaped times, exit status, diagnosis and evidence,",
+                "and a one-line verdict naming the cause. Times are relative to the close's start. The rebuilt",
+                "outcome is compared with the report the orchestrator journaled.");
+        CommandModel.dirAndClose(spec, () -> c.args, v -> c.args = v);
+        c.source = SourceOptions.addTo(spec);
+        CommandModel.flag(spec, "--json", "one JSON object", () -> c.json, v -> c.json = v);
+        spec.addOption(CommandModel.option(Path.class, "FILE", () -> c.map, v -> c.map = v, "--map").description(
+                "the orchestrator's mailbox map file: show each child's final mailbox words, and",
+                "finish a close the journal ends inside with the ring records never drained").build());
+        return spec;
+    }
 
     @Override
     public Integer call() {

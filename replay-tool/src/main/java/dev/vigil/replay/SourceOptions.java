@@ -15,7 +15,7 @@ import dev.vigil.replay.source.FleetSource;
 import dev.vigil.replay.source.FleetSourceProvider;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * The event source of a command: a journal DIR, or {@code --kafka HOST:PORT --topic T [--host H]}
@@ -24,14 +24,21 @@ import picocli.CommandLine.Option;
  * host, each run headed by a {@code host H} line (JSON lines carry {@code "host"} instead).
  */
 public final class SourceOptions {
-    @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "read the journals shipped to this Kafka cluster instead of DIR")
     String kafka;
-
-    @Option(names = "--topic", paramLabel = "T", description = "with --kafka: the topic")
     String topic;
-
-    @Option(names = "--host", paramLabel = "H", description = "with --kafka: only this host's journal (default: every host)")
     String host;
+
+    /** Adds {@code --kafka}, {@code --topic} and {@code --host} to a command, bound to a new instance, and returns it. */
+    static SourceOptions addTo(CommandSpec spec) {
+        SourceOptions o = new SourceOptions();
+        spec.addOption(CommandModel.option(String.class, "HOST:PORT", () -> o.kafka, v -> o.kafka = v, "--kafka")
+                .description("read the journals shipped to this Kafka cluster instead of DIR").build());
+        spec.addOption(CommandModel.option(String.class, "T", () -> o.topic, v -> o.topic = v, "--topic")
+                .description("with --kafka: the topic").build());
+        spec.addOption(CommandModel.option(String.class, "H", () -> o.host, v -> o.host = v, "--host")
+                .description("with --kafka: only this host's journal (default: every host)").build());
+        return o;
+    }
 
     /** A command's work over one journal. */
     @FunctionalInterface

@@ -34,34 +34,33 @@ import dev.vigil.replay.internal.ScanProgress;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code stats DIR}: reap latency per close and overall, by group size and by overlapping closes. */
-@Command(name = "stats", mixinStandardHelpOptions = true, header = "Measure reap latency per close and over all closes.",
-        description = {"Reap latency (time from the shutdown broadcast to the reap) min / median / p90 / max / mean,",
-            "per close and over all closes, split by group size (children of the reaped child's group in that",
-            "close) and by how many other closes were running when the close started. HdrHistogram, 3",
-            "significant digits. Decodes only close events, and through the journal's close index reads only",
-            "the stretches that hold closes, so it is fast on long journals."})
 public final class StatsCommand implements Callable<Integer> {
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR", description = "journal directory (or --kafka)")
     Path dir;
-
-    @Mixin
     SourceOptions source;
-
-    @Option(names = "--json", description = "JSON lines: one per close, then overall and each split")
     boolean json;
-
-    @Option(names = "--summary", description = "leave out the per-close lines")
     boolean summary;
+
+    /** The command line model of {@code stats}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        StatsCommand c = new StatsCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "stats", "Measure reap latency per close and over all closes.",
+                "Reap latency (time from the shutdown broadcast to the reap) min / median / p90 / max / mean,",
+                "per close and over all closes, split by group size (children of the reaped child's group in that",
+                "close) and by how many other closes were running when the close started. HdrHistogram, 3",
+                "significant digits. Decodes only close events, and through the journal's close index reads only",
+                "the stretches that hold closes, so it is fast on long journals.");
+        CommandModel.journalDir(spec, () -> c.dir, v -> c.dir = v);
+        c.source = SourceOptions.addTo(spec);
+        CommandModel.flag(spec, "--json", "JSON lines: one per close, then overall and each split", () -> c.json,
+                v -> c.json = v);
+        CommandModel.flag(spec, "--summary", "leave out the per-close lines", () -> c.summary, v -> c.summary = v);
+        return spec;
+    }
 
     @Override
     public Integer call() {

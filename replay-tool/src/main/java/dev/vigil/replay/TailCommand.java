@@ -6,34 +6,36 @@ import java.util.concurrent.Callable;
 
 import dev.vigil.journal.JournalReader;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tail DIR}: follows a live journal, one readable line per event. */
-@Command(name = "tail", mixinStandardHelpOptions = true, header = "Follow a live journal, one readable line per event.",
-        description = {"Follow a live journal and print one readable line per event as it is appended",
-            "(time is CLOCK_MONOTONIC seconds). Runs until interrupted unless --idle-exit or --limit says otherwise."})
 public final class TailCommand implements Callable<Integer> {
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(index = "0", paramLabel = "DIR", description = "journal directory")
     Path dir;
-
-    @Option(names = "--from-start", description = "print the events already in the journal first (default: only new ones)")
     boolean fromStart;
-
-    @Option(names = "--idle-exit", paramLabel = "SECONDS",
-            description = "stop after this many seconds without a new event (default: never)")
     Double idleExitSeconds;
-
-    @Option(names = "--limit", paramLabel = "N", description = "stop after N events (default: no limit)")
     Long limit;
-
-    @Option(names = "--json", description = "one JSON object per event (the export form) instead of readable lines")
     boolean json;
+
+    /** The command line model of {@code tail}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        TailCommand c = new TailCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "tail", "Follow a live journal, one readable line per event.",
+                "Follow a live journal and print one readable line per event as it is appended",
+                "(time is CLOCK_MONOTONIC seconds). Runs until interrupted unless --idle-exit or --limit says otherwise.");
+        spec.addPositional(CommandModel.parameter(Path.class, "0", "1", "DIR", () -> c.dir, v -> c.dir = v)
+                .description("journal directory").build());
+        CommandModel.flag(spec, "--from-start", "print the events already in the journal first (default: only new ones)",
+                () -> c.fromStart, v -> c.fromStart = v);
+        spec.addOption(CommandModel.option(Double.class, "SECONDS", () -> c.idleExitSeconds, v -> c.idleExitSeconds = v,
+                "--idle-exit").description("stop after this many seconds without a new event (default: never)").build());
+        spec.addOption(CommandModel.option(Long.class, "N", () -> c.limit, v -> c.limit = v, "--limit")
+                .description("stop after N events (default: no limit)").build());
+        CommandModel.flag(spec, "--json", "one JSON object per event (the export form) instead of readable lines",
+                () -> c.json, v -> c.json = v);
+        return spec;
+    }
 
     @Override
     public Integer call() {

@@ -14,30 +14,29 @@ import java.util.concurrent.Callable;
 import dev.vigil.replay.source.EventSource;
 import dev.vigil.replay.source.JournalDirectorySource;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code timeline DIR CLOSE -o FILE}: draws one close as SVG, or as an HTML page around the SVG. */
-@Command(name = "timeline", mixinStandardHelpOptions = true, header = "Draw one close as SVG or HTML, a lane per child.",
-        description = {"Draw one close: a lane per child with its state-word intervals coloured by state, the",
-            "broadcast, ack, diagnosis, escalation and reap marks; survivors highlighted. The output format follows",
-            "the file name: .svg, or .html (the SVG with the verdict and a table of children)."})
 public final class TimelineCommand implements Callable<Integer> {
-    @ParentCommand
     ReplayCli cli;
-
-    @Parameters(arity = "1..2", paramLabel = "[DIR] CLOSE", description = {"journal directory (none with --kafka) and "
-        + "close id (see: vigil-replay closes)"})
     List<String> args;
-
-    @Mixin
     SourceOptions source;
-
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "FILE.svg or FILE.html")
     Path output;
+
+    /** The command line model of {@code timeline}, bound to a new instance that runs for {@code cli}. */
+    static CommandSpec model(ReplayCli cli) {
+        TimelineCommand c = new TimelineCommand();
+        c.cli = cli;
+        CommandSpec spec = CommandModel.command(c, "timeline", "Draw one close as SVG or HTML, a lane per child.",
+                "Draw one close: a lane per child with its state-word intervals coloured by state, the",
+                "broadcast, ack, diagnosis, escalation and reap marks; survivors highlighted. The output format follows",
+                "the file name: .svg, or .html (the SVG with the verdict and a table of children).");
+        CommandModel.dirAndClose(spec, () -> c.args, v -> c.args = v);
+        c.source = SourceOptions.addTo(spec);
+        spec.addOption(CommandModel.option(Path.class, "FILE", () -> c.output, v -> c.output = v, "-o", "--output")
+                .required(true).description("FILE.svg or FILE.html").build());
+        return spec;
+    }
 
     @Override
     public Integer call() {

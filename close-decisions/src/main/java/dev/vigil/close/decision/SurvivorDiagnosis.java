@@ -118,7 +118,7 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                         + c.nextStep();
             case FINALIZING:
                 return "acknowledged and beating (last beat " + ev.getOrDefault("heartbeat_age", "?") + " ago): "
-                        + "raise the window or drop the fixed budget to cover its clean-up, or shorten it";
+                        + c.nextStep();
             case STOPPED:
                 return "stopped (" + proc + "): " + c.nextStep();
             default:

@@ -110,6 +110,10 @@ class SurvivorDiagnosisTest {
         SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(sticky(0, "IDLE", 77, 5), S / 10, SLEEPING));
         assertEquals(SurvivorClass.FINALIZING, d.survivorClass());
         assertTrue(d.line().contains("ack=set heartbeat_age=0.1s"), d.line());
+        // a beating clean-up resets the no-progress window: a larger window never helps, a hard cap does (a C child
+        // beating in its clean-up loop held a close 617 s, its next step said "raise the window")
+        String next = SurvivorDiagnosis.nextStep(d.survivorClass(), d.line());
+        assertTrue(next.contains("hard cap") && !next.contains("raise the window"), next);
     }
 
     @Test
