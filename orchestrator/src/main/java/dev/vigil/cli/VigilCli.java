@@ -183,7 +183,15 @@ public final class VigilCli implements Callable<Integer> {
 
     /** {@code vigil run SPEC}. */
     @Command(name = "run", mixinStandardHelpOptions = true, header = "Run the pools of a JSON or YAML spec file.",
-            description = "Run the pools of a JSON or YAML spec file (validated up front; every mistake listed).")
+            description = "Run the pools of a JSON or YAML spec file (validated up front; every mistake listed).",
+            exitCodeListHeading = "%nExit codes (the last line of a run, result:, says why):%n",
+            exitCodeList = {"0:every close clean",
+                "1:some close failed (its report is printed), a pool failed to start, children exited during the run,"
+                        + " the journal could not be written to the end or was lost, or stdout could not be written",
+                "2:bad usage or spec (every mistake listed, nothing started)",
+                "130:stopped by Ctrl-C after every open pool was closed, journaled (143 by SIGTERM, 129 by SIGHUP);"
+                        + " a second one kills what is left at once",
+                "141:a clean run whose stdout reader went away (| head): every pool was still closed"})
     static final class Run implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;

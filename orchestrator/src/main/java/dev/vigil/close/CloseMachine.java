@@ -433,8 +433,9 @@ final class CloseMachine {
         t.sinceBroadcastNanos = Math.max(0, exit.reapedNanos() - run.startNanos);
         journal.append(new ChildReaped(time, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                 exit.exitCode(), exit.signal(), t.sinceBroadcastNanos));
-        c.failPendingCommands("child exited: pid=" + c.pid() + " group=" + c.group() + " child=" + c.index() + " "
-                + describe(exit));
+        // the reason is built only if a command fails with it: most reaped children have none pending
+        c.failPendingCommands(() -> "child exited: pid=" + c.pid() + " group=" + c.group() + " child=" + c.index()
+                + " " + describe(exit));
         if (run.phase == Phase.REAPING) {
             run.budget.progress(time);
         }

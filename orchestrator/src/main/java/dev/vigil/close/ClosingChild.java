@@ -45,8 +45,11 @@ public interface ClosingChild {
     /** Sends {@code signal} to the child's process group (it is the group leader); false if gone. */
     boolean signalProcessGroup(int signal);
 
-    /** The child is gone: its pending command fails at once naming {@code reason} (no-op without a mailbox). */
-    void failPendingCommands(String reason);
+    /**
+     * The child is gone: its pending command fails at once naming {@code reason} (no-op without a mailbox), called only
+     * when a failure is reported.
+     */
+    void failPendingCommands(java.util.function.Supplier<String> reason);
 
     /** Journals the mailbox's undrained transition-ring records (no-op without a mailbox). */
     void drainTransitions(long closeId);

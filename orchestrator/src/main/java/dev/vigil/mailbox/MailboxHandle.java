@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import dev.vigil.journal.CommandCompleted;
 import dev.vigil.journal.CommandFailed;
@@ -49,8 +50,8 @@ public final class MailboxHandle {
     private volatile long ringAddress;
     private final java.util.concurrent.atomic.AtomicLong rings = new java.util.concurrent.atomic.AtomicLong();
 
-    /** Why no command can complete any more (the child exited); null while it lives. */
-    private volatile String goneReason;
+    /** Why no command can complete any more (the child exited), built when a message needs it; null while it lives. */
+    private volatile Supplier<String> goneReason;
     /** How the last command that ended without its caller ended: completed (true) or failed. */
     private volatile boolean lastCommandCompleted;
 
@@ -384,7 +385,7 @@ public final class MailboxHandle {
                     long failedId = pendingCommandId;
                     failPendingLocked();
                     throw new MailboxException("command failed: " + id + " kind=" + kind + " commandId=" + failedId
-                            + " " + goneReason);
+                            + " " + goneReason.get());
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     int lastState = MailboxDescriptor.state(word);
@@ -421,18 +422,20 @@ public final class MailboxHandle {
     }
 
     private void refuseWhenGone(String kind) {
-        if (released || goneReason != null) {
+        Supplier<String> gone = goneReason;
+        if (released || gone != null) {
             throw new MailboxException("mailbox closed: " + id + " kind=" + kind + " "
-                    + (goneReason != null ? goneReason : "mailbox released"));
+                    + (gone != null ? gone.get() : "mailbox released"));
         }
     }
 
     /**
      * The child is gone ({@code reason} names its exit): the command in the mailbox, if any, fails at once
      * (journaled CommandFailed) and every later command operation fails. Never blocks: when a caller is inside
-     * an await, that caller fails the command itself on its next look at the mailbox.
+     * an await, that caller fails the command itself on its next look at the mailbox. {@code reason} is called only
+     * when a failure is reported (a close reaps every child: most have nothing pending and no later caller).
      */
-    public void failPending(String reason) {
+    public void failPending(Supplier<String> reason) {
         goneReason = Objects.requireNonNull(reason, "reason");
         if (commandLock.tryLock()) {
             try {
@@ -455,7 +458,7 @@ public final class MailboxHandle {
         }
         lastCommandCompleted = false;
         journal.accept(new CommandFailed(System.nanoTime(), PARENT_PID, id.poolId(), closeId.getAsLong(), id.group(),
-                id.index(), pendingKind, pendingCommandId, goneReason));
+                id.index(), pendingKind, pendingCommandId, goneReason.get()));
         pendingKind = null;
         pendingCommandId = 0;
     }

@@ -536,7 +536,7 @@ public final class Pool implements AutoCloseable {
         }
         if (!started) {
             // start() sees it: before INIT_READY its wait fails the start; after, its last look applies the policy
-            child.failPendingCommands(exitReason(child, exit));
+            child.failPendingCommands(() -> exitReason(child, exit));
             return;
         }
         if (exitsHandled.add(child)) {
@@ -552,7 +552,7 @@ public final class Pool implements AutoCloseable {
     private void applyExitPolicy(PoolChild child, ChildExit exit) {
         RestartIntensity.Decision d = journalExit(child, exit);
         String why = exitReason(child, exit);
-        child.failPendingCommands(why);
+        child.failPendingCommands(() -> why);
         switch (exitPolicy.kind()) {
             case KEEP -> { }
             case FAIL_POOL -> fail(why + "; policy fail-pool");

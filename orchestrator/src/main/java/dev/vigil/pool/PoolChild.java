@@ -180,7 +180,7 @@ public final class PoolChild implements ClosingChild {
     }
 
     @Override
-    public void failPendingCommands(String reason) {
+    public void failPendingCommands(java.util.function.Supplier<String> reason) {
         if (mailbox != null) {
             mailbox.failPending(reason);
         }

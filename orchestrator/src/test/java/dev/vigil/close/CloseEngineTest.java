@@ -120,7 +120,7 @@ class CloseEngineTest {
             return true;
         }
 
-        @Override public void failPendingCommands(String reason) { }
+        @Override public void failPendingCommands(java.util.function.Supplier<String> reason) { }
 
         @Override
         public boolean tryReleaseMailbox() {

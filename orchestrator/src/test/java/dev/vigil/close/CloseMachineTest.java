@@ -175,7 +175,7 @@ class CloseMachineTest {
         @Override public String kind() { return "C"; }
         @Override public boolean hasMailbox() { return true; }
         @Override public CompletableFuture<ChildExit> exit() { return exit; }
-        @Override public void failPendingCommands(String reason) { }
+        @Override public void failPendingCommands(java.util.function.Supplier<String> reason) { }
         @Override public long mailboxOffset() { return 4096L * (index + 1); }
 
         @Override

@@ -92,6 +92,8 @@ public final class RingFlowControlBenchmark {
         StringBuilder time = new StringBuilder();
         StringBuilder switches = new StringBuilder();
         StringBuilder perRound = new StringBuilder();
+        StringBuilder warmups = new StringBuilder();
+        StringBuilder drainerCounts = new StringBuilder();
         for (int children : CHILDREN) {
             List<List<Run>> runs = new ArrayList<>();
             for (Variant v : Variant.values()) {
@@ -103,6 +105,7 @@ public final class RingFlowControlBenchmark {
                         rig.round(v, Math.max(ROUND_MILLIS, 1000)); // not counted: the first rounds of a variant compile its paths (JIT ~30-80 ms a second)
                     }
                 }
+                warmups.append(String.format(Locale.ROOT, "  %-9d %s%n", children, untilTheJitIsQuiet(rig)));
                 for (int round = 0; round < ROUNDS; round++) {
                     for (int k = 0; k < Variant.values().length; k++) {
                         Variant v = Variant.values()[(round + k) % Variant.values().length]; // no variant always first or last
@@ -141,6 +144,7 @@ public final class RingFlowControlBenchmark {
                 Time sum = Time.sum(runs.get(v.ordinal()).stream().map(Run::time).toList());
                 time.append(sum.row(children + " " + v.label));
                 switches.append(sum.switchRow(children + " " + v.label));
+                drainerCounts.append(countsRow(children + " " + v.label, runs.get(v.ordinal())));
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
             String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%)", 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75));
@@ -159,6 +163,9 @@ public final class RingFlowControlBenchmark {
                     String.format(Locale.ROOT, "%.0f/s", drained), String.format(Locale.ROOT, "journaling off %.0f/s", off),
                     String.format(Locale.ROOT, "%.1f %%", 100.0 * drainedRatio)).line());
         }
+        report.append(String.format(Locale.ROOT, "warm-up after the %d rounds of each variant: sets of rounds (each variant once, %d ms,"
+                + " rotated) until the JIT's threads took under %.0f %% of every round of %d sets in a row (at most %d s):%n", WARMUP_ROUNDS,
+                ROUND_MILLIS, 100 * JIT_QUIET_SHARE, JIT_QUIET_SETS, JIT_QUIET_BOUND_SECONDS)).append(warmups);
         report.append("rates: medians of the rounds; ratios: the median of each round's journaled (drained) rate over the off rate of the"
                 + " same round; each round's, journaled then drained, in the order run:\n").append(perRound);
         report.append("where a round's time went, per second of it: ms on a CPU (ms runnable, waiting for a CPU) by thread kind"
@@ -175,6 +182,14 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(switches);
+        report.append("the drainer's counts per second (RingDrainer.Counts): parent writers that found a ring full and waited (the C"
+                + " children's waits are not counted), the command path's inline drains (ring half full) and those it left to the"
+                + " thread holding the cursor, background passes and the mailboxes they left so:\n");
+        report.append(String.format(Locale.ROOT, "  %-15s", "children"));
+        for (String kind : new String[] {"ring full", "inline drains", "inline busy", "passes", "pass busy"}) {
+            report.append(String.format(Locale.ROOT, " %13s", kind));
+        }
+        report.append('\n').append(drainerCounts);
         report.append(pacedCost());
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
@@ -190,8 +205,64 @@ public final class RingFlowControlBenchmark {
         return report.toString();
     }
 
+    /** The most of a round's wall time the JIT's compiler threads may take for the round to count as quiet: -Dvigil.bench.jitQuietShare. */
+    static final double JIT_QUIET_SHARE = Double.parseDouble(System.getProperty("vigil.bench.jitQuietShare", "0.02"));
+    /** Quiet sets in a row that end the warm-up: -Dvigil.bench.jitQuietSets (0: no such warm-up, the fixed rounds only). */
+    static final int JIT_QUIET_SETS = Integer.getInteger("vigil.bench.jitQuietSets", 3);
+    static final int JIT_QUIET_BOUND_SECONDS = Integer.getInteger("vigil.bench.jitQuietBoundSeconds", 30);
+
+    /**
+     * Uncounted sets of rounds (every variant once, in rotated order, as measured) until the JIT's compiler threads took
+     * under {@link #JIT_QUIET_SHARE} of each round's wall in {@link #JIT_QUIET_SETS} sets in a row, at most
+     * {@link #JIT_QUIET_BOUND_SECONDS}: the fixed warm-up left the journaled rounds compiling (quiet run, 2026-12-04 10:22
+     * UTC: JIT 37 ms a second in journaled rounds, 7-12 in the others; -XX:+PrintCompilation and JFR showed the drainer's
+     * drainLocked deoptimized (unstable_if on branches rare in a live ring: a record caught mid-publish, records held out
+     * of order) and recompiled at tier 4, 50-400 ms of a compiler thread each, in measured rounds 38 and 40 of 45). Each
+     * such compile preempts a spinning driver or child. Returns what it did, for the report.
+     */
+    private static String untilTheJitIsQuiet(Rig rig) throws Exception {
+        long deadline = System.nanoTime() + JIT_QUIET_BOUND_SECONDS * 1_000_000_000L;
+        int sets = 0;
+        int quietInARow = 0;
+        while (quietInARow < JIT_QUIET_SETS) {
+            if (System.nanoTime() - deadline > 0) {
+                return String.format(Locale.ROOT, "%d sets, bound reached (%d quiet in a row)", sets, quietInARow);
+            }
+            boolean quiet = true;
+            for (int k = 0; k < Variant.values().length; k++) {
+                Run run = rig.round(Variant.values()[(sets + k) % Variant.values().length], ROUND_MILLIS);
+                quiet &= run.time().cpu()[JIT] <= JIT_QUIET_SHARE * run.time().wall();
+            }
+            sets++;
+            quietInARow = quiet ? quietInARow + 1 : 0;
+        }
+        return String.format(Locale.ROOT, "%d sets", sets);
+    }
+
     /** Drainer and journal appender CPU over the journaled rounds: what journaling a transition costs besides the children. */
-    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time) {
+    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time, RingDrainer.Counts counts) {
+    }
+
+    /** One row: per second of the variant's rounds, the drainer's counts ({@link RingDrainer.Counts}); empty for off. */
+    private static String countsRow(String label, List<Run> runs) {
+        long[] sum = new long[5];
+        long wall = 0;
+        for (Run run : runs) {
+            RingDrainer.Counts c = run.counts();
+            if (c == null) {
+                return "";
+            }
+            long[] n = {c.ringFullWaits(), c.inlineDrains(), c.inlineBusy(), c.passes(), c.passBusy()};
+            for (int i = 0; i < n.length; i++) {
+                sum[i] += n[i];
+            }
+            wall += run.wallNanos();
+        }
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "  %-15s", label));
+        for (long n : sum) {
+            out.append(String.format(Locale.ROOT, " %13.1f", n * 1e9 / Math.max(1, wall)));
+        }
+        return out.append('\n').toString();
     }
 
     /**
@@ -250,6 +321,8 @@ public final class RingFlowControlBenchmark {
     }
 
     static final String[] KINDS = {"drivers", "children", "drainer", "appender", "GC", "JIT", "other JVM"};
+    /** The JIT's compiler threads in {@link #KINDS}. */
+    static final int JIT = 5;
     /**
      * Context switches (/proc/.../status): voluntary (the thread slept: a park, a nanosleep, a futex wait) and
      * involuntary (preempted), of the driver threads and of the C children; then how many times the drainer and the
@@ -295,7 +368,7 @@ public final class RingFlowControlBenchmark {
         } else if (thread.startsWith("GC Thread") || thread.startsWith("G1 ") || thread.startsWith("VM Thread")) {
             return 4;
         } else if (thread.contains("CompilerThre")) {
-            return 5;
+            return JIT;
         }
         return 6;
     }
@@ -461,6 +534,7 @@ public final class RingFlowControlBenchmark {
                 made += MailboxDescriptor.seq(handles.get(i).stateWord()) - seqBefore[i];
             }
             long lost = 0;
+            RingDrainer.Counts counts = drainer == null ? null : drainer.counts();
             if (drainer != null) {
                 drainer.stop();
                 drainCaughtUp(drainer);
@@ -475,7 +549,7 @@ public final class RingFlowControlBenchmark {
                     journal.flush();
                 }
             }
-            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time);
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time, counts);
         }
 
         /**

@@ -25,6 +25,7 @@ import dev.vigil.close.decision.CloseReport.ChildOutcome;
 import dev.vigil.journal.AdmissionRejected;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
+import dev.vigil.journal.CommandFailed;
 import dev.vigil.journal.InFlightSettled;
 import dev.vigil.journal.JournalEvent;
 import dev.vigil.journal.MailboxReleased;
@@ -180,6 +181,10 @@ class PoolCloseTest {
         assertTrue(c.signal() == 15 || c.signal() == 9, "signal=" + c.signal());
         assertEquals("STUCK_IN_HANDLER", c.diagnosis());
         assertTrue(c.evidence().contains("state=CONTROL_REQUEST"), c.evidence());
+        // the control it sat in fails naming the exit the close reaped (the reason is built only for such a command)
+        String failed = "child exited: pid=" + c.pid() + " group=gated child=0 signal=" + c.signal();
+        assertTrue(journal().stream().anyMatch(e -> e instanceof CommandFailed f && f.reason().equals(failed)),
+                "no CommandFailed with reason=" + failed);
     }
 
     @Test
