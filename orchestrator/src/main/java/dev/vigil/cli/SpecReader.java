@@ -22,6 +22,7 @@ import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.close.CloseSettings;
 import dev.vigil.pool.ChildSpec;
 import dev.vigil.pool.ExitPolicy;
+import dev.vigil.pool.Pool;
 
 /**
  * Reads a pool-runner spec (JSON, or YAML for {@code .yaml}/{@code .yml}) and validates it up front:
@@ -284,6 +285,10 @@ public final class SpecReader {
             return null;
         }
         String id = o.fileNamePart("id", "pool-" + (position + 1));
+        String badId = id == null ? null : Pool.whyNotPoolId(id);
+        if (badId != null) { // before: accepted, and the run's start of that pool failed (exit 1, a tab in the line)
+            problem(o.path("id"), "'" + dev.vigil.spawn.ChildLog.escapeControls(id) + "' " + badId);
+        }
         List<Group> groups = new ArrayList<>();
         JsonNode groupsNode = o.required("groups");
         if (groupsNode != null) {

@@ -995,6 +995,15 @@ public final class Pool implements AutoCloseable {
         }
     }
 
+    /**
+     * Null when {@code poolId} can name a pool, else why not (it is journaled and names the pool's cgroup and log
+     * folder): the spec reader refuses the same ids up front, before anything starts.
+     */
+    public static String whyNotPoolId(String poolId) {
+        return poolId == null || poolId.isBlank() || poolId.chars().anyMatch(ch -> ch < 0x20)
+                ? "must be non-blank printable text (no control characters)" : null;
+    }
+
     /** Builds and starts a {@link Pool}. */
     public static final class Builder {
         private final Orchestrator orchestrator;
@@ -1011,8 +1020,10 @@ public final class Pool implements AutoCloseable {
 
         private Builder(Orchestrator orchestrator, String poolId) {
             this.orchestrator = Objects.requireNonNull(orchestrator, "orchestrator");
-            if (poolId == null || poolId.isBlank() || poolId.chars().anyMatch(ch -> ch < 0x20)) {
-                throw new IllegalArgumentException("poolId=" + poolId + " must be non-blank printable text");
+            String why = whyNotPoolId(poolId);
+            if (why != null) {
+                throw new IllegalArgumentException("poolId=" + (poolId == null ? null
+                        : dev.vigil.spawn.ChildLog.escapeControls(poolId)) + " " + why);
             }
             this.poolId = poolId;
         }

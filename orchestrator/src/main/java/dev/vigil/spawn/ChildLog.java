@@ -53,7 +53,7 @@ public record ChildLog(Path stdout, Path stderr, long maxBytes, int keep) {
     }
 
     /** {@code name} with its control characters as {@code \\uXXXX}: a problem is one line. */
-    private static String escapeControls(String name) {
+    public static String escapeControls(String name) {
         StringBuilder shown = new StringBuilder();
         name.codePoints().forEach(c -> shown.append(Character.isISOControl(c)
                 ? String.format(java.util.Locale.ROOT, "\\u%04x", c) : Character.toString(c)));

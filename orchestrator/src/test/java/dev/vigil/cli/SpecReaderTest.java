@@ -214,6 +214,19 @@ class SpecReaderTest {
                 e.problems().stream().map(SpecProblem::toString).toList());
     }
 
+    /**
+     * A pool id the Pool API refuses (a control character) is refused by the spec, nothing started: before, the spec was
+     * accepted and the run's start of that pool failed, exit 1, with the raw tab in its line.
+     */
+    @Test
+    void aPoolIdWithAControlCharacterIsAProblemNamingTheFieldBeforeAnythingStarts() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("tab.json", """
+                {"pools": [{"id": "tab\\there", "groups": [{"name": "a", "kind": "c", "children": 1}]}]}
+                """)));
+        assertEquals(List.of("pools[0].id: 'tab\\u0009here' must be non-blank printable text (no control characters)"),
+                e.problems().stream().map(SpecProblem::toString).toList());
+    }
+
     @Test
     void aFieldWrittenTwiceIsAProblemNamingItNotASilentLastOneWins() throws IOException {
         SpecInvalidException json = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("twice.json", """
