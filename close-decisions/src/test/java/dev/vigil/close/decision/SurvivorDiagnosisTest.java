@@ -88,6 +88,16 @@ class SurvivorDiagnosisTest {
                 SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()));
     }
 
+    /** A Python child still starting (seq 0, no INIT_READY) when its start's rollback closed it was "idle in its loop". */
+    @Test
+    void aChildThatNeverReachedItsLoopIsNotSaidToIdleInIt() {
+        MailboxWords fresh = new MailboxWords(0, "IDLE", "NONE", 0, false, 77, 0, 0);
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(fresh, S, new ProcSnapshot('S', "anon_pipe_read", List.of())));
+        assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
+        String next = SurvivorDiagnosis.nextStep(d.survivorClass(), d.line());
+        assertTrue(next.startsWith("it never reached its loop (IDLE at seq 0: no INIT_READY, proc=S wchan=anon_pipe_read)"), next);
+    }
+
     @Test
     void everyClassHasACauseAndANextStep() {
         for (SurvivorClass c : SurvivorClass.values()) {
