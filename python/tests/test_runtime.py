@@ -126,6 +126,16 @@ class Handlers:
             self.context_protocol = context.protocol
 
 
+class Exiting(vigil_child.Handler):
+    """sys.exit(argument) inside a command."""
+
+    def on_control(self, opcode, argument, cancellation):
+        sys.exit(argument)
+
+
+Handlers.Exiting = Exiting
+
+
 class Polling(vigil_child.Handler):
     """A long command that polls the shutdown request (beating) and returns how many polls it made."""
 
@@ -170,6 +180,20 @@ def test_a_child_command_error_picks_the_code_and_text(tmp_path, layout):
 def test_a_result_beyond_64_bits_fails_instead_of_being_truncated(tmp_path, layout):
     (value, code, text), status = served(Mailbox(tmp_path / "m", layout), "test_runtime:Handlers.Failing", 3, 0)
     assert code == vigil_child.ERROR_HANDLER_FAILED and "OverflowError" in text
+
+
+def test_sys_exit_in_a_handler_ends_the_child_with_its_status_leaving_the_command_unanswered(tmp_path, layout):
+    mailbox = Mailbox(tmp_path / "m", layout)
+    mailbox.place_control(7, 1, 5)
+    child = mailbox.start("test_runtime:Handlers.Exiting")
+    try:
+        status = child.wait(BOUND)  # before: the command failed with "SystemExit: 5" and the child served on
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(BOUND)
+    assert status == 5
+    assert mailbox.get64(layout["RESULT_ID_OFFSET"]) != 7
 
 
 def test_the_handler_exit_code_and_context_come_through(tmp_path, layout):

@@ -10,7 +10,7 @@ The handler has the Java runtime's shape (dev.vigil.child.ChildHandler):
 
 A long handler polls cancellation.shutdown_requested() (which also beats the heartbeat) and returns early.
 Raise ChildCommandError(code, text) to fail a command with a chosen code; any other exception fails it
-with HANDLER_FAILED and its text.
+with HANDLER_FAILED and its text; sys.exit(n) in a command or on_shutdown ends the child with status n.
 """
 import ctypes
 import importlib
@@ -158,6 +158,8 @@ class AttachedChild:
                 except ChildCommandError as e:
                     report(e.text)
                     return e.code
+                except SystemExit as e:
+                    _exit_now(e)
                 except BaseException as e:  # noqa: B902 - a callback must never let an exception into C
                     report(_describe(e))
                     return ERROR_HANDLER_FAILED
@@ -166,6 +168,8 @@ class AttachedChild:
         def on_shutdown(_child, _user):
             try:
                 state["handler"].on_shutdown(cancellation)
+            except SystemExit as e:
+                _exit_now(e)
             except BaseException:  # noqa: B902
                 traceback.print_exc()
 
@@ -181,6 +185,18 @@ class AttachedChild:
         if self.pointer:
             self.lib.vigil_ffi_free(self.pointer)
             self.pointer = None
+
+
+def _exit_now(e):
+    """sys.exit() in a handler ends the child with that status, as System.exit does a Java child's (it cannot unwind
+    through the C serve loop; before, it failed the command with "SystemExit: 5" and the child served on)."""
+    code = e.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0 if code is None else code & 0xFF)
 
 
 def _describe(e):

@@ -60,6 +60,8 @@ public final class JournalWriter implements AutoCloseable {
     private final Disruptor<Slot> disruptor;
     private final RingBuffer<Slot> ring;
     private final AppendHandler handler;
+    /** The encoded bodies of the ring's events, off heap (what does not fit a slot there stays in its Slot). */
+    private final RingBodies bodies;
     private final long publishTimeoutNanos;
     /**
      * How long a producer facing a full ring parks between looks: about 4 % of the ring's worth of the appender's work
@@ -106,7 +108,8 @@ public final class JournalWriter implements AutoCloseable {
         this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
         this.wait = new AppenderWait(APPENDER_SPIN_NANOS,
                 new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS, TimeUnit.MILLISECONDS));
-        this.handler = new AppendHandler(dir, queue, closeIndex, clock);
+        this.bodies = new RingBodies(ringSize);
+        this.handler = new AppendHandler(dir, queue, closeIndex, clock, bodies);
         if (cannotOpen != null) {
             handler.failAt(0, null, cannotOpen);
         }
@@ -197,7 +200,7 @@ public final class JournalWriter implements AutoCloseable {
         } catch (InsufficientCapacityException full) {
             seq = nextWithBackpressure(event);
         }
-        ring.get(seq).set(event, encoder);
+        ring.get(seq).set(event, encoder, bodies.put(seq, encoder.array(), encoder.length()));
         ring.publish(seq);
     }
 
@@ -336,24 +339,26 @@ public final class JournalWriter implements AutoCloseable {
         }
     }
 
-    /** One ring entry: the event and its encoded body (checksum included), ready to be copied into an excerpt. */
-    private static final class Slot {
-        /** A slot's body array is kept for the next event up to this size; a larger one (a close report) is not. */
-        private static final int KEPT_BODY = 512;
-        private static final byte[] NONE = new byte[0];
+    /** Chronicle checks on every call that a resource stays on its thread: for resources used by one thread for life. */
+    static void confineToThisThread(Object chronicleResource) {
+        if (chronicleResource instanceof SingleThreadedChecked checked) {
+            checked.singleThreadedCheckDisabled(true);
+        }
+    }
 
+    /**
+     * One ring entry: the event and the length of its encoded body (checksum included), ready to be copied into an
+     * excerpt: in {@link RingBodies} at the slot's sequence, or, larger than a slot there, in {@link #large}.
+     */
+    private static final class Slot {
         JournalEvent event;
-        /** Made on the slot's first use: an open journal that writes little holds little. */
-        byte[] body = NONE;
+        /** The body when it did not fit its slot of {@link RingBodies}; else null. */
+        byte[] large;
         int length;
 
-        void set(JournalEvent e, EventEncoder encoder) {
+        void set(JournalEvent e, EventEncoder encoder, boolean inRingBodies) {
             int n = encoder.length();
-            byte[] b = body;
-            if (b.length < n) {
-                body = b = new byte[Math.max(n, 128)];
-            }
-            System.arraycopy(encoder.array(), 0, b, 0, n);
+            large = inRingBodies ? null : java.util.Arrays.copyOf(encoder.array(), n);
             length = n;
             event = e;
         }
@@ -361,9 +366,7 @@ public final class JournalWriter implements AutoCloseable {
         /** Forgets the event once written (the ring must not keep 65,536 events reachable). */
         void clear() {
             event = null;
-            if (body.length > KEPT_BODY) {
-                body = NONE;
-            }
+            large = null;
         }
     }
 
@@ -373,10 +376,11 @@ public final class JournalWriter implements AutoCloseable {
         private final SingleChronicleQueue queue;
         private final SingleChronicleQueue closeIndex;
         private final AppenderClock clock;
+        private final RingBodies bodies;
         private ExcerptAppender appender;
         private ExcerptAppender indexAppender;
         private final PageReservation pages = new PageReservation();
-        /** The excerpt's body, copied off heap for writeBytes (appender thread). */
+        /** A body too large for {@link RingBodies}, copied off heap for writeBytes (appender thread). */
         private final net.openhft.chronicle.bytes.Bytes<?> staging = net.openhft.chronicle.bytes.Bytes.allocateElasticDirect(512);
         /**
          * Where this appender's last excerpt ended: its next one starts there or a little after (Chronicle aligns
@@ -400,8 +404,10 @@ public final class JournalWriter implements AutoCloseable {
         /** The appender thread, once started (flush wakes it from its wait strategy's nap). */
         volatile Thread thread;
 
-        AppendHandler(Path dir, SingleChronicleQueue queue, SingleChronicleQueue closeIndex, AppenderClock clock) {
+        AppendHandler(Path dir, SingleChronicleQueue queue, SingleChronicleQueue closeIndex, AppenderClock clock,
+                RingBodies bodies) {
             this.dir = dir;
+            this.bodies = bodies;
             this.queue = queue;
             this.closeIndex = closeIndex;
             this.clock = clock;
@@ -459,7 +465,7 @@ public final class JournalWriter implements AutoCloseable {
                 logGap();
             } else {
                 try {
-                    write(event, slot.body, slot.length);
+                    write(event, body(slot, sequence), slot.length);
                 } catch (Throwable t) {
                     lastIndex = lastIndexInBatch;
                     notWritten.incrementAndGet();
@@ -475,8 +481,18 @@ public final class JournalWriter implements AutoCloseable {
             }
         }
 
-        /** Writes {@code event}, encoded as {@code body[0, length)}, as one excerpt. */
-        private void write(JournalEvent event, byte[] body, int length) {
+        /** The slot's encoded body, as the readable part of an off-heap Bytes (valid until the next call). */
+        private net.openhft.chronicle.bytes.Bytes<?> body(Slot slot, long sequence) {
+            if (slot.large == null) {
+                return bodies.body(sequence, slot.length);
+            }
+            staging.clear();
+            staging.write(slot.large, 0, slot.length);
+            return staging;
+        }
+
+        /** Writes {@code event}, encoded as {@code body}'s readable {@code length} bytes, as one excerpt. */
+        private void write(JournalEvent event, net.openhft.chronicle.bytes.Bytes<?> body, int length) {
             if (appender == null) {
                 appender = queue.createAppender();
                 indexAppender = closeIndex.createAppender();
@@ -489,15 +505,13 @@ public final class JournalWriter implements AutoCloseable {
             // the memory-mapped excerpt pay Chronicle's chunk and bounds checks each, which doubled the cost of an
             // event (docs/BENCHMARKS.md).
             long index;
-            if (nextHeader >= 0 && writeBytes && clock.holdsFor(2) && queue.cycle() == appender.cycle()
+            if (nextHeader >= 0 && writeBytes && clock.holdsFor(1) && inAppendersCycle(clock.lastRead())
                     && pages.covers(nextHeader, length)) {
-                // Its pages are reserved and it stays in the current cycle's file (the clock answers this check and
-                // writeBytes alike): Chronicle's writeBytes, which does not look for the queue's end again at every
-                // excerpt as writingDocument does (a scan from the last index entry), from an off-heap copy.
-                staging.clear();
-                staging.write(body, 0, length);
+                // Its pages are reserved and it stays in the current cycle's file (writeBytes reads the clock once, and
+                // gets the time checked here): Chronicle's writeBytes, which does not look for the queue's end again at
+                // every excerpt as writingDocument does (a scan from the last index entry), from off heap.
                 nextHeader = -1; // until it is written
-                appender.writeBytes(staging);
+                appender.writeBytes(body);
                 index = appender.lastIndexAppended();
                 nextHeader = appender.wire().bytes().writePosition();
             } else {
@@ -508,6 +522,7 @@ public final class JournalWriter implements AutoCloseable {
             if (cycle != lastCycle) {
                 CloseIndex.appendCycle(indexAppender, cycle, index);
                 lastCycle = cycle;
+                confineToThisThread(appender.wire().bytes()); // the cycle file's mapping: the appender's for life
             }
             if (event instanceof CloseStarted || event instanceof CloseCompleted) {
                 CloseIndex.append(indexAppender, event, index);
@@ -518,7 +533,7 @@ public final class JournalWriter implements AutoCloseable {
          * Writes the excerpt through writingDocument, which tells where it goes before anything of it is written: its
          * pages are reserved first, at that exact position (the first excerpt of a file, and of every chunk of pages).
          */
-        private long writeDocument(byte[] body, int length) {
+        private long writeDocument(net.openhft.chronicle.bytes.Bytes<?> body, int length) {
             try (DocumentContext dc = appender.writingDocument()) {
                 try {
                     net.openhft.chronicle.bytes.Bytes<?> bytes = dc.wire().bytes();
@@ -526,7 +541,7 @@ public final class JournalWriter implements AutoCloseable {
                     // faults asynchronously, possibly after the header was completed (PageReservation).
                     long position = bytes.writePosition();
                     pages.ensure(appender.currentFile(), bytes.bytesStore(), position, length);
-                    bytes.write(body, 0, length);
+                    bytes.write(body, body.readPosition(), length);
                     nextHeader = position + length;
                     return dc.index();
                 } catch (Throwable t) {
@@ -538,11 +553,25 @@ public final class JournalWriter implements AutoCloseable {
             }
         }
 
-        private static void confineToThisThread(Object chronicleResource) {
-            if (chronicleResource instanceof SingleThreadedChecked checked) {
-                checked.singleThreadedCheckDisabled(true);
+        /**
+         * Whether a write at {@code millis} goes into the cycle (day file) the appender is in. Asking the queue
+         * (queue.cycle(), a division) at every excerpt as well as writeBytes does was ~3 % of the appender thread's
+         * time (JFR, JournalBench).
+         */
+        private boolean inAppendersCycle(long millis) {
+            int cycle = appender.cycle();
+            if (cycle != cycleOfBounds) {
+                long length = JournalDirectory.ROLL_CYCLE.lengthInMillis();
+                cycleStartMillis = queue.epoch() + cycle * length;
+                cycleEndMillis = cycleStartMillis + length;
+                cycleOfBounds = cycle;
             }
+            return millis >= cycleStartMillis && millis < cycleEndMillis;
         }
+
+        private int cycleOfBounds = Integer.MIN_VALUE;
+        private long cycleStartMillis;
+        private long cycleEndMillis;
 
         @Override
         public void onStart() {
@@ -559,6 +588,7 @@ public final class JournalWriter implements AutoCloseable {
         public void onShutdown() {
             pages.close();
             staging.releaseLast();
+            bodies.close();
             if (appender != null) {
                 appender.close();
                 indexAppender.close();

@@ -11,27 +11,34 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A real, small file system for full-disk tests: a 4 MiB tmpfs mounted (as root) at a new temporary directory before
+ * A real, small file system for full-disk tests: a tmpfs (4 MiB unless said) mounted (as root) at a new temporary directory before
  * each test and lazily unmounted after it (after the test class's own {@code @AfterEach} methods, which may still look
  * at what it holds), filled on demand until it refuses more. A JUnit extension:
  * {@code @RegisterExtension final SmallTmpfs tmpfs = new SmallTmpfs("name");}. Used by FullFileSystemTest and the
- * orchestrator's JournalFullDiskTest.
+ * orchestrator's JournalFullDiskTest and MailboxStoreFullDiskTest.
  */
 public final class SmallTmpfs implements BeforeEachCallback, AfterEachCallback {
     private static final int[] FILLERS = {64 * 1024, 512};
 
     private final String name;
+    private final String size;
     private Path mount;
 
     /** {@code name}: the mount's source name, as {@code mount} and {@code df} show it. */
     public SmallTmpfs(String name) {
+        this(name, "4m");
+    }
+
+    /** {@code size}: as tmpfs's {@code size=} option takes it ({@code 32m}). */
+    public SmallTmpfs(String name, String size) {
         this.name = name;
+        this.size = size;
     }
 
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
         mount = Files.createTempDirectory("vigil-full-");
-        run("mount", "-t", "tmpfs", "-o", "size=4m", name, mount.toString());
+        run("mount", "-t", "tmpfs", "-o", "size=" + size, name, mount.toString());
     }
 
     /** Lazily unmounts it (whatever still holds it open keeps it until it lets go) and removes its directory. */

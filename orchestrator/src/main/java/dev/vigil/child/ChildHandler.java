@@ -14,7 +14,7 @@ public interface ChildHandler {
     /** Handles one control command; the return value is the command's result. Throw {@link ChildCommandException} to pick an error code. */
     long onControl(int opcode, long argument, Cancellation cancellation) throws Exception;
 
-    /** Handles one task; the return value is the task's result. */
+    /** Handles one task; the return value is the task's result. Without it, a task fails with {@code UNSUPPORTED}. */
     default long onTask(int opcode, long argument, Cancellation cancellation) throws Exception {
         throw new ChildCommandException(ChildCommandException.UNSUPPORTED, "tasks not supported by " + getClass().getName());
     }

@@ -201,8 +201,9 @@ public final class PoolRunner implements Stoppable {
             return;
         }
         int processes = kept.stream().mapToInt(k -> k.processes().size()).sum();
-        out.printf(Locale.ROOT, "kept running (escalation: leak): %d process(es) of %d pool(s), alive after this run with"
-                + " their mailboxes:%n", processes, kept.size());
+        out.printf(Locale.ROOT, "kept running (escalation: leak): %d process(es) of %d pool(s), left with their mailboxes"
+                + " (a mailbox child still in its loop ends itself, exit 4, once it sees this run gone):%n", processes,
+                kept.size());
         for (Orchestrator.KeptPool k : kept) {
             for (dev.vigil.contain.ContainedProcess p : k.processes()) {
                 out.printf(Locale.ROOT, "  pool=%s pid=%d %s=%s command=%s%n", k.poolId(), p.pid(),

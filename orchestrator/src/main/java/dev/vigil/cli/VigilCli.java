@@ -183,7 +183,15 @@ public final class VigilCli implements Callable<Integer> {
 
     /** {@code vigil run SPEC}. */
     @Command(name = "run", mixinStandardHelpOptions = true, header = "Run the pools of a JSON or YAML spec file.",
-            description = "Run the pools of a JSON or YAML spec file (validated up front; every mistake listed).")
+            description = "Run the pools of a JSON or YAML spec file (validated up front; every mistake listed).",
+            exitCodeListHeading = "%nExit codes (the last line of a run, result:, says why):%n",
+            exitCodeList = {"0:every close clean",
+                "1:some close failed (its report is printed), a pool failed to start, children exited during the run,"
+                        + " the journal could not be written to the end or was lost, or stdout could not be written",
+                "2:bad usage or spec (every mistake listed, nothing started)",
+                "130:stopped by Ctrl-C after every open pool was closed, journaled (143 by SIGTERM, 129 by SIGHUP);"
+                        + " a second one kills what is left at once",
+                "141:a clean run whose stdout reader went away (| head): every pool was still closed"})
     static final class Run implements Callable<Integer> {
         @CommandLine.ParentCommand
         VigilCli cli;
@@ -276,10 +284,13 @@ public final class VigilCli implements Callable<Integer> {
         @Option(names = "--protocol", defaultValue = "sticky", description = "sticky (default) or legacy (reproduces the lost shutdown)")
         String protocol;
 
-        @Option(names = "--time-scale", defaultValue = "0.1", description = "scales teardown times (default ${DEFAULT-VALUE})")
+        static final String DEFAULT_TIME_SCALE = "0.1";
+        static final String DEFAULT_CYCLES = "3";
+
+        @Option(names = "--time-scale", defaultValue = DEFAULT_TIME_SCALE, description = "scales teardown times (default ${DEFAULT-VALUE})")
         double timeScale;
 
-        @Option(names = "--cycles", defaultValue = "3", description = "start/close cycles (default ${DEFAULT-VALUE})")
+        @Option(names = "--cycles", defaultValue = DEFAULT_CYCLES, description = "start/close cycles (default ${DEFAULT-VALUE})")
         int cycles;
 
         @Option(names = "--journal", defaultValue = SpecReader.DEFAULT_JOURNAL_DIR, paramLabel = "DIR",
@@ -307,8 +318,19 @@ public final class VigilCli implements Callable<Integer> {
             // A new seed each run: which children are slow, and (legacy) which lose their shutdown, differ from
             // run to run, as in the field; the printed seed repeats a run exactly.
             long drawn = seed != null ? seed : new java.security.SecureRandom().nextLong() >>> 1;
-            cli.out.println("demo seed " + drawn + " (bin/vigil demo --seed " + drawn + " repeats these draws)");
+            cli.out.println("demo seed " + drawn + " (" + repeatCommand(protocol, cycles, timeScale, drawn) + " repeats these draws)");
             return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.hooks(protocol, cycles, timeScale, drawn), ship);
+        }
+
+        /**
+         * The command that repeats a demo's draws: the seed and every option the draws depend on, where it is not the
+         * default ({@code bin/vigil demo --seed 1} after a legacy run started a sticky one, which loses no shutdown).
+         */
+        static String repeatCommand(String protocol, int cycles, double timeScale, long seed) {
+            return "bin/vigil demo" + (protocol.equals("sticky") ? "" : " --protocol " + protocol)
+                    + (String.valueOf(cycles).equals(DEFAULT_CYCLES) ? "" : " --cycles " + cycles)
+                    + (timeScale == Double.parseDouble(DEFAULT_TIME_SCALE) ? "" : " --time-scale " + timeScale)
+                    + " --seed " + seed;
         }
     }
 }

@@ -115,6 +115,8 @@ public final class MailboxStore implements AutoCloseable {
         List<String> notes = new ArrayList<>();
         Path marker = mapFile.resolveSibling(mapFile.getFileName() + ".owner");
         boolean created = !Files.exists(mapFile);
+        boolean markerFound = Files.exists(marker);
+        ChronicleMap<CharSequence, byte[]> map = null;
         try {
             Path parent = mapFile.toAbsolutePath().getParent();
             if (parent != null) {
@@ -132,16 +134,21 @@ public final class MailboxStore implements AutoCloseable {
                     .constantValueSizeBySample(new byte[valueLength(ring)])
                     .maxBloatFactor(4.0)
                     .checksumEntries(false);
-            ChronicleMap<CharSequence, byte[]> map = crashed
+            map = crashed
                     ? builder.recoverPersistedTo(mapFile.toFile(), true, corruption -> notes.add(corruption.message()))
                     : builder.createPersistedTo(mapFile.toFile());
             Files.writeString(marker, "pid=" + PARENT_PID + "\n");
             return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker, ring);
         } catch (IOException | RuntimeException e) {
             String full = dev.vigil.journal.JournalException.noSpaceLeft(mapFile, e);
+            if (map != null) { // opened, then its owner marker could not be written (a full disk): unmapped now, not
+                map.close();   // by Chronicle's cleaner at some later GC, which logs "is not closed manually"
+            }
+            if (created || !markerFound) { // a marker this call wrote (or left empty) makes the next open a crash recovery
+                deleteQuietly(marker);
+            }
             if (created) { // what this call made of a map it could not create: on a full disk, a sparse file of ~13 MB
                 deleteQuietly(mapFile);
-                deleteQuietly(marker);
             }
             if (full == null && e instanceof RuntimeException r) {
                 throw r;

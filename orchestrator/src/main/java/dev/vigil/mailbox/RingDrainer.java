@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -105,6 +106,28 @@ public final class RingDrainer implements AutoCloseable {
         }
     }
 
+    /** Parent writers of this process that found a ring full and had to wait (flow control held them back). */
+    private final LongAdder ringFullWaits = new LongAdder();
+    /** Inline drains by the command path (ring at least half full), and those it left because another thread held the cursor. */
+    private final LongAdder inlineDrains = new LongAdder();
+    private final LongAdder inlineBusy = new LongAdder();
+    /** Background passes, and the mailboxes they left because another thread held the cursor. */
+    private final LongAdder passes = new LongAdder();
+    private final LongAdder passBusy = new LongAdder();
+
+    /**
+     * How draining went so far, for benchmarks and diagnosis: {@code ringFullWaits} parent writers of this process that
+     * found a ring full (each waited for this drainer, or lapped after the mailbox's writer wait), {@code inlineDrains}
+     * drains by the command path and {@code inlineBusy} those it left to the thread holding the cursor, {@code passes}
+     * background passes and {@code passBusy} mailboxes a pass left to the thread holding the cursor.
+     */
+    public record Counts(long ringFullWaits, long inlineDrains, long inlineBusy, long passes, long passBusy) {
+    }
+
+    public Counts counts() {
+        return new Counts(ringFullWaits.sum(), inlineDrains.sum(), inlineBusy.sum(), passes.sum(), passBusy.sum());
+    }
+
     /** What restores a map file cut short and says so (null when nothing was cut); see {@link MailboxStore#restoreCutLength}. */
     private volatile java.util.function.Supplier<String> mappedFileRepair = () -> null;
 
@@ -151,7 +174,7 @@ public final class RingDrainer implements AutoCloseable {
         handle.onCommandCompleted(() -> commandCompleted(handle));
         if (flowControl) {
             mailbox.ringConsumerPositionRelease(cursor.nextTicket);
-            mailbox.onRingFull(this::nudge);
+            mailbox.onRingFull(this::ringFull);
             mailbox.ringFlowControlRelease(true);
         }
     }
@@ -175,11 +198,17 @@ public final class RingDrainer implements AutoCloseable {
         }
         MappedMailbox mailbox = handle.mailbox();
         if (mailbox.ringHeadAcquire() - cursor.nextTicket >= mailbox.ringCapacity() / 2) {
-            cursor.drainUnlessBusy(handle, 0, false); // the records wait for the background pass (or JOURNAL_EVERY)
+            // the records wait for the background pass (or JOURNAL_EVERY)
+            (cursor.drainUnlessBusy(handle, 0, false) < 0 ? inlineBusy : inlineDrains).increment();
         }
         if (parkedForNanos > BUSY_PARK_NANOS) {
             nudge();
         }
+    }
+
+    private void ringFull() {
+        ringFullWaits.increment();
+        nudge();
     }
 
     /** Wakes the background thread if it is parked (one unpark however many threads nudge at once). */
@@ -235,8 +264,12 @@ public final class RingDrainer implements AutoCloseable {
      */
     private int backgroundPass(long closeId) {
         int events = 0;
+        passes.increment();
         for (Map.Entry<MailboxHandle, Cursor> e : cursors.entrySet()) {
             int drained = e.getValue().drainUnlessBusy(e.getKey(), closeId, true);
+            if (drained < 0) {
+                passBusy.increment();
+            }
             events += drained < 0 ? 1 : drained;
         }
         return events;

@@ -26,4 +26,17 @@ class HelpSummaryTest {
         assertTrue(help.contains("  reap "), help);
         assertEquals(List.of(), HelpSummaries.problems(help), help);
     }
+
+    /** run --help lists every exit code a run ends with (before, only README did). */
+    @Test
+    void runsHelpListsEveryExitCode() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit = new VigilCli(new PrintStream(out, true, StandardCharsets.UTF_8), System.err).execute("run", "--help");
+        String help = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exit, help);
+        for (int code : new int[] {PoolRunner.CLEAN, PoolRunner.CLOSE_FAILED, VigilCli.BAD_USAGE, PoolRunner.INTERRUPTED,
+                NotedStdout.EXIT_READER_GONE}) {
+            assertTrue(help.matches("(?s).*\\n +" + code + " +\\S.*"), () -> "exit code " + code + " not listed:\n" + help);
+        }
+    }
 }

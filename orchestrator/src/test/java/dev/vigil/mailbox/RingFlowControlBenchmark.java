@@ -93,6 +93,7 @@ public final class RingFlowControlBenchmark {
         StringBuilder switches = new StringBuilder();
         StringBuilder perRound = new StringBuilder();
         StringBuilder warmups = new StringBuilder();
+        StringBuilder drainerCounts = new StringBuilder();
         for (int children : CHILDREN) {
             List<List<Run>> runs = new ArrayList<>();
             for (Variant v : Variant.values()) {
@@ -143,6 +144,7 @@ public final class RingFlowControlBenchmark {
                 Time sum = Time.sum(runs.get(v.ordinal()).stream().map(Run::time).toList());
                 time.append(sum.row(children + " " + v.label));
                 switches.append(sum.switchRow(children + " " + v.label));
+                drainerCounts.append(countsRow(children + " " + v.label, runs.get(v.ordinal())));
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
             String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%)", 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75));
@@ -167,12 +169,13 @@ public final class RingFlowControlBenchmark {
         report.append("rates: medians of the rounds; ratios: the median of each round's journaled (drained) rate over the off rate of the"
                 + " same round; each round's, journaled then drained, in the order run:\n").append(perRound);
         report.append("where a round's time went, per second of it: ms on a CPU (ms runnable, waiting for a CPU) by thread kind"
-                + " (schedstat), and the rest of the machine's busy ms (/proc/stat: other processes, kernel threads) and stolen ms:\n");
+                + " (schedstat), the rest of the machine's busy ms (/proc/stat: other processes, kernel threads), stolen ms, and idle ms"
+                + " (all CPUs; a pair that spins leaves none, one that sleeps and is woken by its doorbell leaves some):\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
         for (String kind : KINDS) {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
-        report.append(String.format(Locale.ROOT, " %7s %6s%n", "rest", "steal")).append(time);
+        report.append(String.format(Locale.ROOT, " %7s %6s %6s%n", "rest", "steal", "idle")).append(time);
         report.append("context switches per 1,000 transitions (/proc/.../status): voluntary (slept: park, nanosleep, futex) and"
                 + " involuntary (preempted), of the driver threads and the C children; times the drainer and the appender were given a CPU (schedstat):\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
@@ -180,6 +183,14 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(switches);
+        report.append("the drainer's counts per second (RingDrainer.Counts): parent writers that found a ring full and waited (the C"
+                + " children's waits are not counted), the command path's inline drains (ring half full) and those it left to the"
+                + " thread holding the cursor, background passes and the mailboxes they left so:\n");
+        report.append(String.format(Locale.ROOT, "  %-15s", "children"));
+        for (String kind : new String[] {"ring full", "inline drains", "inline busy", "passes", "pass busy"}) {
+            report.append(String.format(Locale.ROOT, " %13s", kind));
+        }
+        report.append('\n').append(drainerCounts);
         report.append(pacedCost());
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
@@ -230,7 +241,29 @@ public final class RingFlowControlBenchmark {
     }
 
     /** Drainer and journal appender CPU over the journaled rounds: what journaling a transition costs besides the children. */
-    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time) {
+    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time, RingDrainer.Counts counts) {
+    }
+
+    /** One row: per second of the variant's rounds, the drainer's counts ({@link RingDrainer.Counts}); empty for off. */
+    private static String countsRow(String label, List<Run> runs) {
+        long[] sum = new long[5];
+        long wall = 0;
+        for (Run run : runs) {
+            RingDrainer.Counts c = run.counts();
+            if (c == null) {
+                return "";
+            }
+            long[] n = {c.ringFullWaits(), c.inlineDrains(), c.inlineBusy(), c.passes(), c.passBusy()};
+            for (int i = 0; i < n.length; i++) {
+                sum[i] += n[i];
+            }
+            wall += run.wallNanos();
+        }
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "  %-15s", label));
+        for (long n : sum) {
+            out.append(String.format(Locale.ROOT, " %13.1f", n * 1e9 / Math.max(1, wall)));
+        }
+        return out.append('\n').toString();
     }
 
     /**
@@ -280,7 +313,9 @@ public final class RingFlowControlBenchmark {
                 ours += cpu[k];
                 out.append(String.format(Locale.ROOT, " %6.0f (%4.0f)", perSecond(cpu[k]), perSecond(waiting[k])));
             }
-            return out.append(String.format(Locale.ROOT, " %7.0f %6.0f%n", perSecond(machineBusy - ours), perSecond(machineSteal))).toString();
+            long idle = wall * Runtime.getRuntime().availableProcessors() - machineBusy; // machineBusy counts steal too
+            return out.append(String.format(Locale.ROOT, " %7.0f %6.0f %6.0f%n", perSecond(machineBusy - ours), perSecond(machineSteal),
+                    perSecond(Math.max(0, idle)))).toString();
         }
 
         private double perSecond(long nanos) {
@@ -502,6 +537,7 @@ public final class RingFlowControlBenchmark {
                 made += MailboxDescriptor.seq(handles.get(i).stateWord()) - seqBefore[i];
             }
             long lost = 0;
+            RingDrainer.Counts counts = drainer == null ? null : drainer.counts();
             if (drainer != null) {
                 drainer.stop();
                 drainCaughtUp(drainer);
@@ -516,7 +552,7 @@ public final class RingFlowControlBenchmark {
                     journal.flush();
                 }
             }
-            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time);
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time, counts);
         }
 
         /**

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -133,7 +132,7 @@ public final class AuditCommand implements Callable<Integer> {
                     .put("incomplete", counts[3]).put("inProgress", counts[4]).put("violations", counts[0]);
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "audit: %d events, %d closes (%d CLEAN, %d FAILED, %d incomplete%s), %d violations%n",
+            out.printf(ReplayText.NUMBERS, "audit: %d events, %d closes (%d CLEAN, %d FAILED, %d incomplete%s), %d violations%n",
                     events, closes, counts[1], counts[2], counts[3], counts[4] == 0 ? "" : ", " + counts[4] + " in progress",
                     counts[0]);
             out.println(counts[0] != 0 ? "result: VIOLATIONS" : counts[4] == 0 ? "result: CLEAN"
@@ -163,7 +162,7 @@ public final class AuditCommand implements Callable<Integer> {
                     .put("where", v.where()).put("evidence", v.evidence());
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, "VIOLATION %s at %s %s pool %s close %d, %s: %s%n", v.rule(),
+            out.printf(ReplayText.NUMBERS, "VIOLATION %s at %s %s pool %s close %d, %s: %s%n", v.rule(),
                     CloseVerdict.at(v.timeNanos(), origin), v.index() < 0 ? "in the map file's ring"
                             : "index 0x" + Long.toHexString(v.index()) + (v.position() < 0 ? "" : " position " + v.position()),
                     v.poolId(), v.closeId(), v.where(), v.evidence());

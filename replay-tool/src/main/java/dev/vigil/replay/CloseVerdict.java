@@ -199,6 +199,6 @@ public final class CloseVerdict {
     /** A time relative to {@code t0} as {@code +1.234 s}. */
     public static String at(long timeNanos, long t0) {
         long d = timeNanos - t0;
-        return String.format(Locale.ROOT, "%+.3f s", Math.abs(d) < 500_000 ? 0.0 : d / 1e9);
+        return String.format(ReplayText.NUMBERS, "%+.3f s", Math.abs(d) < 500_000 ? 0.0 : d / 1e9);
     }
 }

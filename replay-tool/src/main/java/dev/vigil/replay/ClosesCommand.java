@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -84,7 +83,7 @@ public final class ClosesCommand implements Callable<Integer> {
         Map<Long, PoolFailed> failures = new HashMap<>();
         long origin = source.firstEventTime();
         if (!json) {
-            out.printf(Locale.ROOT, HEADER_FORMAT, "close", "pool", "started",
+            out.printf(ReplayText.NUMBERS, HEADER_FORMAT, "close", "pool", "started",
                     "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
@@ -155,9 +154,9 @@ public final class ClosesCommand implements Callable<Integer> {
             }
             out.println(n);
         } else {
-            out.printf(Locale.ROOT, ROW_FORMAT, closeId, pool,
+            out.printf(ReplayText.NUMBERS, ROW_FORMAT, closeId, pool,
                     s == null ? "?" : CloseVerdict.at(s.timeNanos(), origin),
-                    c == null ? "-" : String.format(Locale.ROOT, "%.3f s", c.durationNanos() / 1e9),
+                    c == null ? "-" : String.format(ReplayText.NUMBERS, "%.3f s", c.durationNanos() / 1e9),
                     outcome, c == null ? "-" : Integer.toString(c.reaped() - killed),
                     c == null ? "-" : Integer.toString(killed), c == null ? "-" : Integer.toString(c.survivors()),
                     c == null ? "-" : Integer.toString(strays));

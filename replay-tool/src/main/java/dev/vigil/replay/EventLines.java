@@ -4,7 +4,6 @@ import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import dev.vigil.journal.EventType;
@@ -42,7 +41,7 @@ public final class EventLines {
     private static String line(JournalEvent e) {
         StringBuilder sb = new StringBuilder(128);
         long t = e.timeNanos();
-        sb.append(String.format(Locale.ROOT, "%d.%09d", t / 1_000_000_000L, Math.abs(t % 1_000_000_000L)))
+        sb.append(String.format(ReplayText.NUMBERS, "%d.%09d", t / 1_000_000_000L, Math.abs(t % 1_000_000_000L)))
                 .append(' ').append(e.getClass().getSimpleName())
                 .append(" pool=").append(e.poolId())
                 .append(" close=").append(e.closeId());

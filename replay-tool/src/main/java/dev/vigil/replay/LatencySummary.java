@@ -1,6 +1,5 @@
 package dev.vigil.replay;
 
-import java.util.Locale;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -29,14 +28,14 @@ public record LatencySummary(long count, long minNanos, long medianNanos, long p
     /** {@code min median p90 max mean} in seconds, fixed widths. */
     public String columns() {
         if (count == 0) {
-            return String.format(Locale.ROOT, "%8s  %8s  %8s  %8s  %8s", "-", "-", "-", "-", "-");
+            return String.format(ReplayText.NUMBERS, "%8s  %8s  %8s  %8s  %8s", "-", "-", "-", "-", "-");
         }
-        return String.format(Locale.ROOT, "%8.3f  %8.3f  %8.3f  %8.3f  %8.3f", minNanos / 1e9, medianNanos / 1e9,
+        return String.format(ReplayText.NUMBERS, "%8.3f  %8.3f  %8.3f  %8.3f  %8.3f", minNanos / 1e9, medianNanos / 1e9,
                 p90Nanos / 1e9, maxNanos / 1e9, meanNanos / 1e9);
     }
 
     public static String header() {
-        return String.format(Locale.ROOT, "%8s  %8s  %8s  %8s  %8s", "min", "median", "p90", "max", "mean");
+        return String.format(ReplayText.NUMBERS, "%8s  %8s  %8s  %8s  %8s", "min", "median", "p90", "max", "mean");
     }
 
     void putInto(ObjectNode n) {

@@ -141,8 +141,12 @@ public final class ReplayCli implements Runnable {
                 "Rebuild, audit, measure and draw the closes recorded in a Vigil journal (no live orchestrator needed).")
                 .version("vigil-replay 0.1");
         cli.spec.usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(CommandLine.Model.UsageMessageSpec.keyValuesMap(
-                "0:success (audit: no violations)", "1:audit found violations",
-                "2:unusable input (missing or damaged journal, unknown close id, bad arguments)"));
+                "0:success (audit: no violations)", AuditCommand.EXIT_VIOLATIONS + ":audit found violations",
+                EXIT_BAD_INPUT + ":unusable input (missing or damaged journal, unknown close id, bad arguments), or"
+                        + " output that could not be written",
+                AuditCommand.EXIT_IN_PROGRESS + ":audit: no violation so far, but the orchestrator writing the journal"
+                        + " still runs some close",
+                StdoutStream.EXIT_READER_GONE + ":the reader of the output went away (| head), as a shell reports SIGPIPE"));
         CommandLine cl = new CommandLine(cli.spec);
         String named = args.length == 0 ? null : args[0];
         boolean known = SUBCOMMANDS.stream().anyMatch(c -> c.getKey().equals(named));

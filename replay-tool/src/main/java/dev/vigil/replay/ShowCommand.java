@@ -3,7 +3,6 @@ package dev.vigil.replay;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -87,26 +86,26 @@ public final class ShowCommand implements Callable<Integer> {
         CloseCompleted c = rc.completed();
         long t0 = s.timeNanos();
         CloseOutcome rebuilt = rc.outcome();
-        out.printf(Locale.ROOT, "close %d  pool %s  mode %s  escalation %s  children %d  strays %d  overlapping closes %d%n",
+        out.printf(ReplayText.NUMBERS, "close %d  pool %s  mode %s  escalation %s  children %d  strays %d  overlapping closes %d%n",
                 s.closeId(), s.poolId(), rc.protocolMode(), s.escalation(), rc.children().size(), rc.strays().size(),
                 s.otherClosesInFlight());
         if (c == null && rc.endedByDeath() != null) {
-            out.printf(Locale.ROOT, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
+            out.printf(ReplayText.NUMBERS, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
                     rc.endedByDeath().orchestratorPid(), CloseVerdict.at(rc.endedByDeath().timeNanos(), t0),
                     rc.endedByDeath().unreaped(), rebuilt.outcome());
         } else if (c == null && rc.aborted() != null) {
-            out.printf(Locale.ROOT, "started +0.000 s, aborted %s: the close failed inside its orchestrator pid %d (%s),"
+            out.printf(ReplayText.NUMBERS, "started +0.000 s, aborted %s: the close failed inside its orchestrator pid %d (%s),"
                     + " %d child(ren) not reaped then, rebuilt outcome %s%n", CloseVerdict.at(rc.aborted().timeNanos(), t0),
                     rc.aborted().orchestratorPid(), rc.aborted().reason(), rc.aborted().unreaped(), rebuilt.outcome());
         } else if (c == null && rc.inProgressBy() > 0) {
-            out.printf(Locale.ROOT, "started +0.000 s, in progress: orchestrator pid %d is still running it (so far: %d child(ren)"
+            out.printf(ReplayText.NUMBERS, "started +0.000 s, in progress: orchestrator pid %d is still running it (so far: %d child(ren)"
                     + " not reaped yet)%n", rc.inProgressBy(), rebuilt.survivors());
         } else if (c == null) {
-            out.printf(Locale.ROOT, "started +0.000 s, not completed in the journal, rebuilt outcome %s, survivors %d%n",
+            out.printf(ReplayText.NUMBERS, "started +0.000 s, not completed in the journal, rebuilt outcome %s, survivors %d%n",
                     rebuilt.outcome(), rebuilt.survivors());
         } else {
-            out.printf(Locale.ROOT, "started +0.000 s, completed %s (duration %s), outcome %s, survivors %d%n",
+            out.printf(ReplayText.NUMBERS, "started +0.000 s, completed %s (duration %s), outcome %s, survivors %d%n",
                     CloseVerdict.at(c.timeNanos(), t0), seconds(c.durationNanos()), rebuilt.outcome(), rebuilt.survivors());
             out.println("live report: " + liveAgreement(rc, rebuilt));
         }
@@ -133,15 +132,15 @@ public final class ShowCommand implements Callable<Integer> {
     private static void printContainer(RebuiltClose rc, long t0, PrintStream out) {
         if (!rc.strays().isEmpty()) {
             out.println();
-            out.printf(Locale.ROOT, "strays: %d (left in the pool's container after their parent was gone)%n", rc.strays().size());
+            out.printf(ReplayText.NUMBERS, "strays: %d (left in the pool's container after their parent was gone)%n", rc.strays().size());
             for (var st : rc.strays()) {
-                out.printf(Locale.ROOT, "  stray pid %d  parent pid %d  found %s  in %s  command %s%n", st.pid(),
+                out.printf(ReplayText.NUMBERS, "  stray pid %d  parent pid %d  found %s  in %s  command %s%n", st.pid(),
                         st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command());
             }
         }
         for (var k : rc.kills()) {
             out.println();
-            out.printf(Locale.ROOT, "container kill (%s) at %s: %s covered %d direct child(ren) + %d descendant(s)"
+            out.printf(ReplayText.NUMBERS, "container kill (%s) at %s: %s covered %d direct child(ren) + %d descendant(s)"
                     + " [pids %s], %s%n", k.mode(), CloseVerdict.at(k.timeNanos(), t0), k.container(), k.directChildren(),
                     k.descendants(), k.pids(), k.empty() ? "empty " + seconds(k.emptyAfterNanos()) + " after the kill"
                             : "NOT EMPTY within the bound");
@@ -167,12 +166,12 @@ public final class ShowCommand implements Callable<Integer> {
     static String describeRunEvent(JournalEvent e, long t0) {
         String at = CloseVerdict.at(e.timeNanos(), t0);
         if (e instanceof ChildExited x) {
-            return String.format(Locale.ROOT, "%s  child %s/%d pid %d exited (%s), policy %s", at, x.group(), x.index(),
+            return String.format(ReplayText.NUMBERS, "%s  child %s/%d pid %d exited (%s), policy %s", at, x.group(), x.index(),
                     x.pid(), x.signal() > 0 ? "by " + SignalNames.name(x.signal()) + " (" + x.signal() + ")"
                             : "exit " + x.exitCode(), x.policy());
         }
         if (e instanceof ChildRestarted r) {
-            return String.format(Locale.ROOT, "%s  child %s/%d restarted: pid %d -> %d after a backoff of %s (restart %d"
+            return String.format(ReplayText.NUMBERS, "%s  child %s/%d restarted: pid %d -> %d after a backoff of %s (restart %d"
                     + " within %s, at most %d)", at, r.group(), r.index(), r.oldPid(), r.newPid(), seconds(r.backoffNanos()),
                     r.restartsInPeriod(), seconds(r.periodNanos()), r.maxRestarts());
         }
@@ -196,7 +195,7 @@ public final class ShowCommand implements Callable<Integer> {
 
     private static void printChild(ChildHistory ch, long t0, boolean endedByDeath, PrintStream out) {
         ChildOutcome o = ch.outcome();
-        out.printf(Locale.ROOT, "child %s  pid %d  kind %s  outcome %s  exit %d  signal %d%n", ch.key(), ch.pid(),
+        out.printf(ReplayText.NUMBERS, "child %s  pid %d  kind %s  outcome %s  exit %d  signal %d%n", ch.key(), ch.pid(),
                 ch.kind(), o.outcome(), o.exitCode(), o.signal());
         MailboxTransition start = ch.stateAtStart();
         out.println("  state at close start: " + (start == null ? "unknown (no transition journaled)"
@@ -255,9 +254,9 @@ public final class ShowCommand implements Callable<Integer> {
             return;
         }
         out.println("  state word during the close:");
-        out.printf(Locale.ROOT, "    %6s  %10s  %-15s  %-15s  %-6s  %7s%n", "seq", "time", "from", "to", "writer", "pid");
+        out.printf(ReplayText.NUMBERS, "    %6s  %10s  %-15s  %-15s  %-6s  %7s%n", "seq", "time", "from", "to", "writer", "pid");
         for (MailboxTransition t : ch.transitions()) {
-            out.printf(Locale.ROOT, "    %6d  %10s  %-15s  %-15s  %-6s  %7d%s%s%n", t.seq(),
+            out.printf(ReplayText.NUMBERS, "    %6d  %10s  %-15s  %-15s  %-6s  %7d%s%s%n", t.seq(),
                     CloseVerdict.at(t.timeNanos(), t0), MailboxStates.name(t.fromState()), MailboxStates.name(t.toState()),
                     t.writer(), t.writerPid(), t.orchestratorPid() == 0 ? "  (from the map file's ring)" : "",
                     t == ch.shutdownOverwrite() ? "  <- SHUTDOWN overwritten" : "");
@@ -265,7 +264,7 @@ public final class ShowCommand implements Callable<Integer> {
     }
 
     private static String seconds(long nanos) {
-        return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
+        return String.format(ReplayText.NUMBERS, "%.3f s", nanos / 1e9);
     }
 
     static ObjectNode toJson(RebuiltClose rc) {

@@ -7,7 +7,6 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -82,7 +81,7 @@ public final class StatsCommand implements Callable<Integer> {
         }
         Aggregate agg = new Aggregate(json, summary, out);
         if (!json && !summary) {
-            out.printf(Locale.ROOT, "reap latency per close (seconds; children killed by escalation, or gone before the close, are not in it)%n"
+            out.printf(ReplayText.NUMBERS, "reap latency per close (seconds; children killed by escalation, or gone before the close, are not in it)%n"
                     + "%15s  %-16s  %8s  %7s  %6s  %6s  %4s  %s%n", "close", "pool", "children", "overlap", "reaped",
                     "killed", "kept", LatencySummary.header());
         }
@@ -298,7 +297,7 @@ public final class StatsCommand implements Callable<Integer> {
                 s.putInto(n);
                 out.println(n);
             } else {
-                out.printf(Locale.ROOT, "%15d  %-16s  %8d  %7d  %6d  %6d  %4d  %s%n", e.closeId(), e.poolId(),
+                out.printf(ReplayText.NUMBERS, "%15d  %-16s  %8d  %7d  %6d  %6d  %4d  %s%n", e.closeId(), e.poolId(),
                         c.started.children(), overlap, s.count(), c.kills.size(), e.survivors(), s.columns());
             }
         }
@@ -344,22 +343,22 @@ public final class StatsCommand implements Callable<Integer> {
             if (!summary) {
                 out.println();
             }
-            out.printf(Locale.ROOT, "over all closes: %d closes, %d reaped, %d killed by escalation, %d kept (survivors),"
+            out.printf(ReplayText.NUMBERS, "over all closes: %d closes, %d reaped, %d killed by escalation, %d kept (survivors),"
                     + " %d closes not completed%n", closes, all.count(), killed.getTotalCount(), survivors, open.size());
-            out.printf(Locale.ROOT, "%-24s  %8s  %s%n", "reap latency (seconds)", "reaps", LatencySummary.header());
-            out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "all", all.count(), all.columns());
+            out.printf(ReplayText.NUMBERS, "%-24s  %8s  %s%n", "reap latency (seconds)", "reaps", LatencySummary.header());
+            out.printf(ReplayText.NUMBERS, "%-24s  %8d  %s%n", "all", all.count(), all.columns());
             byGroupSize.forEach((size, h) -> {
                 LatencySummary s = LatencySummary.of(h);
-                out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "group size " + size, s.count(), s.columns());
+                out.printf(ReplayText.NUMBERS, "%-24s  %8d  %s%n", "group size " + size, s.count(), s.columns());
             });
             byOverlap.forEach((overlap, h) -> {
                 LatencySummary s = LatencySummary.of(h);
-                out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "overlapping closes " + overlap, s.count(), s.columns());
+                out.printf(ReplayText.NUMBERS, "%-24s  %8d  %s%n", "overlapping closes " + overlap, s.count(), s.columns());
             });
             if (killed.getTotalCount() > 0) {
                 LatencySummary k = LatencySummary.of(killed);
-                out.printf(Locale.ROOT, "%-24s  %8s  %s%n", "broadcast -> killed", "kills", LatencySummary.header());
-                out.printf(Locale.ROOT, "%-24s  %8d  %s%n", "killed by escalation", k.count(), k.columns());
+                out.printf(ReplayText.NUMBERS, "%-24s  %8s  %s%n", "broadcast -> killed", "kills", LatencySummary.header());
+                out.printf(ReplayText.NUMBERS, "%-24s  %8d  %s%n", "killed by escalation", k.count(), k.columns());
             }
         }
     }

@@ -2,7 +2,6 @@ package dev.vigil.replay;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 import dev.vigil.journal.EscalationSent;
 import dev.vigil.journal.InFlightSettled;
@@ -148,9 +147,9 @@ public final class TimelineSvg {
         sb.append("<g class=\"axis\" stroke=\"#dddddd\">\n");
         for (double s = 0; s <= span + 1e-9; s += step) {
             double x = x(t0 + (long) (s * 1e9));
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, top - 8, x,
+            sb.append(String.format(ReplayText.NUMBERS, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, top - 8, x,
                     bottom));
-            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" stroke=\"none\" fill=\"#555555\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<text x=\"%.1f\" y=\"%d\" stroke=\"none\" fill=\"#555555\" "
                     + "text-anchor=\"middle\">+%s s</text>%n", x, top - 12, trim(s)));
         }
         sb.append("<line x1=\"").append(labelWidth).append("\" y1=\"").append(top - 8).append("\" x2=\"").append(labelWidth)
@@ -175,18 +174,18 @@ public final class TimelineSvg {
         if (close.fenced() != null && !settled.isEmpty()) {
             long last = settled.get(settled.size() - 1).timeNanos();
             double x1 = x(close.fenced().timeNanos());
-            sb.append(String.format(Locale.ROOT, "<rect class=\"settling-span\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<rect class=\"settling-span\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
                     + "height=\"6\" fill=\"%s\" opacity=\"0.5\"><title>fence to the last settled operation</title></rect>%n",
                     x1, y + 17, Math.max(2, x(last) - x1), SETTLE_COLOUR));
             for (InFlightSettled s : settled) {
                 double x = x(s.timeNanos());
                 boolean abandoned = !"FINISHED".equals(s.outcome());
-                sb.append(String.format(Locale.ROOT, "<rect class=\"settled\" x=\"%.1f\" y=\"%d\" width=\"3\" height=\"16\" "
+                sb.append(String.format(ReplayText.NUMBERS, "<rect class=\"settled\" x=\"%.1f\" y=\"%d\" width=\"3\" height=\"16\" "
                         + "fill=\"%s\"><title>%s %s/%d %s</title></rect>%n", x - 1.5, y + 12,
                         abandoned ? "#c62828" : SETTLE_COLOUR, esc(s.operation()), esc(s.group()), s.index(), s.outcome()));
             }
             InFlightSettled lastOne = settled.get(settled.size() - 1);
-            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\">settled %s</text>%n",
+            sb.append(String.format(ReplayText.NUMBERS, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\">settled %s</text>%n",
                     x(last) + 5, y + 12, SETTLE_COLOUR, esc(CloseVerdict.at(lastOne.timeNanos(), t0))));
         }
         sb.append("</g>\n");
@@ -226,24 +225,24 @@ public final class TimelineSvg {
         bar(sb, segStart, end, state, barY);
         if (c.published() != null) {
             double x = x(c.published().timeNanos());
-            sb.append(String.format(Locale.ROOT, "<path class=\"broadcast\" d=\"M %.1f %d L %.1f %d L %.1f %d Z\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<path class=\"broadcast\" d=\"M %.1f %d L %.1f %d L %.1f %d Z\" "
                     + "fill=\"#1565c0\"><title>shutdown published</title></path>%n", x - 5, y + 1, x + 5, y + 1, x, y + 10));
         }
         if (c.acked() != null) {
-            sb.append(String.format(Locale.ROOT, "<circle class=\"ack\" cx=\"%.1f\" cy=\"%d\" r=\"5\" fill=\"#2e7d32\">"
+            sb.append(String.format(ReplayText.NUMBERS, "<circle class=\"ack\" cx=\"%.1f\" cy=\"%d\" r=\"5\" fill=\"#2e7d32\">"
                     + "<title>acked</title></circle>%n", x(CloseVerdict.ackTime(c.acked())), y + LANE / 2));
         }
         if (c.diagnosed() != null) {
             double x = x(c.diagnosed().timeNanos());
             int cy = y + LANE / 2;
-            sb.append(String.format(Locale.ROOT, "<path class=\"diagnosis\" d=\"M %.1f %d L %.1f %d L %.1f %d L %.1f %d Z\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<path class=\"diagnosis\" d=\"M %.1f %d L %.1f %d L %.1f %d L %.1f %d Z\" "
                     + "fill=\"#ef6c00\"><title>%s</title></path>%n", x, cy - 7, x + 7, cy, x, cy + 7, x - 7, cy,
                     esc(c.diagnosed().diagnosis())));
             // the class is written on the picture, not only in the hover title; right-aligned when it would run off
             String text = c.diagnosed().diagnosis();
             double textWidth = text.length() * CHAR_WIDTH;
             boolean leftOf = x + 10 + textWidth > width - 4;
-            sb.append(String.format(Locale.ROOT, "<text class=\"class-label\" x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<text class=\"class-label\" x=\"%.1f\" y=\"%d\" font-size=\"11\" "
                     + "font-weight=\"bold\" fill=\"#bf360c\" text-anchor=\"%s\">%s</text>%n", leftOf ? x - 10 : x + 10,
                     y + 11, leftOf ? "end" : "start", esc(text)));
         }
@@ -252,28 +251,28 @@ public final class TimelineSvg {
             // a bar under the state bar from the capture's start to its end (journaled at its end, with its duration)
             double x = x(st.timeNanos());
             double from = Math.min(x - 4, x(st.timeNanos() - st.durationNanos()));
-            sb.append(String.format(Locale.ROOT, "<rect class=\"stacks\" data-x=\"%.1f\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<rect class=\"stacks\" data-x=\"%.1f\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
                     + "height=\"4\" fill=\"%s\"><title>%s</title></rect>%n", x, from, y + LANE - 13, x - from, STACKS_COLOUR,
                     esc(stacksTitle(st))));
         }
         for (EscalationSent e : c.escalations()) {
             double x = x(e.timeNanos());
             String name = SignalNames.name(e.signal());
-            sb.append(String.format(Locale.ROOT, "<path class=\"escalation\" data-signal=\"%d\" data-x=\"%.1f\" d=\"M %.1f %d L %.1f %d "
+            sb.append(String.format(ReplayText.NUMBERS, "<path class=\"escalation\" data-signal=\"%d\" data-x=\"%.1f\" d=\"M %.1f %d L %.1f %d "
                     + "L %.1f %d Z\" fill=\"#c62828\"><title>%s to %s</title></path>%n", e.signal(), x, x - 5, y + LANE - 1,
                     x + 5, y + LANE - 1, x, y + LANE - 10, name, esc(e.target())));
-            sb.append(String.format(Locale.ROOT, "<text class=\"escalation-label\" x=\"%.1f\" y=\"%d\" font-size=\"9\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<text class=\"escalation-label\" x=\"%.1f\" y=\"%d\" font-size=\"9\" "
                     + "fill=\"#c62828\" text-anchor=\"end\">%s</text>%n", x - 6, y + LANE - 2,
                     esc(name.startsWith("SIG") ? name.substring(3) : name)));
         }
         if (c.reaped() != null) {
-            sb.append(String.format(Locale.ROOT, "<rect class=\"reap\" x=\"%.1f\" y=\"%d\" width=\"3\" height=\"%d\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<rect class=\"reap\" x=\"%.1f\" y=\"%d\" width=\"3\" height=\"%d\" "
                     + "fill=\"#000000\"><title>reaped, %s</title></rect>%n", x(c.reaped().timeNanos()) - 1.5, y + 4, LANE - 8,
                     esc(CloseVerdict.ending(c))));
         }
         if (c.shutdownOverwrite() != null) {
             double x = x(c.shutdownOverwrite().timeNanos());
-            sb.append(String.format(Locale.ROOT, "<path class=\"overwrite\" d=\"M %.1f %d L %.1f %d M %.1f %d L %.1f %d\" "
+            sb.append(String.format(ReplayText.NUMBERS, "<path class=\"overwrite\" d=\"M %.1f %d L %.1f %d M %.1f %d L %.1f %d\" "
                     + "stroke=\"#b71c1c\" stroke-width=\"3\"><title>SHUTDOWN overwritten</title></path>%n",
                     x - 6, y + 6, x + 6, y + LANE - 6, x + 6, y + 6, x - 6, y + LANE - 6));
         }
@@ -298,7 +297,7 @@ public final class TimelineSvg {
             return;
         }
         double x = x(close.completed().timeNanos());
-        sb.append(String.format(Locale.ROOT, "<g class=\"close-end\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+        sb.append(String.format(ReplayText.NUMBERS, "<g class=\"close-end\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
                 + "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
                 + "fill=\"%s\" text-anchor=\"end\">close completed %s</text></g>%n", x, top - 4, x, bottom, END_COLOUR,
                 x - 4, bottom + 14, END_COLOUR, esc(CloseVerdict.at(close.completed().timeNanos(), t0))));
@@ -311,7 +310,7 @@ public final class TimelineSvg {
         double x1 = x(from);
         double w = Math.max(1, x(to) - x1);
         String colour = state >= 0 && state < STATE_COLOURS.length ? STATE_COLOURS[state] : "#eeeeee";
-        sb.append(String.format(Locale.ROOT, "<rect class=\"state\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+        sb.append(String.format(ReplayText.NUMBERS, "<rect class=\"state\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
                 + "fill=\"%s\" stroke=\"#78909c\" stroke-width=\"0.5\"><title>%s</title></rect>%n", x1, y, w, BAR, colour,
                 state < 0 ? "unknown" : MailboxStates.name(state)));
     }
@@ -381,7 +380,7 @@ public final class TimelineSvg {
     }
 
     private static String trim(double s) {
-        String v = String.format(Locale.ROOT, "%.3f", s);
+        String v = String.format(ReplayText.NUMBERS, "%.3f", s);
         v = v.replaceAll("0+$", "");
         return v.endsWith(".") ? v.substring(0, v.length() - 1) : v;
     }

@@ -22,4 +22,14 @@ class HelpSummaryTest {
         assertTrue(help.out().contains("  timeline "), help::toString);
         assertEquals(List.of(), HelpSummaries.problems(help.out()), help::toString);
     }
+
+    /** Every exit code a command can end with is listed (3 of a live audit and 141 of a closed pipe were not). */
+    @Test
+    void theHelpListsEveryExitCode() {
+        CliRun help = CliRun.of("--help");
+        for (int code : new int[] {0, AuditCommand.EXIT_VIOLATIONS, ReplayCli.EXIT_BAD_INPUT, AuditCommand.EXIT_IN_PROGRESS,
+                StdoutStream.EXIT_READER_GONE}) {
+            assertTrue(help.out().matches("(?s).*\\n +" + code + " +\\S.*"), () -> "exit code " + code + " not listed:\n" + help.out());
+        }
+    }
 }

@@ -32,7 +32,8 @@ public enum SurvivorClass {
             "read its stacks (journaled before any kill): fix the call it blocks in, or let term-then-kill end it"),
     /** Acknowledged and still beating: slow, not stuck. */
     FINALIZING("acknowledged shutdown and still beating: slow clean-up, not stuck",
-            "raise the window (or drop the fixed budget) to cover its clean-up, or shorten the clean-up"),
+            "its beats are progress, so no window runs out on it: shorten the clean-up (one that beats forever holds a"
+                    + " close without a hard cap for good), or raise the hard cap (or the fixed budget) that ended it"),
     /** A process of the pool's container outlived its parent, a direct child (a daemon, a double fork). */
     DESCENDANTS_LEFT("descendants left behind: a process forked by a child outlived it in the pool's container",
             "make the child wait for (or kill) what it forks before exiting, or close with term-then-kill so the "

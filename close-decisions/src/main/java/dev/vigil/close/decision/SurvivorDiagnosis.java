@@ -108,6 +108,12 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                         + ": poll cancellation in it, or raise the window above its longest run";
             }
             case NOT_OBSERVED:
+                if ("IDLE".equals(ev.get("state")) && "0".equals(ev.get("seq"))) {
+                    // a fresh mailbox: the child never reported INIT_READY, so it never ran the loop it is said to idle in
+                    return "it never reached its loop (IDLE at seq 0: no INIT_READY, " + proc + "): still starting, or"
+                            + " blocked before its runtime attached (a close right after a start, as a start's rollback,"
+                            + " meets such children): read its stacks and its stderr";
+                }
                 return "SIGNALED_ONLY".equals(ev.get("state"))
                         ? "the plain executable outlived its stop signal (" + proc + "): make it exit on that signal, "
                                 + "give it a withStopSignal it handles, or close with term-then-kill"
@@ -118,7 +124,7 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                         + c.nextStep();
             case FINALIZING:
                 return "acknowledged and beating (last beat " + ev.getOrDefault("heartbeat_age", "?") + " ago): "
-                        + "raise the window or drop the fixed budget to cover its clean-up, or shorten it";
+                        + c.nextStep();
             case STOPPED:
                 return "stopped (" + proc + "): " + c.nextStep();
             default:

@@ -88,6 +88,16 @@ class SurvivorDiagnosisTest {
                 SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()));
     }
 
+    /** A Python child still starting (seq 0, no INIT_READY) when its start's rollback closed it was "idle in its loop". */
+    @Test
+    void aChildThatNeverReachedItsLoopIsNotSaidToIdleInIt() {
+        MailboxWords fresh = new MailboxWords(0, "IDLE", "NONE", 0, false, 77, 0, 0);
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(fresh, S, new ProcSnapshot('S', "anon_pipe_read", List.of())));
+        assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
+        String next = SurvivorDiagnosis.nextStep(d.survivorClass(), d.line());
+        assertTrue(next.startsWith("it never reached its loop (IDLE at seq 0: no INIT_READY, proc=S wchan=anon_pipe_read)"), next);
+    }
+
     @Test
     void everyClassHasACauseAndANextStep() {
         for (SurvivorClass c : SurvivorClass.values()) {
@@ -110,6 +120,10 @@ class SurvivorDiagnosisTest {
         SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(sticky(0, "IDLE", 77, 5), S / 10, SLEEPING));
         assertEquals(SurvivorClass.FINALIZING, d.survivorClass());
         assertTrue(d.line().contains("ack=set heartbeat_age=0.1s"), d.line());
+        // a beating clean-up resets the no-progress window: a larger window never helps, a hard cap does (a C child
+        // beating in its clean-up loop held a close 617 s, its next step said "raise the window")
+        String next = SurvivorDiagnosis.nextStep(d.survivorClass(), d.line());
+        assertTrue(next.contains("hard cap") && !next.contains("raise the window"), next);
     }
 
     @Test

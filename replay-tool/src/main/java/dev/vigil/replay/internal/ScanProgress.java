@@ -1,7 +1,8 @@
 package dev.vigil.replay.internal;
 
 import java.io.PrintStream;
-import java.util.Locale;
+
+import dev.vigil.replay.ReplayText;
 
 /**
  * Progress of a long scan on stderr, only when stderr is a terminal (never in a pipe or a test):
@@ -34,7 +35,7 @@ public final class ScanProgress {
             long now = System.nanoTime();
             if (now - nextReport >= 0) {
                 nextReport = now + INTERVAL_NANOS;
-                out.printf(Locale.ROOT, "\rvigil-replay: %,d events read (%.1f s)", excerpts, (now - startNanos) / 1e9);
+                out.printf(ReplayText.NUMBERS, "\rvigil-replay: %,d events read (%.1f s)", excerpts, (now - startNanos) / 1e9);
                 out.flush();
                 printed = true;
             }

@@ -1,0 +1,45 @@
+package dev.vigil.mailbox;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import dev.vigil.journal.SmallTmpfs;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The mailbox map file on a real file system that is full (a small tmpfs, mounted as root): a store that cannot be
+ * reopened there says so in one exception and leaves nothing behind: no map left mapped (Chronicle's cleaner then
+ * logged "is not closed manually" on stderr, a second line after the run's ERR), no empty owner marker that makes the
+ * next open a crash recovery.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MailboxStoreFullDiskTest {
+    @RegisterExtension
+    final SmallTmpfs tmpfs = new SmallTmpfs("vigil-mailbox-test", "32m");
+
+    @Test
+    void aStoreThatCannotReopenOnAFullDiskUnmapsTheMapAndLeavesNoOwnerMarker() throws Exception {
+        Path file = tmpfs.path().resolve("mailboxes.map");
+        MailboxStore.createOrOpen(file, 16).close(); // the map of an earlier run, closed cleanly
+        Path marker = file.resolveSibling(file.getFileName() + ".owner");
+        assertFalse(Files.exists(marker));
+        tmpfs.fill();
+
+        MailboxException refused = assertThrows(MailboxException.class, () -> MailboxStore.createOrOpen(file, 16));
+        assertTrue(refused.getMessage().contains("no space left on " + tmpfs.path()), refused.getMessage());
+        assertFalse(Files.readString(Path.of("/proc/self/maps")).contains(file.toString()),
+                "the map file is still mapped after the open failed");
+        assertFalse(Files.exists(marker), "an owner marker this open failed to write is left: " + marker);
+
+        tmpfs.unfill();
+        try (MailboxStore again = MailboxStore.createOrOpen(file, 16)) {
+            assertEquals(java.util.List.of(), again.recoveryNotes(), "the next open is not a crash recovery");
+        }
+    }
+}
