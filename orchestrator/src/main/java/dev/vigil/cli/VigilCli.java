@@ -284,10 +284,13 @@ public final class VigilCli implements Callable<Integer> {
         @Option(names = "--protocol", defaultValue = "sticky", description = "sticky (default) or legacy (reproduces the lost shutdown)")
         String protocol;
 
-        @Option(names = "--time-scale", defaultValue = "0.1", description = "scales teardown times (default ${DEFAULT-VALUE})")
+        static final String DEFAULT_TIME_SCALE = "0.1";
+        static final String DEFAULT_CYCLES = "3";
+
+        @Option(names = "--time-scale", defaultValue = DEFAULT_TIME_SCALE, description = "scales teardown times (default ${DEFAULT-VALUE})")
         double timeScale;
 
-        @Option(names = "--cycles", defaultValue = "3", description = "start/close cycles (default ${DEFAULT-VALUE})")
+        @Option(names = "--cycles", defaultValue = DEFAULT_CYCLES, description = "start/close cycles (default ${DEFAULT-VALUE})")
         int cycles;
 
         @Option(names = "--journal", defaultValue = SpecReader.DEFAULT_JOURNAL_DIR, paramLabel = "DIR",
@@ -315,8 +318,19 @@ public final class VigilCli implements Callable<Integer> {
             // A new seed each run: which children are slow, and (legacy) which lose their shutdown, differ from
             // run to run, as in the field; the printed seed repeats a run exactly.
             long drawn = seed != null ? seed : new java.security.SecureRandom().nextLong() >>> 1;
-            cli.out.println("demo seed " + drawn + " (bin/vigil demo --seed " + drawn + " repeats these draws)");
+            cli.out.println("demo seed " + drawn + " (" + repeatCommand(protocol, cycles, timeScale, drawn) + " repeats these draws)");
             return cli.runSpec(DemoRun.spec(protocol, cycles, journal), DemoRun.hooks(protocol, cycles, timeScale, drawn), ship);
+        }
+
+        /**
+         * The command that repeats a demo's draws: the seed and every option the draws depend on, where it is not the
+         * default ({@code bin/vigil demo --seed 1} after a legacy run started a sticky one, which loses no shutdown).
+         */
+        static String repeatCommand(String protocol, int cycles, double timeScale, long seed) {
+            return "bin/vigil demo" + (protocol.equals("sticky") ? "" : " --protocol " + protocol)
+                    + (String.valueOf(cycles).equals(DEFAULT_CYCLES) ? "" : " --cycles " + cycles)
+                    + (timeScale == Double.parseDouble(DEFAULT_TIME_SCALE) ? "" : " --time-scale " + timeScale)
+                    + " --seed " + seed;
         }
     }
 }

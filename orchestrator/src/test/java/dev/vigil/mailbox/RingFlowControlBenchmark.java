@@ -169,12 +169,13 @@ public final class RingFlowControlBenchmark {
         report.append("rates: medians of the rounds; ratios: the median of each round's journaled (drained) rate over the off rate of the"
                 + " same round; each round's, journaled then drained, in the order run:\n").append(perRound);
         report.append("where a round's time went, per second of it: ms on a CPU (ms runnable, waiting for a CPU) by thread kind"
-                + " (schedstat), and the rest of the machine's busy ms (/proc/stat: other processes, kernel threads) and stolen ms:\n");
+                + " (schedstat), the rest of the machine's busy ms (/proc/stat: other processes, kernel threads), stolen ms, and idle ms"
+                + " (all CPUs; a pair that spins leaves none, one that sleeps and is woken by its doorbell leaves some):\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
         for (String kind : KINDS) {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
-        report.append(String.format(Locale.ROOT, " %7s %6s%n", "rest", "steal")).append(time);
+        report.append(String.format(Locale.ROOT, " %7s %6s %6s%n", "rest", "steal", "idle")).append(time);
         report.append("context switches per 1,000 transitions (/proc/.../status): voluntary (slept: park, nanosleep, futex) and"
                 + " involuntary (preempted), of the driver threads and the C children; times the drainer and the appender were given a CPU (schedstat):\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
@@ -312,7 +313,9 @@ public final class RingFlowControlBenchmark {
                 ours += cpu[k];
                 out.append(String.format(Locale.ROOT, " %6.0f (%4.0f)", perSecond(cpu[k]), perSecond(waiting[k])));
             }
-            return out.append(String.format(Locale.ROOT, " %7.0f %6.0f%n", perSecond(machineBusy - ours), perSecond(machineSteal))).toString();
+            long idle = wall * Runtime.getRuntime().availableProcessors() - machineBusy; // machineBusy counts steal too
+            return out.append(String.format(Locale.ROOT, " %7.0f %6.0f %6.0f%n", perSecond(machineBusy - ours), perSecond(machineSteal),
+                    perSecond(Math.max(0, idle)))).toString();
         }
 
         private double perSecond(long nanos) {
