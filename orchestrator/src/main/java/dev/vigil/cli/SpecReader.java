@@ -20,6 +20,7 @@ import dev.vigil.cli.RunSpec.Workload;
 import dev.vigil.child.ChildMain;
 import dev.vigil.child.demo.DemoBehaviour;
 import dev.vigil.close.CloseSettings;
+import dev.vigil.pool.ChildSpec;
 import dev.vigil.pool.ExitPolicy;
 
 /**
@@ -409,8 +410,11 @@ public final class SpecReader {
                 problem(o.path("env") + "." + e.getKey(), why);
             }
         }
-        if (stopSignal != null && SignalNames.number(stopSignal) < 0) {
+        int signal = stopSignal == null ? -1 : SignalNames.number(stopSignal);
+        if (stopSignal != null && signal < 0) {
             problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
+        } else if (stopSignal != null && ChildSpec.whyNotStopSignal(signal) != null) {
+            problem(o.path("stopSignal"), "'" + stopSignal + "' " + ChildSpec.whyNotStopSignal(signal));
         }
         o.rejectUnknown();
         return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,

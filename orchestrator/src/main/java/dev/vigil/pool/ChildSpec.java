@@ -26,6 +26,8 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         List<String> classPath, List<String> runtimeOptions) {
     /** SIGTERM, the default stop signal of a plain executable. */
     public static final int SIGTERM = 15;
+    /** SIGSTOP (19 on every Linux architecture): pauses a process, cannot be caught, never ends it. */
+    private static final int SIGSTOP = 19;
     /** Name of the C demo child in the native build directory. */
     public static final String DEMO_CHILD = "vigil-demo-child";
     /** The Python child runtime's entry module: {@code python3 -m vigil_child HANDLER}. */
@@ -42,8 +44,9 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         if (kind != ChildKind.C && (program == null || program.isBlank())) {
             throw new IllegalArgumentException("child kind=" + kind + " needs a program");
         }
-        if (stopSignal < 1 || stopSignal > 64) {
-            throw new IllegalArgumentException("stopSignal=" + stopSignal + " must be a signal number 1..64");
+        String badSignal = whyNotStopSignal(stopSignal);
+        if (badSignal != null) {
+            throw new IllegalArgumentException("stopSignal=" + stopSignal + " " + badSignal);
         }
         if (!kind.runsUserCode() && (!classPath.isEmpty() || !runtimeOptions.isEmpty())) {
             throw new IllegalArgumentException("child kind=" + kind + " takes no class path or runtime options (JAVA and PYTHON only)");
@@ -84,6 +87,22 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
     /** A plain executable, stopped with SIGTERM unless {@link #withStopSignal} says otherwise. */
     public static ChildSpec exec(String program, String... args) {
         return new ChildSpec(ChildKind.EXEC, program, argList(args), Map.of(), SIGTERM, List.of(), List.of());
+    }
+
+    /**
+     * Null when a close can end a child with {@code signal}, else why not: a number outside 1..64, or SIGSTOP, which
+     * only pauses the child (the close then waited out its window and grace, and diagnosed a child "stopped by a
+     * debugger or a tracer" that the close itself had stopped).
+     */
+    public static String whyNotStopSignal(int signal) {
+        if (signal < 1 || signal > 64) {
+            return "must be a signal number 1..64";
+        }
+        if (signal == SIGSTOP) {
+            return "is SIGSTOP: it pauses a process and never ends it; use one the program exits on (TERM, INT, QUIT; KILL"
+                    + " ends it at once)";
+        }
+        return null;
     }
 
     public ChildSpec withStopSignal(int signal) {

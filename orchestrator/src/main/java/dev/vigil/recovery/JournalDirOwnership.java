@@ -48,7 +48,8 @@ public final class JournalDirOwnership implements AutoCloseable {
             Files.createDirectories(lockFile.getParent());
             ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
-            throw new IllegalArgumentException("journal dir=" + journalDir + " lock file=" + lockFile + " cannot be opened: " + e.getMessage(), e);
+            throw new IllegalArgumentException("journal dir=" + journalDir + " lock file=" + lockFile + " cannot be opened: "
+                    + dev.vigil.journal.JournalException.reason(e), e);
         }
         FileLock lock;
         int sameJvm = -1;
@@ -60,7 +61,8 @@ public final class JournalDirOwnership implements AutoCloseable {
             sameJvm = (int) ProcessHandle.current().pid();
         } catch (IOException e) {
             close(ch);
-            throw new IllegalArgumentException("journal dir=" + journalDir + " lock file=" + lockFile + " cannot be locked: " + e.getMessage(), e);
+            throw new IllegalArgumentException("journal dir=" + journalDir + " lock file=" + lockFile + " cannot be locked: "
+                    + dev.vigil.journal.JournalException.reason(e), e);
         }
         if (lock == null) {
             close(ch);

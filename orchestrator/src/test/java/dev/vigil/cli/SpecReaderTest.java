@@ -197,12 +197,20 @@ class SpecReaderTest {
                 {"pools": [{"id": "p1", "groups": [
                     {"name": "a", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "99999999999"},
                     {"name": "b", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 99},
-                    {"name": "c", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 1.5}]}]}
+                    {"name": "c", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 1.5},
+                    {"name": "d", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "STOP"},
+                    {"name": "e", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 19}]}]}
                 """)));
+        // SIGSTOP never ends a child: before, the close waited out window and grace, then diagnosed the child it had
+        // stopped itself as "stopped: find who stopped it (a debugger or strace attached?)"
+        String stop = " is SIGSTOP: it pauses a process and never ends it; use one the program exits on (TERM, INT, QUIT;"
+                + " KILL ends it at once)";
         assertEquals(List.of(
                 "pools[0].groups[0].stopSignal: unknown signal '99999999999' (use a name like TERM or a number)",
                 "pools[0].groups[1].stopSignal: unknown signal '99' (use a name like TERM or a number)",
-                "pools[0].groups[2].stopSignal: must be a non-empty string"),
+                "pools[0].groups[2].stopSignal: must be a non-empty string",
+                "pools[0].groups[3].stopSignal: 'STOP'" + stop,
+                "pools[0].groups[4].stopSignal: '19'" + stop),
                 e.problems().stream().map(SpecProblem::toString).toList());
     }
 

@@ -105,6 +105,10 @@ class PoolApiMisuseTest {
         }
         NullPointerException arg = assertThrows(NullPointerException.class, () -> ChildSpec.exec("/bin/sleep", "1", null));
         assertEquals("args[1] is null", arg.getMessage());
+        IllegalArgumentException stop = assertThrows(IllegalArgumentException.class,
+                () -> ChildSpec.exec("/bin/sleep", "1").withStopSignal(19));
+        assertTrue(stop.getMessage().startsWith("stopSignal=19 is SIGSTOP: it pauses a process and never ends it"),
+                stop.getMessage());
         Pool pool = Pool.builder(orchestrator, "m").group("g", 1, ChildSpec.cDemo()).start();
         for (Duration d : new Duration[] {Duration.ofSeconds(-1), null}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
