@@ -60,7 +60,10 @@ import java.util.function.LongSupplier;
  * journal everything drained before they return.
  *
  * <p>Thread-safe; draining one mailbox from several threads serializes on its cursor, except that the background pass
- * and the command path never wait for it: each leaves a mailbox that another thread is draining to that thread.
+ * and the command path never wait for it: each leaves a mailbox that another thread is draining to that thread. The
+ * background pass hands a mailbox's batches to the journal after it lets the cursor go (encoding them takes a while),
+ * under a second per-mailbox lock that every path handing that mailbox's events to the sink takes, always after the
+ * cursor: the journal gets them in order.
  */
 public final class RingDrainer implements AutoCloseable {
     public static final Duration DEFAULT_STALL = Duration.ofSeconds(1);
