@@ -71,11 +71,18 @@ public final class PoolRunner implements Stoppable {
     /** The run's orchestrator while it is open, for stop requests from other threads. */
     private volatile Orchestrator orchestrator;
     private JournalShipping.Target shipTo;
+    /** How often a close without a report is said to be still running. */
+    private Duration stillRunningNote = Duration.ofMinutes(1);
 
     public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
         this.spec = spec;
         this.hooks = hooks;
         this.out = out;
+    }
+
+    /** How often a close that has not reported yet is said to be still running (tests shorten it). */
+    void stillRunningNote(Duration every) {
+        this.stillRunningNote = every;
     }
 
     /** Ships the journal to Kafka while the run runs (a shipper process of its own); null = do not ship. */
@@ -421,11 +428,10 @@ public final class PoolRunner implements Stoppable {
         for (int i = 0; i < pools.size(); i++) {
             CloseReport r;
             try {
-                r = closes.get(i).get(10, TimeUnit.MINUTES);
-            } catch (ExecutionException | TimeoutException | InterruptedException e) {
-                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + (e instanceof TimeoutException
-                        ? "no report within 10 minutes" : e instanceof InterruptedException ? "interrupted"
-                        : describe(e.getCause())));
+                r = awaitReport(pools.get(i), closes.get(i));
+            } catch (ExecutionException | InterruptedException e) {
+                out.println("  pool=" + pools.get(i).poolId() + " close did not finish: " + (e instanceof InterruptedException
+                        ? "interrupted" : describe(e.getCause())));
                 verdict.count("close(s) did not finish");
                 continue;
             }
@@ -455,6 +461,29 @@ public final class PoolRunner implements Stoppable {
             String tails = r.describeStderrTails();
             if (!tails.isEmpty()) {
                 out.println(underSummary(tails));
+            }
+        }
+    }
+
+    /**
+     * A close's report, however long the close takes: a close ends by its window, its hard cap or Ctrl-C twice, and
+     * nothing else may end it (the orchestrator's close would wait for it anyway). Every {@link #stillRunningNote}
+     * without a report it says so, and how to end it. Before, the run gave up after 10 minutes, printed "close did not
+     * finish", gave up again at the run's end, then waited silently in the orchestrator's close for the same close
+     * (a child beating in its clean-up under no hard cap: 617 s, until Ctrl-C twice).
+     */
+    private CloseReport awaitReport(Pool pool, CompletableFuture<CloseReport> close)
+            throws ExecutionException, InterruptedException {
+        long started = System.nanoTime();
+        while (true) {
+            try {
+                return close.get(stillRunningNote.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException stillRunning) {
+                out.printf(Locale.ROOT, "  pool=%s close still running after %.0f s: %s%n", pool.poolId(),
+                        seconds(System.nanoTime() - started), closeSettings().hardCap().isZero()
+                                ? "no hard cap (close.hardCapMs), and a child that acked and keeps beating in its clean-up"
+                                        + " is progress; Ctrl-C twice kills what is left"
+                                : "Ctrl-C twice kills what is left");
             }
         }
     }

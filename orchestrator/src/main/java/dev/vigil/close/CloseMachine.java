@@ -150,6 +150,7 @@ final class CloseMachine {
     private final LongSupplier clock;
     private final Map<Long, Run> runs = new LinkedHashMap<>();
     private volatile int running;
+    private long idleSinceNanos;
     private volatile BeforeEscalation beforeEscalation;
     /** What undoes a cut mapped file and says so (null: nothing cut), before each close and after a memory fault. */
     private volatile java.util.function.Supplier<String> mappedFileRepair = () -> null;
@@ -173,6 +174,11 @@ final class CloseMachine {
 
     boolean idle() {
         return runs.isEmpty();
+    }
+
+    /** When the last close ended ({@link #idle} since then, if it is), on the machine's clock; 0 before any did. */
+    long idleSinceNanos() {
+        return idleSinceNanos;
     }
 
     // ------------------------------------------------------------------ inputs
@@ -970,6 +976,9 @@ final class CloseMachine {
         run.phase = Phase.DONE;
         runs.remove(run.closeId);
         running = runs.size();
+        if (runs.isEmpty()) {
+            idleSinceNanos = clock.getAsLong();
+        }
     }
 
     /**

@@ -130,7 +130,7 @@ class CloseEngineTest {
         }
     }
 
-    final class ScriptedPool implements CloseTarget {
+    class ScriptedPool implements CloseTarget {
         final String id;
         final CloseSettings settings;
         final List<ScriptedChild> tracked = new ArrayList<>();
@@ -203,6 +203,45 @@ class CloseEngineTest {
         assertEquals(1, retry.children().size());
         assertNull(retry.child("g", 1).diagnosis());
         assertTrue(stuck.released);
+    }
+
+    /**
+     * The engine's idle work (the map removes of released mailboxes) runs once no close ran for a millisecond, never in
+     * the batch that ended the last close, while its caller wakes up: here each close ends in a timeout of the engine's
+     * wait (its budget spent at a tick, the survivor leaked), as every close whose last exit the engine collects itself.
+     * The last of three closes counts (the first runs cold code).
+     */
+    @Test
+    void theIdleWorkRunsAMillisecondAfterTheLastCloseEndedNotInTheBatchThatEndedIt() throws Exception {
+        java.util.concurrent.atomic.AtomicLong idleRan = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong finished = new java.util.concurrent.atomic.AtomicLong();
+        CloseEngine idleAware = new CloseEngine(new PoolJournal(writer), null, () -> idleRan.set(MonotonicClock.nanos()));
+        try {
+            long after = 0;
+            for (int i = 0; i < 3; i++) {
+                idleRan.set(0);
+                ScriptedPool p = new ScriptedPool("idle-work-" + i, CloseSettings.builder().window(Duration.ofMillis(50))
+                        .build()) {
+                    @Override
+                    public void closeFinished(CloseReport report) {
+                        finished.set(MonotonicClock.nanos()); // on the engine thread, right after the close ended
+                        super.closeFinished(report);
+                    }
+                }.child(Script.IGNORE, 0, 0);
+                CloseReport r = idleAware.submit(p, CloseEngine.nextCloseId()).get(30, TimeUnit.SECONDS);
+                assertEquals(CloseReport.ChildOutcome.SURVIVOR, r.child("g", 0).outcome());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (idleRan.get() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertTrue(idleRan.get() != 0, "the idle work never ran");
+                after = idleRan.get() - finished.get();
+            }
+            assertTrue(after >= TimeUnit.MICROSECONDS.toNanos(500), "the idle work ran " + after / 1000
+                    + " us after the close ended");
+        } finally {
+            idleAware.close();
+        }
     }
 
     @Test
