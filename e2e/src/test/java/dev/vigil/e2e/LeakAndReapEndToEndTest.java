@@ -103,7 +103,19 @@ class LeakAndReapEndToEndTest {
 
             Launchers.Result missing = Launchers.vigil(work, 60, "reap", "no-such-journal");
             assertEquals(2, missing.exitCode(), missing.toString());
-            assertEquals("ERR: journal dir=" + work.resolve("no-such-journal") + " does not exist", missing.err().strip());
+            assertEquals("ERR: journal dir=" + work.resolve("no-such-journal") + " does not exist; nothing done",
+                    missing.err().strip());
+            // a directory that is not a journal (a typo, 'reap .') is refused and left as it was, nothing beside it
+            Path notJournal = Files.createDirectories(work.resolve("plain"));
+            Launchers.Result notAJournal = Launchers.vigil(work, 60, "reap", "plain");
+            assertEquals(2, notAJournal.exitCode(), notAJournal.toString());
+            assertEquals("ERR: dir=" + notJournal + " is not a Vigil journal (no vigil-journal.properties); nothing done",
+                    notAJournal.err().strip());
+            try (var inPlain = Files.list(notJournal); var beside = Files.list(work)) {
+                assertEquals(List.of(), inPlain.toList(), "nothing written into the directory");
+                assertEquals(List.of(), beside.filter(f -> f.getFileName().toString().startsWith("plain-")).toList(),
+                        "no lock or map file beside it");
+            }
         } finally {
             for (long pid : pids) {
                 new ProcessBuilder("kill", "-9", Long.toString(pid)).start().waitFor(5, TimeUnit.SECONDS);

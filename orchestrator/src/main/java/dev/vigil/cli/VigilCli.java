@@ -229,8 +229,11 @@ public final class VigilCli implements Callable<Integer> {
         @Override
         public Integer call() {
             Path dir = journalDir.toAbsolutePath().normalize();
-            if (!java.nio.file.Files.isDirectory(dir)) {
-                cli.err.println("ERR: journal dir=" + dir + " does not exist");
+            try { // before: any directory was opened as a journal ('vigil reap /tmp' wrote an 80 MB queue file into /tmp,
+                  // a 13 MB map and a lock file into /, and said "nothing to reap"; a file "does not exist")
+                dev.vigil.journal.JournalDirectory.validate(dir);
+            } catch (dev.vigil.journal.JournalException notAJournal) {
+                cli.err.println("ERR: " + notAJournal.getMessage() + "; nothing done");
                 return BAD_USAGE;
             }
             try (dev.vigil.pool.Orchestrator o = dev.vigil.pool.Orchestrator.builder().journalDir(dir).open()) {
