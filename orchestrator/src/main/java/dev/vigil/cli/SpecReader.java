@@ -416,10 +416,11 @@ public final class SpecReader {
             }
         }
         int signal = stopSignal == null ? -1 : SignalNames.number(stopSignal);
+        String badSignal = signal < 0 ? null : ChildSpec.whyNotStopSignal(signal);
         if (stopSignal != null && signal < 0) {
             problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
-        } else if (stopSignal != null && ChildSpec.whyNotStopSignal(signal) != null) {
-            problem(o.path("stopSignal"), "'" + stopSignal + "' " + ChildSpec.whyNotStopSignal(signal));
+        } else if (badSignal != null) {
+            problem(o.path("stopSignal"), "'" + stopSignal + "' " + badSignal);
         }
         o.rejectUnknown();
         return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,
