@@ -15,6 +15,8 @@ import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 
 import net.openhft.chronicle.core.io.SingleThreadedChecked;
+import net.openhft.chronicle.core.time.SystemTimeProvider;
+import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -76,12 +78,12 @@ public final class JournalWriter implements AutoCloseable {
     /** The journal dir's identity (device and inode) once open; null when it could not be read. */
     private final Object dirIdentity;
 
-    private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
+    private JournalWriter(Path dir, int ringSize, Duration publishTimeout, TimeProvider time) {
         this.dir = dir;
         SingleChronicleQueue q = null;
         SingleChronicleQueue index = null;
         String cannotOpen = null;
-        AppenderClock clock = new AppenderClock();
+        AppenderClock clock = new AppenderClock(time);
         try {
             q = JournalDirectory.openForAppend(dir, clock);
             index = JournalDirectory.openCloseIndexForAppend(dir);
@@ -130,10 +132,15 @@ public final class JournalWriter implements AutoCloseable {
     }
 
     public static JournalWriter open(Path dir, int ringSize, Duration publishTimeout) {
+        return open(dir, ringSize, publishTimeout, SystemTimeProvider.INSTANCE);
+    }
+
+    /** As {@link #open(Path, int, Duration)}, with the time each event's cycle (day file) is taken from (tests). */
+    static JournalWriter open(Path dir, int ringSize, Duration publishTimeout, TimeProvider time) {
         if (Integer.bitCount(ringSize) != 1) {
             throw new IllegalArgumentException("ringSize=" + ringSize + " must be a power of two");
         }
-        return new JournalWriter(dir, ringSize, publishTimeout);
+        return new JournalWriter(dir, ringSize, publishTimeout, time);
     }
 
     public Path dir() {
@@ -300,6 +307,15 @@ public final class JournalWriter implements AutoCloseable {
     /** The time the appender last read its clock (the queue's clock, {@link AppenderClock}). */
     long clockMillis() {
         return handler.clock.lastRead();
+    }
+
+    /**
+     * Tests, after a flush: whether every page the appender wrote into in its current cycle file was reserved first
+     * ({@link PageReservation}), i.e. no excerpt went into a file, or a part of one, whose pages were not asked for.
+     */
+    boolean wroteIntoReservedPagesOnly() {
+        ExcerptAppender a = handler.appender;
+        return a != null && handler.pages.reservedBefore(a.currentFile(), a.wire().bytes().writePosition());
     }
 
     /** Index of the last excerpt this writer wrote, or -1. */
