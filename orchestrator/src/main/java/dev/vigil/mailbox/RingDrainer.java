@@ -111,6 +111,12 @@ public final class RingDrainer implements AutoCloseable {
 
     /** Parent writers of this process that found a ring full and had to wait (flow control held them back). */
     private final LongAdder ringFullWaits = new LongAdder();
+    /**
+     * Writers (of any process: the C and Java children's included) that a drain found held back by a full ring: the
+     * tickets claimed beyond the ring when the drain began, each waiting for that drain (one that waits through several
+     * drains counts at each).
+     */
+    private final LongAdder writersHeld = new LongAdder();
     /** Inline drains by the command path (ring at least half full), and those it left because another thread held the cursor. */
     private final LongAdder inlineDrains = new LongAdder();
     private final LongAdder inlineBusy = new LongAdder();
@@ -120,15 +126,16 @@ public final class RingDrainer implements AutoCloseable {
 
     /**
      * How draining went so far, for benchmarks and diagnosis: {@code ringFullWaits} parent writers of this process that
-     * found a ring full (each waited for this drainer, or lapped after the mailbox's writer wait), {@code inlineDrains}
+     * found a ring full (each waited for this drainer, or lapped after the mailbox's writer wait), {@code writersHeld}
+     * writers of any process (children included) a drain found waiting on a full ring, {@code inlineDrains}
      * drains by the command path and {@code inlineBusy} those it left to the thread holding the cursor, {@code passes}
      * background passes and {@code passBusy} mailboxes a pass left to the thread holding the cursor.
      */
-    public record Counts(long ringFullWaits, long inlineDrains, long inlineBusy, long passes, long passBusy) {
+    public record Counts(long ringFullWaits, long writersHeld, long inlineDrains, long inlineBusy, long passes, long passBusy) {
     }
 
     public Counts counts() {
-        return new Counts(ringFullWaits.sum(), inlineDrains.sum(), inlineBusy.sum(), passes.sum(), passBusy.sum());
+        return new Counts(ringFullWaits.sum(), writersHeld.sum(), inlineDrains.sum(), inlineBusy.sum(), passes.sum(), passBusy.sum());
     }
 
     /** What restores a map file cut short and says so (null when nothing was cut); see {@link MailboxStore#restoreCutLength}. */
@@ -481,6 +488,10 @@ public final class RingDrainer implements AutoCloseable {
             // Ctrl-C, hung for good; MisbehavingChildTest). Such a head also jumped over tickets nobody claimed, whose
             // slots stay unpublished for good: in this pass they are lost at once instead of after a stall each (which
             // kept every writer of that mailbox waiting out its bound, 1 s per transition, for 2 x capacity stalls).
+            long beyondTheRing = head - nextTicket - mailbox.ringCapacity();
+            if (beyondTheRing > 0 && beyondTheRing <= mailbox.ringCapacity()) {
+                writersHeld.add(beyondTheRing); // each claimed a ticket whose slot holds an undrained record: waiting for this drain
+            }
             long behind = head - nextTicket - 2L * mailbox.ringCapacity();
             boolean forged = behind > 0;
             if (forged) {

@@ -241,6 +241,35 @@ class RingDrainerTest {
         }
     }
 
+    /** A writer waiting on a full ring is counted by the drain that frees it (writersHeld), whichever process it is in. */
+    @Test
+    void aDrainCountsTheWritersAFullRingHeldBack() throws Exception {
+        MailboxHandle handle = smallRing(0, Duration.ofSeconds(10));
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(this::journal);
+        drainer.register(handle);
+        long word = mailbox.stateAcquire();
+        for (int i = 0; i < 8; i++) { // the ring full, nobody draining
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        long full = word;
+        Thread writer = new Thread(() -> mailbox.casTransition(full, TASK_READY, WriterRole.CHILD, PID));
+        writer.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (mailbox.ringHeadAcquire() < 9 && System.nanoTime() < deadline) {
+            Thread.sleep(1); // the writer has claimed ticket 8, whose slot holds seq 1, undrained
+        }
+        Thread.sleep(20);
+        assertTrue(writer.isAlive(), "the writer waits for the drain");
+        assertEquals(new RingDrainer.Counts(1, 0, 0, 0, 0, 0), drainer.counts());
+        assertEquals(8, drainer.drain(handle, 0));
+        writer.join(TimeUnit.SECONDS.toMillis(5));
+        assertFalse(writer.isAlive(), "the drain let it write");
+        assertEquals(1, drainer.drain(handle, 0));
+        assertEquals(new RingDrainer.Counts(1, 1, 0, 0, 0, 0), drainer.counts(), "one writer held, seen by the first drain only");
+        drainer.close();
+    }
+
     @Test
     void aCommandCompletionWakesADrainerFromItsIdleParkAtOnceInsteadOfAfterTheIdleBound() throws Exception {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
