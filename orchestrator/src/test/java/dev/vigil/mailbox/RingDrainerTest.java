@@ -270,6 +270,52 @@ class RingDrainerTest {
         drainer.close();
     }
 
+    /**
+     * The background pass hands its batches to the journal after it lets the cursor go; a drain on another thread meanwhile
+     * (here: drain, as the close path calls it) copies the later records out of the ring but journals them only after the
+     * pass's batches (journalOrder): the journal stays in seq order. The pass is held inside the sink until the other
+     * drain has either finished (out of order: the broken variant) or is blocked waiting for its turn.
+     */
+    @Test
+    void aDrainWhileTheBackgroundPassIsStillJournalingJournalsAfterIt() throws Exception {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 3, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        java.util.concurrent.CountDownLatch passInSink = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch letPassGo = new java.util.concurrent.CountDownLatch(1);
+        List<Long> seqs = java.util.Collections.synchronizedList(new ArrayList<>());
+        RingDrainer drainer = new RingDrainer(e -> {
+            if (Thread.currentThread().getName().equals("vigil-ring-drainer") && passInSink.getCount() > 0) {
+                passInSink.countDown();
+                try {
+                    assertTrue(letPassGo.await(10, TimeUnit.SECONDS));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            unpacked(e).forEach(t -> seqs.add(((MailboxTransition) t).seq()));
+        });
+        drainer.register(handle);
+        long word = mailbox.stateAcquire();
+        for (int i = 0; i < 10; i++) {
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        drainer.start(Duration.ofMillis(5), () -> 0L);
+        assertTrue(passInSink.await(10, TimeUnit.SECONDS), "the pass drained seqs 1-10 and is handing them to the sink");
+        for (int i = 10; i < 20; i++) {
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        Thread other = new Thread(() -> drainer.drain(handle, 0));
+        other.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (other.getState() != Thread.State.WAITING && other.getState() != Thread.State.TERMINATED && System.nanoTime() < deadline) {
+            Thread.sleep(1); // until it journaled (broken order) or waits for the pass's batches
+        }
+        letPassGo.countDown();
+        other.join(TimeUnit.SECONDS.toMillis(10));
+        drainer.close();
+        assertEquals(java.util.stream.LongStream.rangeClosed(1, 20).boxed().toList(), seqs, "in seq order, the pass's batch first");
+    }
+
     @Test
     void aCommandCompletionWakesADrainerFromItsIdleParkAtOnceInsteadOfAfterTheIdleBound() throws Exception {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);
