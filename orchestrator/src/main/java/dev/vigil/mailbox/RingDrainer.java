@@ -336,6 +336,23 @@ public final class RingDrainer implements AutoCloseable {
     }
 
     /**
+     * Lets go of every cursor lock the calling thread still holds: called where a memory fault (a map file cut short) is
+     * caught, where no hold of this thread's is legitimate. The JVM throws that InternalError at an instruction after
+     * the faulting access, which may be inside a finally block before its unlock: seen, the drainer thread went on
+     * holding a cursor's lock and the close engine's release of that mailbox waited for it forever.
+     */
+    public void releaseLocksLeftByFault() {
+        for (Cursor c : cursors.values()) {
+            while (c.lock.isHeldByCurrentThread()) {
+                c.lock.unlock();
+            }
+            while (c.journalOrder.isHeldByCurrentThread()) {
+                c.journalOrder.unlock();
+            }
+        }
+    }
+
+    /**
      * Drains every registered mailbox on a daemon thread until {@link #stop()}: {@value #BUSY_PARK_NANOS} ns after
      * a pass that found records, backing off (doubling) to {@code idlePeriod} while rings are idle; a nudge
      * ({@link #commandCompleted}, a full ring) ends a park early.
