@@ -1,5 +1,6 @@
 package dev.vigil.journal;
 
+import net.openhft.chronicle.core.time.SystemTimeProvider;
 import net.openhft.chronicle.core.time.TimeProvider;
 
 /**
@@ -9,22 +10,33 @@ import net.openhft.chronicle.core.time.TimeProvider;
  * reads the system clock at the start of each batch of events and then once per {@link #CALLS_PER_READ} calls: while it
  * writes, the time it gives is at most ~64 excerpts (tens of microseconds) old, and a batch after a pause starts with a
  * fresh read, so an event is never written into a cycle more than that before its time. Any other thread gets the
- * system clock.
+ * clock it reads (the system's).
  */
 final class AppenderClock implements TimeProvider {
     static final int CALLS_PER_READ = 64;
+    /** The clock read: the system's, or a test's (a cycle boundary on demand). */
+    private final TimeProvider source;
     private volatile Thread owner;
-    private volatile long millis = System.currentTimeMillis();
+    private volatile long millis;
     private int calls;
+
+    AppenderClock() {
+        this(SystemTimeProvider.INSTANCE);
+    }
+
+    AppenderClock(TimeProvider source) {
+        this.source = source;
+        this.millis = source.currentTimeMillis();
+    }
 
     /** The appender thread: the one whose calls are answered from the last read. */
     void ownedBy(Thread appender) {
         owner = appender;
     }
 
-    /** Reads the system clock; the appender calls it at the start of each batch. */
+    /** Reads the clock; the appender calls it at the start of each batch. */
     void read() {
-        millis = System.currentTimeMillis();
+        millis = source.currentTimeMillis();
         calls = 0;
     }
 
@@ -41,7 +53,7 @@ final class AppenderClock implements TimeProvider {
     @Override
     public long currentTimeMillis() {
         if (Thread.currentThread() != owner) {
-            return System.currentTimeMillis();
+            return source.currentTimeMillis();
         }
         if (++calls >= CALLS_PER_READ) {
             read();

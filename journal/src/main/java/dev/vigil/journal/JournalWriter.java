@@ -15,6 +15,8 @@ import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 
 import net.openhft.chronicle.core.io.SingleThreadedChecked;
+import net.openhft.chronicle.core.time.SystemTimeProvider;
+import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -76,12 +78,12 @@ public final class JournalWriter implements AutoCloseable {
     /** The journal dir's identity (device and inode) once open; null when it could not be read. */
     private final Object dirIdentity;
 
-    private JournalWriter(Path dir, int ringSize, Duration publishTimeout) {
+    private JournalWriter(Path dir, int ringSize, Duration publishTimeout, TimeProvider time) {
         this.dir = dir;
         SingleChronicleQueue q = null;
         SingleChronicleQueue index = null;
         String cannotOpen = null;
-        AppenderClock clock = new AppenderClock();
+        AppenderClock clock = new AppenderClock(time);
         try {
             q = JournalDirectory.openForAppend(dir, clock);
             index = JournalDirectory.openCloseIndexForAppend(dir);
@@ -130,10 +132,15 @@ public final class JournalWriter implements AutoCloseable {
     }
 
     public static JournalWriter open(Path dir, int ringSize, Duration publishTimeout) {
+        return open(dir, ringSize, publishTimeout, SystemTimeProvider.INSTANCE);
+    }
+
+    /** As {@link #open(Path, int, Duration)}, with the time each event's cycle (day file) is taken from (tests). */
+    static JournalWriter open(Path dir, int ringSize, Duration publishTimeout, TimeProvider time) {
         if (Integer.bitCount(ringSize) != 1) {
             throw new IllegalArgumentException("ringSize=" + ringSize + " must be a power of two");
         }
-        return new JournalWriter(dir, ringSize, publishTimeout);
+        return new JournalWriter(dir, ringSize, publishTimeout, time);
     }
 
     public Path dir() {
@@ -302,6 +309,24 @@ public final class JournalWriter implements AutoCloseable {
         return handler.clock.lastRead();
     }
 
+    /**
+     * Tests, after a flush: whether every page the appender wrote into in its current cycle file was reserved first
+     * ({@link PageReservation}), i.e. no excerpt went into a file, or a part of one, whose pages were not asked for.
+     */
+    boolean wroteIntoReservedPagesOnly() {
+        ExcerptAppender a = handler.appender;
+        return a != null && handler.pages.reservedBefore(a.currentFile(), a.wire().bytes().writePosition());
+    }
+
+    /**
+     * How many batches the appender has taken from the ring, read after a {@link #flush}: events per batch tells how it
+     * runs behind its producers (one or a few: right behind a producer, on the cache lines it is writing; thousands: a
+     * full ring). A diagnostic (JournalBench prints it per round).
+     */
+    public long appenderBatches() {
+        return handler.batches;
+    }
+
     /** Index of the last excerpt this writer wrote, or -1. */
     public long lastWrittenIndex() {
         return handler.lastIndex;
@@ -394,6 +419,8 @@ public final class JournalWriter implements AutoCloseable {
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
         private int lastCycle = Integer.MIN_VALUE;
+        /** Batches taken from the ring (appender thread; read by others after a flush). */
+        long batches;
         /** Ring sequence of the first event not written; MAX_VALUE while the journal is complete. */
         volatile long failedAtSequence = Long.MAX_VALUE;
         final java.util.concurrent.atomic.AtomicLong notWritten = new java.util.concurrent.atomic.AtomicLong();
@@ -581,6 +608,7 @@ public final class JournalWriter implements AutoCloseable {
 
         @Override
         public void onBatchStart(long batchSize, long queueDepth) {
+            batches++;
             clock.read(); // a batch after a pause writes with the time of now, not of the last batch
         }
 

@@ -132,6 +132,11 @@ final class PageReservation implements AutoCloseable {
         return position + length + HEADROOM <= reservedUpTo;
     }
 
+    /** Whether {@code file}'s pages before {@code position} are all reserved (tests: what the appender wrote in it). */
+    boolean reservedBefore(File file, long position) {
+        return file.equals(this.file) && position <= reservedUpTo;
+    }
+
     /** Populates {@code [from, to)} through {@code mapping} if it lies inside it; false when the zeros must do it. */
     private boolean populated(BytesStore<?, ?> mapping, long from, long to) {
         if (!(mapping instanceof MappedBytesStore mapped) || !mapped.inside(from, to - from)) {

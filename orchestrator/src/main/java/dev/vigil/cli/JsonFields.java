@@ -99,6 +99,10 @@ final class JsonFields {
     /** A string, or an integer written as a JSON number, as its text (a signal: {@code "TERM"} or {@code 15}). */
     String stringOrInteger(String field, String dflt) {
         JsonNode n = node(field);
+        if (n != null && n.isNumber() && !n.isIntegralNumber()) { // 1.5: "must be a non-empty string" misled
+            problem(path(field), "'" + n.asText() + "' is not a whole number: write a name or a number such as 15");
+            return dflt;
+        }
         return n != null && n.isIntegralNumber() ? n.asText() : string(field, dflt);
     }
 

@@ -165,7 +165,7 @@ public final class PoolRunner implements Stoppable {
             journalWriter = orchestrator.journal().writer();
             if (closeSettings().escalation() == EscalationPolicy.LEAK) {
                 // leak means kept: no further close; what the closes kept outlives this run, listed with its reaper
-                printKept(orchestrator.leave(), journal);
+                printKept(orchestrator.leave(), journal, out);
             }
         } finally {
             this.orchestrator = null;
@@ -202,8 +202,8 @@ public final class PoolRunner implements Stoppable {
         return verdict.failed() ? CLOSE_FAILED : CLEAN;
     }
 
-    /** Each kept pool and process (pid, cgroup, command), and the command that ends them. */
-    private void printKept(List<Orchestrator.KeptPool> kept, Path journal) {
+    /** Each kept pool and process (pid, cgroup, command), and the command that ends them, on {@code out}. */
+    static void printKept(List<Orchestrator.KeptPool> kept, Path journal, PrintStream out) {
         if (kept.isEmpty()) {
             return;
         }
@@ -217,7 +217,7 @@ public final class PoolRunner implements Stoppable {
                         k.cgroup() != null ? "cgroup" : "container", k.container(), p.command());
             }
         }
-        out.println("end them with: " + launcher("vigil") + " reap " + ShellWords.quote(journal)
+        out.println("end them with: " + reapCommand(journal)
                 + (kept.stream().allMatch(k -> k.cgroup() != null) ? "   (or: echo 1 > <cgroup>/cgroup.kill)" : ""));
     }
 
@@ -466,26 +466,13 @@ public final class PoolRunner implements Stoppable {
     }
 
     /**
-     * A close's report, however long the close takes: a close ends by its window, its hard cap or Ctrl-C twice, and
-     * nothing else may end it (the orchestrator's close would wait for it anyway). Every {@link #stillRunningNote}
-     * without a report it says so, and how to end it. Before, the run gave up after 10 minutes, printed "close did not
-     * finish", gave up again at the run's end, then waited silently in the orchestrator's close for the same close
-     * (a child beating in its clean-up under no hard cap: 617 s, until Ctrl-C twice).
+     * A close's report, however long the close takes ({@link CloseReportWait}). Before, the run gave up after 10 minutes,
+     * printed "close did not finish", gave up again at the run's end, then waited silently in the orchestrator's close for
+     * the same close (a child beating in its clean-up under no hard cap: 617 s, until Ctrl-C twice).
      */
     private CloseReport awaitReport(Pool pool, CompletableFuture<CloseReport> close)
             throws ExecutionException, InterruptedException {
-        long started = System.nanoTime();
-        while (true) {
-            try {
-                return close.get(stillRunningNote.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException stillRunning) {
-                out.printf(Locale.ROOT, "  pool=%s close still running after %.0f s: %s%n", pool.poolId(),
-                        seconds(System.nanoTime() - started), closeSettings().hardCap().isZero()
-                                ? "no hard cap (close.hardCapMs), and a child that acked and keeps beating in its clean-up"
-                                        + " is progress; Ctrl-C twice kills what is left"
-                                : "Ctrl-C twice kills what is left");
-            }
-        }
+        return CloseReportWait.await(pool.poolId(), close, closeSettings(), stillRunningNote, out, "  ");
     }
 
     /**
@@ -514,6 +501,11 @@ public final class PoolRunner implements Stoppable {
 
     static long count(CloseReport r, CloseReport.ChildOutcome outcome) {
         return r.children().stream().filter(c -> c.outcome() == outcome).count();
+    }
+
+    /** The command that ends what a run left on {@code journal} ({@code vigil reap}), as shell words to paste. */
+    static String reapCommand(Path journal) {
+        return launcher("vigil") + " reap " + ShellWords.quote(journal);
     }
 
     /** The launcher {@code bin/NAME} of this installation ({@code vigil.root}, set by bin/vigil), as a shell word to paste. */

@@ -40,8 +40,9 @@ import dev.vigil.spawn.Redirect;
  * <li>{@code inside} {pool, group, index, timeoutMs}: waits until the child is inside its handler (a command
  *     pending and the heartbeat still for {@value #STILL_MILLIS} ms) — the moment of the lost-shutdown race;</li>
  * <li>{@code gate} {pool, group, index, value}: sets the demo/test GATE word;</li>
- * <li>{@code close}: closes every pool at once: {@code {"ok":true,"clean",reports:[{"pool","outcome","failures","report"}]}},
- *     then the session ends (exit 0 clean, 1 not).</li>
+ * <li>{@code close}: closes every pool at once: {@code {"ok":true,"clean",reports:[{"pool","outcome","failures","report"}]}}
+ *     (under escalation leak also {@code "kept":[{"pool","pid","command"}]} and {@code "endKeptWith"}: what the closes
+ *     kept is left running, as {@code vigil run} leaves it), then the session ends (exit 0 clean, 1 not).</li>
  * </ul>
  * A request that fails, or whose fields are wrong (each named, as a spec's are), answers
  * {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does; so does a SIGINT, SIGTERM or SIGHUP (once the request being handled, if any, has answered), and the session then
@@ -65,9 +66,13 @@ public final class PoolSession implements Stoppable {
     private final java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int stopSignal;
     private volatile Orchestrator orchestrator;
+    private final dev.vigil.close.CloseSettings settings;
+    /** How often a close without a report is said to be still running. */
+    private Duration stillRunningNote = Duration.ofMinutes(1);
 
     public PoolSession(RunSpec spec, PrintStream out, PrintStream log) {
         this.spec = spec;
+        this.settings = PoolRunner.closeSettings(spec.close());
         this.out = out;
         this.log = log;
     }
@@ -77,7 +82,7 @@ public final class PoolSession implements Stoppable {
         Path journal = Path.of(spec.journalDir()).toAbsolutePath().normalize();
         ProtocolMode mode = spec.protocol().equals("legacy") ? ProtocolMode.LEGACY : ProtocolMode.STICKY;
         Path childLog = childLog(journal);
-        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(PoolRunner.closeSettings(spec.close()))
+        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(settings)
                 .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
             this.orchestrator = orchestrator;
             if (stopSignal != 0) {
@@ -94,7 +99,7 @@ public final class PoolSession implements Stoppable {
                 }
             } catch (RuntimeException e) {
                 answer(JSON.createObjectNode().put("event", "startFailed").put("error", String.valueOf(e.getMessage())));
-                closeAll();
+                closeAll(orchestrator, journal);
                 return stopSignal != 0 ? 128 + stopSignal : 1;
             }
             answer(ready(journal));
@@ -120,7 +125,7 @@ public final class PoolSession implements Stoppable {
                 }
                 answer(reply);
             }
-            ObjectNode closed = closeAll();
+            ObjectNode closed = closeAll(orchestrator, journal);
             answer(closed);
             return stopSignal != 0 ? 128 + stopSignal : closed.path("clean").asBoolean() ? 0 : 1;
         }
@@ -228,8 +233,9 @@ public final class PoolSession implements Stoppable {
                 reply.put("value", result.value()).put("errorCode", result.errorCode()).put("errorText", result.errorText());
             }
             case "send" -> reply.put("commandId", pool.sendControl(group, index, opcode, argument));
-            case "inside" -> awaitInside(pool.child(group, index).mailbox(), timeout);
-            case "gate" -> pool.child(group, index).mailbox().setGate(gate);
+            // a plain executable has no mailbox: named as control's refusal names it (it was a NullPointerException's text)
+            case "inside" -> awaitInside(pool.mailboxChild(group, index).mailbox(), timeout);
+            case "gate" -> pool.mailboxChild(group, index).mailbox().setGate(gate);
             default -> throw new IllegalStateException("op " + op + " is answered by the session loop");
         }
         return reply;
@@ -259,22 +265,56 @@ public final class PoolSession implements Stoppable {
         throw new IllegalStateException("child never entered its handler within " + timeout.toMillis() + " ms: " + mailbox);
     }
 
-    private ObjectNode closeAll() {
+    /** How often a close that has not reported yet is said to be still running, on the log (tests shorten it). */
+    void stillRunningNote(Duration every) {
+        this.stillRunningNote = every;
+    }
+
+    /**
+     * Closes every pool at once (a thread each, as {@code vigil run} does: the common pool would close them a few at a
+     * time) and waits for each report as {@code vigil run} does ({@link CloseReportWait}: a line on the log each
+     * {@link #stillRunningNote} while one runs). Under escalation leak the pools a close kept survivors of are left
+     * running, as {@code vigil run} leaves them ({@link Orchestrator#leave}), listed on the log and in the answer's
+     * {@code kept}; before, the orchestrator's close closed them again with term-then-kill.
+     */
+    private ObjectNode closeAll(Orchestrator orchestrator, Path journal) {
+        List<Pool> closing = List.copyOf(pools.values());
         List<CompletableFuture<CloseReport>> closes = new ArrayList<>();
-        for (Pool p : pools.values()) {
-            closes.add(CompletableFuture.supplyAsync(() -> {
+        for (Pool p : closing) {
+            CompletableFuture<CloseReport> close = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
                 try {
-                    return p.closeWithReport();
+                    close.complete(p.closeWithReport());
                 } catch (CloseFailedException e) {
-                    return e.report();
+                    close.complete(e.report());
+                } catch (RuntimeException | Error e) {
+                    close.completeExceptionally(e);
                 }
-            }));
+            }, "vigil-session-close");
+            t.setDaemon(true);
+            t.start();
+            closes.add(close);
         }
         ObjectNode reply = JSON.createObjectNode().put("ok", true);
         ArrayNode reports = reply.putArray("reports");
         boolean clean = true;
-        for (CompletableFuture<CloseReport> f : closes) {
-            CloseReport r = f.join();
+        for (int i = 0; i < closing.size(); i++) {
+            CloseReport r;
+            try {
+                r = CloseReportWait.await(closing.get(i).poolId(), closes.get(i), settings, stillRunningNote, log,
+                        "vigil session: ");
+            } catch (java.util.concurrent.ExecutionException | InterruptedException e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                String why = "pool=" + closing.get(i).poolId() + " close did not finish: " + (e instanceof InterruptedException
+                        ? "interrupted" : dev.vigil.journal.JournalException.plain(e.getCause()).replace('\n', ' '));
+                log.println("vigil session: " + why);
+                reports.addObject().put("pool", closing.get(i).poolId()).put("outcome", "NOT_FINISHED").put("summary", why)
+                        .put("failures", why);
+                clean = false;
+                continue;
+            }
             clean &= r.isClean();
             log.println("vigil session: " + PoolRunner.summary(r));
             ObjectNode entry = reports.addObject().put("pool", r.poolId()).put("outcome", r.outcome().name())
@@ -286,6 +326,20 @@ public final class PoolSession implements Stoppable {
             }
         }
         pools.clear();
+        if (settings.escalation() == dev.vigil.close.decision.EscalationPolicy.LEAK) {
+            // leak means kept: no further close of what the closes kept; it outlives this session, listed with its reaper
+            List<Orchestrator.KeptPool> kept = orchestrator.leave();
+            PoolRunner.printKept(kept, journal, log);
+            ArrayNode list = reply.putArray("kept");
+            for (Orchestrator.KeptPool k : kept) {
+                for (dev.vigil.contain.ContainedProcess p : k.processes()) {
+                    list.addObject().put("pool", k.poolId()).put("pid", p.pid()).put("command", p.command());
+                }
+            }
+            if (!kept.isEmpty()) {
+                reply.put("endKeptWith", PoolRunner.reapCommand(journal));
+            }
+        }
         return reply.put("clean", clean);
     }
 

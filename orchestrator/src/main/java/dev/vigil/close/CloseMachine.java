@@ -204,7 +204,7 @@ final class CloseMachine {
             if (escalateAllOrigin != null) {
                 hurry(run, escalateAllOrigin, clock.getAsLong());
             }
-        });
+        }, false);
     }
 
     void childExited(Run run, Track t, ChildExit exit) {
@@ -987,11 +987,27 @@ final class CloseMachine {
      * pool for its next close. The other closes go on.
      */
     private void guarded(Run run, Runnable body) {
+        guarded(run, body, true);
+    }
+
+    /**
+     * As {@link #guarded(Run, Runnable)}; with {@code againAfterRepair}, a memory fault that {@link #mappedFileRepair}
+     * undid (a map file cut in the middle of the close: it restores the length and says so) runs {@code body} once
+     * more, and the close goes on: each input's step reads the close's state afresh (a reap is recorded once, an
+     * ack sampled again). Before, the close aborted there, its later reaps unjournaled, and only a second close ended
+     * its children. A fault again, or one nothing undid, aborts it. A close's start is not run twice (it fences and
+     * tells each child once): the repair runs before it instead.
+     */
+    private void guarded(Run run, Runnable body, boolean againAfterRepair) {
         try {
             body.run();
         } catch (RuntimeException | Error e) {
             if (run.phase != Phase.DONE) {
                 String repaired = JournalException.isMemoryFault(e) ? mappedFileRepair.get() : null;
+                if (repaired != null && againAfterRepair) {
+                    guarded(run, body, false);
+                    return;
+                }
                 String reason = repaired != null ? repaired : JournalException.plain(e);
                 finish(run);
                 try {

@@ -163,8 +163,13 @@ public final class Orchestrator implements AutoCloseable {
         engine.beforeEscalation(new dev.vigil.close.StackCapture(journal));
     }
 
-    /** {@link MailboxStore#restoreCutLength}, said on stderr when it restored something (a close's abort says it too). */
+    /**
+     * {@link MailboxStore#restoreCutLength}, said on stderr when it restored something (a close's abort says it too); on
+     * the thread that caught a memory fault (the drainer's, the close engine's), first lets go of the ring cursors'
+     * locks the fault left held ({@link RingDrainer#releaseLocksLeftByFault}).
+     */
     private String restoreCutMailboxFile() {
+        drainer.releaseLocksLeftByFault();
         String restored = mailboxes.restoreCutLength();
         if (restored != null) {
             System.err.println("vigil: " + restored);

@@ -275,7 +275,15 @@ public final class Pool implements AutoCloseable {
         synchronized (nextIndex) {
             index = nextIndex.merge(group, 1, Integer::sum) - 1;
         }
-        PoolChild c = spawnAdmitted(group, index, specOf.apply(index));
+        ChildSpec spec = specOf.apply(index);
+        String noRoom = orchestrator.spawner().openFileShortfall(1, spec.kind() == ChildKind.JAVA ? 1 : 0, 1);
+        if (noRoom != null) { // before, the spawn failed naming errno=24 and stage=pipe2 only, the index used up
+            synchronized (nextIndex) { // unless a later addChild took the next one meanwhile: then the gap stays
+                nextIndex.computeIfPresent(group, (g, next) -> next == index + 1 ? index : next);
+            }
+            throw new PoolStartException("pool=" + poolId + " group=" + group + " addChild refused: " + noRoom, null, null);
+        }
+        PoolChild c = spawnAdmitted(group, index, spec);
         String notReady = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
         if (notReady != null) {
             throw new PoolStartException("pool=" + poolId + " " + notReady, null, null);
@@ -308,7 +316,11 @@ public final class Pool implements AutoCloseable {
         }
     }
 
-    private PoolChild mailboxChild(String group, int index) {
+    /**
+     * The child {@code group}/{@code index}, which must have a mailbox: an IllegalArgumentException naming it (and its
+     * kind) for a plain executable, or for no such child.
+     */
+    public PoolChild mailboxChild(String group, int index) {
         PoolChild c = child(group, index);
         if (c.mailbox() == null) {
             throw new IllegalArgumentException("pool=" + poolId + " group=" + group + " child=" + index + " kind="

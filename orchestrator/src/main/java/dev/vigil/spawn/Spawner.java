@@ -119,18 +119,26 @@ public final class Spawner implements AutoCloseable {
         long needed = (launcher.usesPidfds() ? children : 0) + doorbells + Math.min(children, batch) + 4;
         long[] limit = new long[2]; // {soft, hard}
         long open;
-        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            open = fds.count() - 1; // less the listing's own
+        try {
             if (Linux.calls().getrlimit(Linux.RLIMIT_NOFILE, limit) != 0) {
                 return null;
             }
-        } catch (java.io.IOException | RuntimeException | LinkageError e) {
+        } catch (RuntimeException | LinkageError e) {
             return null; // the spawn itself still fails naming EMFILE
+        }
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            open = fds.count() - 1; // less the listing's own
+        } catch (java.nio.file.NoSuchFileException | java.nio.file.AccessDeniedException | RuntimeException e) {
+            return null; // no /proc to count in: the spawn itself still fails naming EMFILE
+        } catch (java.io.IOException e) {
+            // At the limit the listing's own descriptor is refused (EMFILE): every one is taken. (Before, the check
+            // gave up here and the spawn failed naming only errno=24 and stage=pipe2.)
+            open = limit[0];
         }
         if (limit[0] < 0 || open + needed <= limit[0]) { // < 0: RLIM_INFINITY read as a signed long
             return null;
         }
-        return children + " children need " + needed + " more open files, " + open + " are open, RLIMIT_NOFILE is soft="
+        return children + (children == 1 ? " child needs " : " children need ") + needed + " more open files, " + open + " are open, RLIMIT_NOFILE is soft="
                 + limit[0] + " hard=" + limit[1] + ": raise it (ulimit -n N under the hard limit; the hard one as root,"
                 + " LimitNOFILE= of a systemd unit, /etc/security/limits.conf) or start fewer children";
     }

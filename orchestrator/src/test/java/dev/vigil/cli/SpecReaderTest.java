@@ -188,10 +188,17 @@ class SpecReaderTest {
         RunSpec spec = SpecReader.read(write("signals.json", """
                 {"pools": [{"id": "p1", "groups": [
                     {"name": "a", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 2},
-                    {"name": "b", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "10"}]}]}
+                    {"name": "b", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "10"},
+                    {"name": "c", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "SIGRTMIN+3"},
+                    {"name": "d", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "rtmax-2"},
+                    {"name": "e", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "RTMIN"}]}]}
                 """));
         assertEquals(2, PoolRunner.childSpec(spec.pools().get(0).groups().get(0)).stopSignal(), "README: a name or a number");
         assertEquals(10, PoolRunner.childSpec(spec.pools().get(0).groups().get(1)).stopSignal());
+        // systemd's KillSignal= style (before: "unknown signal"); glibc's SIGRTMIN is 34, as kill -l prints it
+        assertEquals(37, PoolRunner.childSpec(spec.pools().get(0).groups().get(2)).stopSignal());
+        assertEquals(62, PoolRunner.childSpec(spec.pools().get(0).groups().get(3)).stopSignal());
+        assertEquals(34, PoolRunner.childSpec(spec.pools().get(0).groups().get(4)).stopSignal());
 
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("huge.json", """
                 {"pools": [{"id": "p1", "groups": [
@@ -199,7 +206,9 @@ class SpecReaderTest {
                     {"name": "b", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 99},
                     {"name": "c", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 1.5},
                     {"name": "d", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "STOP"},
-                    {"name": "e", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 19}]}]}
+                    {"name": "e", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": 19},
+                    {"name": "f", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "RTMIN+31"},
+                    {"name": "g", "kind": "exec", "command": ["/bin/sleep", "30"], "children": 1, "stopSignal": "RTMAX+1"}]}]}
                 """)));
         // SIGSTOP never ends a child: before, the close waited out window and grace, then diagnosed the child it had
         // stopped itself as "stopped: find who stopped it (a debugger or strace attached?)"
@@ -208,9 +217,12 @@ class SpecReaderTest {
         assertEquals(List.of(
                 "pools[0].groups[0].stopSignal: unknown signal '99999999999' (use a name like TERM or a number)",
                 "pools[0].groups[1].stopSignal: unknown signal '99' (use a name like TERM or a number)",
-                "pools[0].groups[2].stopSignal: must be a non-empty string",
+                // before: "must be a non-empty string", though a number is accepted
+                "pools[0].groups[2].stopSignal: '1.5' is not a whole number: write a name or a number such as 15",
                 "pools[0].groups[3].stopSignal: 'STOP'" + stop,
-                "pools[0].groups[4].stopSignal: '19'" + stop),
+                "pools[0].groups[4].stopSignal: '19'" + stop,
+                "pools[0].groups[5].stopSignal: unknown signal 'RTMIN+31' (use a name like TERM or a number)",
+                "pools[0].groups[6].stopSignal: unknown signal 'RTMAX+1' (use a name like TERM or a number)"),
                 e.problems().stream().map(SpecProblem::toString).toList());
     }
 

@@ -241,6 +241,117 @@ class RingDrainerTest {
         }
     }
 
+    /** A writer waiting on a full ring is counted by the drain that frees it (writersHeld), whichever process it is in. */
+    @Test
+    void aDrainCountsTheWritersAFullRingHeldBack() throws Exception {
+        MailboxHandle handle = smallRing(0, Duration.ofSeconds(10));
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(this::journal);
+        drainer.register(handle);
+        long word = mailbox.stateAcquire();
+        for (int i = 0; i < 8; i++) { // the ring full, nobody draining
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        long full = word;
+        Thread writer = new Thread(() -> mailbox.casTransition(full, TASK_READY, WriterRole.CHILD, PID));
+        writer.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (mailbox.ringHeadAcquire() < 9 && System.nanoTime() < deadline) {
+            Thread.sleep(1); // the writer has claimed ticket 8, whose slot holds seq 1, undrained
+        }
+        Thread.sleep(20);
+        assertTrue(writer.isAlive(), "the writer waits for the drain");
+        assertEquals(new RingDrainer.Counts(1, 0, 0, 0, 0, 0, 0), drainer.counts());
+        assertEquals(8, drainer.drain(handle, 0));
+        writer.join(TimeUnit.SECONDS.toMillis(5));
+        assertFalse(writer.isAlive(), "the drain let it write");
+        assertEquals(1, drainer.drain(handle, 0));
+        assertEquals(new RingDrainer.Counts(1, 1, 0, 0, 0, 0, 0), drainer.counts(), "one writer held, seen by the first drain only");
+        drainer.close();
+    }
+
+    /**
+     * The background pass hands its batches to the journal after it lets the cursor go; a drain on another thread meanwhile
+     * (here: drain, as the close path calls it) copies the later records out of the ring but journals them only after the
+     * pass's batches (journalOrder): the journal stays in seq order. The pass is held inside the sink until the other
+     * drain has either finished (out of order: the broken variant) or is blocked waiting for its turn.
+     */
+    @Test
+    void aDrainWhileTheBackgroundPassIsStillJournalingJournalsAfterIt() throws Exception {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 3, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        java.util.concurrent.CountDownLatch passInSink = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch letPassGo = new java.util.concurrent.CountDownLatch(1);
+        List<Long> seqs = java.util.Collections.synchronizedList(new ArrayList<>());
+        RingDrainer drainer = new RingDrainer(e -> {
+            if (Thread.currentThread().getName().equals("vigil-ring-drainer") && passInSink.getCount() > 0) {
+                passInSink.countDown();
+                try {
+                    assertTrue(letPassGo.await(10, TimeUnit.SECONDS));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            unpacked(e).forEach(t -> seqs.add(((MailboxTransition) t).seq()));
+        });
+        drainer.register(handle);
+        long word = mailbox.stateAcquire();
+        for (int i = 0; i < 10; i++) {
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        drainer.start(Duration.ofMillis(5), () -> 0L);
+        assertTrue(passInSink.await(10, TimeUnit.SECONDS), "the pass drained seqs 1-10 and is handing them to the sink");
+        for (int i = 10; i < 20; i++) {
+            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        Thread other = new Thread(() -> drainer.drain(handle, 0));
+        other.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (other.getState() != Thread.State.WAITING && other.getState() != Thread.State.TERMINATED && System.nanoTime() < deadline) {
+            Thread.sleep(1); // until it journaled (broken order) or waits for the pass's batches
+        }
+        letPassGo.countDown();
+        other.join(TimeUnit.SECONDS.toMillis(10));
+        drainer.close();
+        assertEquals(java.util.stream.LongStream.rangeClosed(1, 20).boxed().toList(), seqs, "in seq order, the pass's batch first");
+    }
+
+    /**
+     * Right after the command path published a command (while the child works on it), it copies a piece of the ring out:
+     * at least PIECE_MIN records, at most PIECE_MAX, never the PIECE_KEEP at the head (the ring line the child writes
+     * next); the records wait for the background pass like an inline drain's, and none is lost or reordered.
+     */
+    @Test
+    void aCommandIssuedCopiesAPieceOfTheRingOutWhileTheChildAnswers() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(this::journal);
+        drainer.register(handle);
+        long word = mailbox.stateAcquire();
+        long made = 0;
+        while (made < RingDrainer.PIECE_MIN + RingDrainer.PIECE_KEEP - 1) {
+            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        drainer.commandIssued(handle);
+        assertEquals(0, mailbox.ringConsumerPositionAcquire(), "less than a piece: left in the ring");
+        word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        drainer.commandIssued(handle);
+        assertEquals(RingDrainer.PIECE_MIN, mailbox.ringConsumerPositionAcquire(), "a piece, the last records left");
+        while (made < RingDrainer.PIECE_MIN + RingDrainer.PIECE_KEEP + 2 * RingDrainer.PIECE_MAX || MailboxDescriptor.state(word) != IDLE) {
+            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        assertEquals(IDLE, MailboxDescriptor.state(word));
+        handle.sendControl(1, 0); // the handle's hook: one more transition, then a piece of at most PIECE_MAX
+        assertEquals(RingDrainer.PIECE_MIN + RingDrainer.PIECE_MAX, mailbox.ringConsumerPositionAcquire());
+        assertEquals(List.of(), written, "copied records wait for the background pass");
+        drainer.drain(handle, 0);
+        assertEquals(made + 1, journal.size());
+        for (int i = 0; i < journal.size(); i++) {
+            assertEquals(i + 1, ((MailboxTransition) journal.get(i)).seq());
+        }
+        drainer.close();
+    }
+
     @Test
     void aCommandCompletionWakesADrainerFromItsIdleParkAtOnceInsteadOfAfterTheIdleBound() throws Exception {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 2, ProtocolMode.STICKY);

@@ -91,4 +91,36 @@ class MisbehavingChildTest {
         assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), "reaps journaled");
         assertTrue(events.stream().noneMatch(e -> e instanceof dev.vigil.journal.CloseAborted), events.toString());
     }
+    /**
+     * The map file cut to 0 bytes in the middle of a close (its children acked and are in their 1.5 s clean-up): the
+     * close's next look at a mailbox word is a memory fault. Before, that close aborted (CloseAborted, the caller got
+     * "close failed: mailbox file=... was cut"), its reaps after the fault were never journaled and only a second close
+     * ended the children. Now the length is restored and the same close goes on: it reaps (or escalates) every child,
+     * reports each, and the cut is named on stderr.
+     */
+    @Test
+    void aMailboxFileCutInTheMiddleOfACloseDoesNotAbortThatClose() throws Exception {
+        Path journal = tmp.resolve("journal");
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
+            Pool pool = Pool.builder(o, "cut").group("c", 2, ChildSpec.cDemo().withEnv("VIGIL_DEMO_TEARDOWN_MILLIS", "1500"))
+                    .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(1)).grace(Duration.ofMillis(300))
+                            .build()).start();
+            Path mapFile = pool.child("c", 0).mailbox().mapFile();
+            java.util.concurrent.CompletableFuture<CloseReport> closing =
+                    java.util.concurrent.CompletableFuture.supplyAsync(pool::closeWithReport);
+            Thread.sleep(400); // the close's broadcast is out, both children are in their clean-up
+            assertTrue(!closing.isDone(), "the close ended before the cut");
+            try (FileChannel ch = FileChannel.open(mapFile, StandardOpenOption.WRITE)) {
+                ch.truncate(0);
+            }
+            CloseReport report = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> closing.get(),
+                    "the close of a pool whose mailbox file was cut did not end");
+            assertEquals(2, report.children().size(), report.toJson());
+            assertTrue(report.survivors().isEmpty(), report.toJson());
+        }
+        List<JournalEvent> events = JournalChecks.readAll(journal);
+        assertTrue(events.stream().noneMatch(e -> e instanceof dev.vigil.journal.CloseAborted), events.toString());
+        assertEquals(1, events.stream().filter(e -> e instanceof dev.vigil.journal.CloseStarted).count(), "one close");
+        assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), "reaps journaled");
+    }
 }

@@ -92,6 +92,38 @@ class PoolApiMisuseTest {
     }
 
     /**
+     * An addChild at the open-file limit: refused before the spawn with one line naming the limit, nothing spawned or
+     * journaled, the child index not used up; with room again the next addChild takes that index.
+     */
+    @Test
+    void anAddChildTheOpenFileLimitCannotHoldIsRefusedBeforeTheSpawnAndLeavesNothing() throws Exception {
+        long[] limit = new long[2];
+        assertEquals(0, Linux.calls().getrlimit(Linux.RLIMIT_NOFILE, limit));
+        try (Pool pool = Pool.builder(orchestrator, "tight").group("g", 1, SLEEPER).start()) {
+            long open;
+            try (var fds = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+                open = fds.count() - 1;
+            }
+            try {
+                assertEquals(0, Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, new long[] {open, limit[1]})); // at the limit
+                PoolStartException e = assertThrows(PoolStartException.class, () -> pool.addChild("g"));
+                assertTrue(e.getMessage().matches("pool=tight group=g addChild refused: 1 child needs \\d+ more open"
+                        + " files, \\d+ are open, RLIMIT_NOFILE is soft=" + open + " hard=" + limit[1]
+                        + ": raise it .*"), e.getMessage());
+                assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+            } finally {
+                Linux.calls().setrlimit(Linux.RLIMIT_NOFILE, limit);
+            }
+            assertEquals(1, pool.children().size(), "nothing tracked");
+            orchestrator.journal().flush(Duration.ofSeconds(5));
+            assertEquals(1, JournalChecks.readAll(orchestrator.journal().writer().dir()).stream()
+                    .filter(ev -> ev instanceof ChildSpawned).count(), "nothing spawned");
+            assertEquals(1, pool.addChild("g").index(), "the refused addChild did not use up index 1");
+            assertEquals(2, pool.children().size());
+        }
+    }
+
+    /**
      * A timeout of zero or less, or null, is refused naming it, before a command is placed: before, a negative
      * startTimeout started the pool (no wait at all), a negative control timeout ran the command, a null one was a
      * bare NullPointerException ("Cannot invoke ... toNanos()"); a null argument of a spec was "NullPointerException: null".

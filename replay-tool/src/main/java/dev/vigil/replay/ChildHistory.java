@@ -127,9 +127,17 @@ public final class ChildHistory {
         return spawnEpoch;
     }
 
-    /** Reads this child's words out of the map file (once), or the one line saying why there are none. */
+    /**
+     * Reads this child's words out of the map file (once), or the one line saying why there are none. A mailbox the
+     * journal says was released is not read: the map's remove leaves a freed record's bytes in place until the record
+     * is reused, and they used to print as if the mailbox were still allocated.
+     */
     void readFrom(MailboxMapFile map) {
         if (finalWords != null || mapNote != null || mailboxOffset < 0) {
+            return;
+        }
+        if (released != null) {
+            mapNote = MailboxMapFile.releasedNote(mailboxOffset);
             return;
         }
         MailboxMapFile.Finding f = map.readFor(mailboxOffset, pid, spawnEpoch);

@@ -98,8 +98,8 @@ public final class CloseVerdict {
         if (cls == null) {
             return null;
         }
-        return new String[] {cls.name() + ": " + cls.cause(),
-            SurvivorDiagnosis.nextStep(cls, c.diagnosed() == null ? null : c.diagnosed().evidence())};
+        String evidence = c.diagnosed() == null ? null : c.diagnosed().evidence();
+        return new String[] {cls.name() + ": " + SurvivorDiagnosis.cause(cls, evidence), SurvivorDiagnosis.nextStep(cls, evidence)};
     }
 
     /** Why one child failed the close, in one phrase. */
@@ -130,7 +130,7 @@ public final class CloseVerdict {
                     MailboxTransition last = c.lastTransition();
                     base = pid + " never acknowledged the shutdown"
                             + (pub == null ? "" : " published at " + at(pub.timeNanos(), t0)) + ": "
-                            + (last == null ? "state unknown" : MailboxStates.whereTheChildIs(last.toState())
+                            + (last == null ? noTransition(ev) : MailboxStates.whereTheChildIs(last.toState())
                                     + " (" + MailboxStates.name(last.toState()) + " since " + at(last.timeNanos(), t0)
                                     + ", seq " + last.seq() + ")")
                             + (ev.containsKey("op") ? ", handler op " + ev.get("op") + " (command " + ev.get("command")
@@ -174,6 +174,20 @@ public final class CloseVerdict {
         return c.reaped() == null ? "not reaped"
                 : c.endingSignal() > 0 ? "ended by " + SignalNames.name(c.endingSignal())
                 : "exited " + c.reaped().exitCode();
+    }
+
+    /**
+     * Where a child whose state word has no journaled transition is, by its diagnosis evidence: a plain executable (no
+     * mailbox), or a child whose runtime never reported INIT_READY (IDLE at seq 0).
+     */
+    private static String noTransition(Map<String, String> ev) {
+        if (SurvivorDiagnosis.signaledOnly(ev)) {
+            return "a plain executable (no mailbox) that outlived its stop signal";
+        }
+        if (SurvivorDiagnosis.neverReachedItsLoop(ev)) {
+            return "it never reached its loop (no INIT_READY: IDLE at seq 0)";
+        }
+        return "state unknown";
     }
 
     private static String acked(ChildHistory c, long t0) {

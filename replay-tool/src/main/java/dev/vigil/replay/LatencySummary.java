@@ -38,8 +38,14 @@ public record LatencySummary(long count, long minNanos, long medianNanos, long p
         return String.format(ReplayText.NUMBERS, "%8s  %8s  %8s  %8s  %8s", "min", "median", "p90", "max", "mean");
     }
 
+    /** Its figures into {@code n}: the count as {@code reaps}. */
     void putInto(ObjectNode n) {
-        n.put("reaps", count).put("minNanos", minNanos).put("medianNanos", medianNanos).put("p90Nanos", p90Nanos)
+        putInto(n, "reaps");
+    }
+
+    /** Its figures into {@code n}, the count under {@code countField} ({@code kills} for children killed by escalation). */
+    void putInto(ObjectNode n, String countField) {
+        n.put(countField, count).put("minNanos", minNanos).put("medianNanos", medianNanos).put("p90Nanos", p90Nanos)
                 .put("maxNanos", maxNanos).put("meanNanos", meanNanos);
     }
 

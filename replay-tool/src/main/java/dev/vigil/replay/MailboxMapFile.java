@@ -145,6 +145,12 @@ public final class MailboxMapFile implements AutoCloseable {
     public record Finding(Mailbox mailbox, String note) {
     }
 
+    /** Why a mailbox the journal says was released (MailboxReleased) shows no words, in one line. */
+    static String releasedNote(long offset) {
+        return "no mailbox at offset " + offset + " (released: MailboxReleased journaled; what the freed record still"
+                + " holds is not this child's mailbox)";
+    }
+
     /**
      * The mailbox at {@code offset} if it still belongs to the child the journal shows there: the same child pid
      * (written by the child when it attached; 0 if it never did) and the same spawn epoch (the allocation's

@@ -324,7 +324,7 @@ public final class StatsCommand implements Callable<Integer> {
                 out.println(n);
                 ObjectNode k = JsonEvents.mapper().createObjectNode();
                 k.put("type", "killed");
-                LatencySummary.of(killed).putInto(k);
+                LatencySummary.of(killed).putInto(k, "kills"); // broadcast-to-kill times, not reaps: as the text's "kills" column
                 out.println(k);
                 byGroupSize.forEach((size, h) -> {
                     ObjectNode g = JsonEvents.mapper().createObjectNode();

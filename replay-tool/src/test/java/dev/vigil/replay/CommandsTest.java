@@ -62,6 +62,27 @@ class CommandsTest {
     }
 
     /**
+     * The broadcast-to-kill times of children killed by escalation are counted as {@code kills} in the JSON, as the
+     * text's "kills" column does: its "killed" object used to count them in a field named {@code reaps}.
+     */
+    @Test
+    void statsJsonCountsKillsAsKillsNotAsReaps() throws Exception {
+        Scenarios.survivors(tmp); // one close escalated: one child killed by SIGKILL after the grace
+        CliRun run = CliRun.of("stats", "--json", tmp.toString());
+        assertEquals(0, run.exit(), run::toString);
+        JsonNode killed = run.out().lines().map(l -> {
+            try {
+                return JSON.readTree(l);
+            } catch (java.io.IOException e) {
+                throw new AssertionError(l, e);
+            }
+        }).filter(n -> n.get("type").asText().equals("killed")).findFirst().orElseThrow(() -> new AssertionError(run));
+        assertEquals(1, killed.path("kills").asLong(-1), killed::toString);
+        assertTrue(killed.path("reaps").isMissingNode(), killed::toString);
+        assertEquals(15.0, killed.get("maxNanos").asLong() / 1e9, 0.2, killed::toString); // window 10 s + grace 5 s
+    }
+
+    /**
      * "overlapping closes" counts the other closes in flight: the engine journals every close in flight, itself
      * included, and show, stats and closes (text and JSON) used to print that as the overlap, so a close alone read
      * as overlapping one other. Three closes started one after another, each while the ones before are in flight.

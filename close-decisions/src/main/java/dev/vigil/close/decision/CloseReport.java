@@ -318,7 +318,7 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                         : "pid=" + c.pid() + " group=" + c.group() + " child=" + c.index());
                 SurvivorClass cls = SurvivorClass.named(c.diagnosis());
                 if (cls != null) {
-                    sb.append("\n    cause: ").append(cls.cause()).append("\n    next: ")
+                    sb.append("\n    cause: ").append(SurvivorDiagnosis.cause(cls, c.evidence())).append("\n    next: ")
                             .append(SurvivorDiagnosis.nextStep(cls, c.evidence()));
                 }
                 if (c.stacks() != null) {

@@ -17,6 +17,8 @@ import java.util.Map;
  * STOPPED, WEDGED (D) or NOT_OBSERVED with {@code state=SIGNALED_ONLY}.
  */
 public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
+    /** The evidence's {@code state=} of a plain executable: no mailbox, its stop signal was its shutdown. */
+    static final String SIGNALED_ONLY = "SIGNALED_ONLY";
 
     public static SurvivorDiagnosis classify(SurvivorEvidence e) {
         SurvivorClass c = classOf(e);
@@ -51,7 +53,7 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                 .append(" class=").append(c.name());
         MailboxWords w = e.words();
         if (w == null) {
-            sb.append(" kind=").append(e.kind()).append(" state=SIGNALED_ONLY");
+            sb.append(" kind=").append(e.kind()).append(" state=").append(SIGNALED_ONLY);
         } else {
             sb.append(" state=").append(w.stateName());
             if (w.legacy()) {
@@ -90,6 +92,40 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
     }
 
     /**
+     * The cause in one line, made exact from the evidence line where the class's fixed text would be wrong: a
+     * {@link SurvivorClass#NOT_OBSERVED} plain executable has no loop (it outlived its stop signal), nor has a child that
+     * never reached its loop (IDLE at seq 0); every other case is {@link SurvivorClass#cause()}.
+     */
+    public static String cause(SurvivorClass c, String evidenceLine) {
+        if (c != SurvivorClass.NOT_OBSERVED) {
+            return c.cause();
+        }
+        Map<String, String> ev = evidence(evidenceLine);
+        if (signaledOnly(ev)) {
+            return "stop signal delivered but it did not exit: a plain executable (no mailbox, no loop) that ignores,"
+                    + " handles or outlives its stop signal";
+        }
+        if (neverReachedItsLoop(ev)) {
+            return "shutdown delivered but never seen: the child never reached its loop (its runtime never reported"
+                    + " INIT_READY)";
+        }
+        return c.cause();
+    }
+
+    /**
+     * By its {@link #evidence}: a fresh mailbox (IDLE at seq 0), whose child never reported INIT_READY, so it never ran
+     * the loop it would be said to idle in.
+     */
+    public static boolean neverReachedItsLoop(Map<String, String> ev) {
+        return "IDLE".equals(ev.get("state")) && "0".equals(ev.get("seq"));
+    }
+
+    /** By its {@link #evidence}: a plain executable (no mailbox), whose shutdown was its stop signal only. */
+    public static boolean signaledOnly(Map<String, String> ev) {
+        return SIGNALED_ONLY.equals(ev.get("state"));
+    }
+
+    /**
      * The next step for a person, made concrete from the evidence line of the diagnosis (the same text live and in the
      * replay), e.g. {@code handler op 3 (command 17) has run 20.1s without a heartbeat: poll cancellation in it, or
      * raise the window above its longest run}. The window is not in the line: whether a handler still beats is
@@ -108,13 +144,12 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                         + ": poll cancellation in it, or raise the window above its longest run";
             }
             case NOT_OBSERVED:
-                if ("IDLE".equals(ev.get("state")) && "0".equals(ev.get("seq"))) {
-                    // a fresh mailbox: the child never reported INIT_READY, so it never ran the loop it is said to idle in
+                if (neverReachedItsLoop(ev)) {
                     return "it never reached its loop (IDLE at seq 0: no INIT_READY, " + proc + "): still starting, or"
                             + " blocked before its runtime attached (a close right after a start, as a start's rollback,"
                             + " meets such children): read its stacks and its stderr";
                 }
-                return "SIGNALED_ONLY".equals(ev.get("state"))
+                return signaledOnly(ev)
                         ? "the plain executable outlived its stop signal (" + proc + "): make it exit on that signal, "
                                 + "give it a withStopSignal it handles, or close with term-then-kill"
                         : "idle in its loop (" + ev.getOrDefault("state", "?") + ", last beat " + ev.get("heartbeat_age")

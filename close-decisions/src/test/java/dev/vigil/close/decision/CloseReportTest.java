@@ -56,6 +56,20 @@ class CloseReportTest {
         assertEquals(empty, CloseReport.fromJson(empty.toJson()));
     }
 
+    /**
+     * The report's cause line is made exact from the evidence: a plain executable that outlived its stop signal was
+     * said to be "idle in its loop (not in a handler)", as a mailbox child ignoring shutdown is.
+     */
+    @Test
+    void aPlainExecutablesSurvivalIsNotCalledIdleInItsLoop() {
+        String evidence = "pid=7 group=web child=0 class=NOT_OBSERVED kind=EXEC state=SIGNALED_ONLY proc=S wchan=do_wait";
+        CloseReport r = new CloseReport("p", 3, CloseReport.Outcome.FAILED, 1, List.of(new CloseReport.Child("web", 0, 7,
+                "EXEC", CloseReport.ChildOutcome.SURVIVOR, -1, 0, -1, "NOT_OBSERVED", evidence)));
+        String failures = r.describeFailures();
+        assertTrue(failures.contains("cause: stop signal delivered but it did not exit: a plain executable")
+                && !failures.contains("idle in its loop"), failures);
+    }
+
     @Test
     void anySurvivorOrEscalationFailsTheClose() {
         assertEquals(CloseReport.Outcome.CLEAN, CloseReport.outcomeOf(List.of(child("g", 0,

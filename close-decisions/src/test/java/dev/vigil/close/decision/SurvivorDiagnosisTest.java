@@ -96,6 +96,11 @@ class SurvivorDiagnosisTest {
         assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
         String next = SurvivorDiagnosis.nextStep(d.survivorClass(), d.line());
         assertTrue(next.startsWith("it never reached its loop (IDLE at seq 0: no INIT_READY, proc=S wchan=anon_pipe_read)"), next);
+        // the cause too: its fixed text said "the child is idle in its loop" of a child that never had one
+        String cause = SurvivorDiagnosis.cause(d.survivorClass(), d.line());
+        assertTrue(cause.contains("never reached its loop") && !cause.contains("idle in its loop"), cause);
+        assertEquals(SurvivorClass.NOT_OBSERVED.cause(), SurvivorDiagnosis.cause(SurvivorClass.NOT_OBSERVED,
+                SurvivorDiagnosis.classify(evidence(sticky(0, "IDLE", 77, 0), S / 100, SLEEPING)).line()));
     }
 
     @Test
@@ -133,6 +138,10 @@ class SurvivorDiagnosisTest {
         assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
         assertTrue(d.line().contains("state=SIGNALED_ONLY")
                 && d.line().endsWith("last_events=[shutdown published channel=SIGNAL:15 cas=won]"), d.line());
+        // a plain executable has no loop to idle in: its cause says what happened, it outlived its stop signal
+        String cause = SurvivorDiagnosis.cause(d.survivorClass(), d.line());
+        assertTrue(cause.startsWith("stop signal delivered but it did not exit: a plain executable")
+                && !cause.contains("idle in its loop"), cause);
     }
 
     @Test
