@@ -233,8 +233,9 @@ public final class PoolSession implements Stoppable {
                 reply.put("value", result.value()).put("errorCode", result.errorCode()).put("errorText", result.errorText());
             }
             case "send" -> reply.put("commandId", pool.sendControl(group, index, opcode, argument));
-            case "inside" -> awaitInside(pool.child(group, index).mailbox(), timeout);
-            case "gate" -> pool.child(group, index).mailbox().setGate(gate);
+            // a plain executable has no mailbox: named as control's refusal names it (it was a NullPointerException's text)
+            case "inside" -> awaitInside(pool.mailboxChild(group, index).mailbox(), timeout);
+            case "gate" -> pool.mailboxChild(group, index).mailbox().setGate(gate);
             default -> throw new IllegalStateException("op " + op + " is answered by the session loop");
         }
         return reply;

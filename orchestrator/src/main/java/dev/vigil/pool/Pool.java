@@ -316,7 +316,11 @@ public final class Pool implements AutoCloseable {
         }
     }
 
-    private PoolChild mailboxChild(String group, int index) {
+    /**
+     * The child {@code group}/{@code index}, which must have a mailbox: an IllegalArgumentException naming it (and its
+     * kind) for a plain executable, or for no such child.
+     */
+    public PoolChild mailboxChild(String group, int index) {
         PoolChild c = child(group, index);
         if (c.mailbox() == null) {
             throw new IllegalArgumentException("pool=" + poolId + " group=" + group + " child=" + index + " kind="

@@ -67,6 +67,30 @@ class PoolSessionRequestTest {
         assertTrue(JSON.readTree(lines.get(9)).path("clean").asBoolean(), lines.get(9));
     }
 
+    /**
+     * {@code inside} and {@code gate} of a plain executable are refused as {@code control} is, naming the child: they
+     * answered a NullPointerException's text ("Cannot invoke ... because \"mailbox\" is null").
+     */
+    @Test
+    void aMailboxRequestToAPlainExecutableIsRefusedNamingIt() throws Exception {
+        RunSpec spec = SpecReader.validate("session.json", JSON.readTree("""
+                {"journalDir": "%s", "pools": [{"id": "p", "groups": [{"name": "web", "kind": "exec", "command": "sleep 600",
+                    "children": 1}]}]}
+                """.formatted(tmp.resolve("journal"))));
+        List<String> requests = List.of(
+                "{\"op\":\"inside\",\"group\":\"web\",\"index\":0,\"timeoutMs\":300}",
+                "{\"op\":\"gate\",\"group\":\"web\",\"index\":0}",
+                "{\"op\":\"control\",\"group\":\"web\",\"index\":0,\"opcode\":1,\"argument\":5}");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            new PoolSession(spec, ps, ps).run(new BufferedReader(new StringReader(String.join("\n", requests) + "\n")));
+        }
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("{")).toList();
+        for (int i = 1; i <= requests.size(); i++) {
+            assertRefused(lines.get(i), "pool=p group=web child=0 kind=EXEC has no mailbox (plain executables take signals only)");
+        }
+    }
+
     private static void assertRefused(String line, String error) throws Exception {
         JsonNode answer = JSON.readTree(line);
         assertEquals(false, answer.path("ok").asBoolean(true), line);
