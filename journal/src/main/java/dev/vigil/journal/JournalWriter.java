@@ -318,6 +318,15 @@ public final class JournalWriter implements AutoCloseable {
         return a != null && handler.pages.reservedBefore(a.currentFile(), a.wire().bytes().writePosition());
     }
 
+    /**
+     * How many batches the appender has taken from the ring, read after a {@link #flush}: events per batch tells how it
+     * runs behind its producers (one or a few: right behind a producer, on the cache lines it is writing; thousands: a
+     * full ring). A diagnostic (JournalBench prints it per round).
+     */
+    public long appenderBatches() {
+        return handler.batches;
+    }
+
     /** Index of the last excerpt this writer wrote, or -1. */
     public long lastWrittenIndex() {
         return handler.lastIndex;
@@ -410,6 +419,8 @@ public final class JournalWriter implements AutoCloseable {
         volatile long lastIndex = -1;
         private long lastIndexInBatch = -1;
         private int lastCycle = Integer.MIN_VALUE;
+        /** Batches taken from the ring (appender thread; read by others after a flush). */
+        long batches;
         /** Ring sequence of the first event not written; MAX_VALUE while the journal is complete. */
         volatile long failedAtSequence = Long.MAX_VALUE;
         final java.util.concurrent.atomic.AtomicLong notWritten = new java.util.concurrent.atomic.AtomicLong();
@@ -597,6 +608,7 @@ public final class JournalWriter implements AutoCloseable {
 
         @Override
         public void onBatchStart(long batchSize, long queueDepth) {
+            batches++;
             clock.read(); // a batch after a pause writes with the time of now, not of the last batch
         }
 

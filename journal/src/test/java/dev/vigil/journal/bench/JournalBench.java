@@ -114,7 +114,7 @@ public final class JournalBench {
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
         out.println("load average at start: " + loadAverage());
         sameDocuments(work.resolve("same-documents"));
-        out.println("variant         round  events/s      p50 ns  p90 ns  p99 ns  p99.9 ns  max us  writer-cpu ns/ev  producer-cpu ns/ev");
+        out.println("variant         round  events/s      p50 ns  p90 ns  p99 ns  p99.9 ns  max us  writer-cpu ns/ev  producer-cpu ns/ev  events/batch");
         java.util.Map<String, java.util.List<Result>> all = new java.util.TreeMap<>();
         for (int round = 0; round <= rounds; round++) {
             String r = round == 0 ? "warm" : Integer.toString(round);
@@ -351,8 +351,11 @@ public final class JournalBench {
      *     itself, and unlike wall time barely moved by other processes on the machine
      * @param producerCpu CPU time per event of the journal's producer thread (with its clock reads
      *     and histogram updates), -1 for the raw variants
+     * @param eventsPerBatch events the journal's appender took from its ring at a time, on average ({@link
+     *     JournalWriter#appenderBatches}): a few when it ran right behind the producer, thousands when the ring was full;
+     *     -1 for the raw variants
      */
-    record Result(double eventsPerSecond, Histogram latency, double writerCpu, double producerCpu) {
+    record Result(double eventsPerSecond, Histogram latency, double writerCpu, double producerCpu, double eventsPerBatch) {
     }
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -446,7 +449,7 @@ public final class JournalBench {
             }
         }
         delete(dir);
-        return new Result(events * 1e9 / (end - start), h, (cpu1 - cpu0) / (double) events, -1);
+        return new Result(events * 1e9 / (end - start), h, (cpu1 - cpu0) / (double) events, -1, -1);
     }
 
     /**
@@ -462,11 +465,13 @@ public final class JournalBench {
         long end;
         long appender;
         long[] cpu = new long[4];
+        long batches;
         try (JournalWriter w = JournalWriter.open(dir)) {
             appender = appenderThreadId();
             java.util.Map<Long, Long> pagesBefore = pagesThreadsCpu();
             cpu[0] = cpuNanos(appender) + pagesBefore.values().stream().mapToLong(Long::longValue).sum();
             cpu[1] = cpuNanos(Thread.currentThread().getId());
+            long batches0 = w.appenderBatches();
             start = System.nanoTime();
             long next = start;
             int i = 0;
@@ -492,10 +497,11 @@ public final class JournalBench {
             // thread, the journal's pages thread (PagesAhead). Its CPU is the writer's, or the comparison is not like for like.
             cpu[2] = cpuNanos(appender) + pagesThreadsCpu().values().stream().mapToLong(Long::longValue).sum();
             cpu[3] = cpuNanos(Thread.currentThread().getId());
+            batches = w.appenderBatches() - batches0;
         }
         delete(dir);
         return new Result(events * 1e9 / (end - start), h, (cpu[2] - cpu[0]) / (double) events,
-                (cpu[3] - cpu[1]) / (double) events);
+                (cpu[3] - cpu[1]) / (double) events, events / (double) Math.max(1, batches));
     }
 
     private final java.util.Map<String, Result> results = new java.util.LinkedHashMap<>();
@@ -503,10 +509,11 @@ public final class JournalBench {
     private void report(String variant, String round, Result r) {
         results.put(variant, r);
         Histogram h = r.latency();
-        out.printf(Locale.ROOT, "%-15s %-5s  %,12.0f  %6d  %6d  %6d  %8d  %6d  %16.0f  %18s%n", variant, round,
+        out.printf(Locale.ROOT, "%-15s %-5s  %,12.0f  %6d  %6d  %6d  %8d  %6d  %16.0f  %18s  %12s%n", variant, round,
                 r.eventsPerSecond(), h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
                 h.getValueAtPercentile(99.9), TimeUnit.NANOSECONDS.toMicros(h.getMaxValue()), r.writerCpu(),
-                r.producerCpu() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.producerCpu()));
+                r.producerCpu() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.producerCpu()),
+                r.eventsPerBatch() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.eventsPerBatch()));
     }
 
     private static Histogram histogram() {
