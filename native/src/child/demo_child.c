@@ -1,15 +1,7 @@
 /*
  * vigil-demo-child: the C twin of dev.vigil.child.demo.DemoHandler, for tests and demos.
- * Same opcodes (1 echo, 2 pipe ping-pong on stdin/stdout, 3 fail, 4 exit now, 5 cooperative sleep) and
- * the same settings, as flags or VIGIL_DEMO_* environment variables (flags win):
- *   --delay-us N        every command takes N microseconds (not beating)        VIGIL_DEMO_DELAY_MICROS
- *   --gate              every command blocks until the mailbox gate word is set VIGIL_DEMO_GATE=1
- *   --teardown-ms N     finalization takes N ms, beating every 10 ms            VIGIL_DEMO_TEARDOWN_MILLIS
- *   --teardown-no-beat  finalize without beating                                VIGIL_DEMO_TEARDOWN_BEAT=0
- *   --ignore-shutdown   never look at the shutdown request                      VIGIL_DEMO_IGNORE_SHUTDOWN=1
- *   --exit-code N       exit status after shutdown                              VIGIL_DEMO_EXIT_CODE
- *   --fail-init         report INIT_FAILED                                      VIGIL_DEMO_FAIL_INIT=1
- *   --print-layout      print the mailbox layout as NAME=value lines and exit (parity test)
+ * Same opcodes and the same settings, as flags or VIGIL_DEMO_* environment variables (flags win): HELP below,
+ * printed by --help.
  */
 #include "vigil/child.h"
 
@@ -282,10 +274,28 @@ static void print_layout(void)
     LAYOUT("exit.PARENT_GONE", VIGIL_EXIT_PARENT_GONE);
 }
 
+#define USAGE "usage: vigil-demo-child [--help] [--print-layout] [--delay-us N] [--gate] [--teardown-ms N] " \
+              "[--teardown-no-beat] [--ignore-shutdown] [--exit-code N] [--fail-init]\n"
+
+/* What --help prints: every setting as a flag and as its VIGIL_DEMO_* variable (a spec group's env), and the opcodes. */
+static const char HELP[] =
+    USAGE
+    "A mailbox child for tests and demos, started by a pool (kind c); the same settings as flags or environment\n"
+    "variables (flags win):\n"
+    "  --delay-us N        every command takes N microseconds (not beating)        VIGIL_DEMO_DELAY_MICROS=N\n"
+    "  --gate              every command blocks until the mailbox gate word is set VIGIL_DEMO_GATE=1\n"
+    "  --teardown-ms N     finalization takes N ms, beating every 10 ms            VIGIL_DEMO_TEARDOWN_MILLIS=N\n"
+    "  --teardown-no-beat  finalize without beating                                VIGIL_DEMO_TEARDOWN_BEAT=0\n"
+    "  --ignore-shutdown   never look at the shutdown request                      VIGIL_DEMO_IGNORE_SHUTDOWN=1\n"
+    "  --exit-code N       exit status after shutdown (0..255)                     VIGIL_DEMO_EXIT_CODE=N\n"
+    "  --fail-init         report INIT_FAILED                                      VIGIL_DEMO_FAIL_INIT=1\n"
+    "  --print-layout      print the mailbox layout as NAME=value lines and exit (parity test)\n"
+    "Opcodes: 1 echo, 2 pipe ping-pong on stdin/stdout, 3 fail with code argument, 4 exit now with status argument,\n"
+    "5 sleep argument ms polling shutdown.\n";
+
 static int usage(const char *message)
 {
-    fprintf(stderr, "ERR: %s\nusage: vigil-demo-child [--print-layout] [--delay-us N] [--gate] [--teardown-ms N] "
-                    "[--teardown-no-beat] [--ignore-shutdown] [--exit-code N] [--fail-init]\n", message);
+    fprintf(stderr, "ERR: %s\n" USAGE, message);
     return VIGIL_EXIT_ATTACH_FAILED;
 }
 
@@ -302,7 +312,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         int has_value = i + 1 < argc;
-        if (strcmp(arg, "--print-layout") == 0) {
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(HELP, stdout);
+            return 0;
+        } else if (strcmp(arg, "--print-layout") == 0) {
             print_layout();
             return 0;
         } else if (strcmp(arg, "--delay-us") == 0 && has_value) {

@@ -308,14 +308,23 @@ public final class PoolRunner implements Stoppable {
      */
     private void reportChildrenGone() {
         for (Pool p : openPools()) {
-            for (PoolChild c : p.children()) {
-                if (p.exitedDuringRun(c) && !c.process().exitStatus().isEmpty()) {
-                    out.println("  pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid()
-                            + " exited during the run: " + c.process().exitStatus().get().describe());
-                    verdict.count("child(ren) exited during the run");
-                }
+            for (String gone : childrenGone(p)) {
+                out.println("  " + gone);
+                verdict.count("child(ren) exited during the run");
             }
         }
+    }
+
+    /** One line per child of {@code p} that ended before its close, with its exit status: they fail a run (and a session). */
+    static List<String> childrenGone(Pool p) {
+        List<String> gone = new ArrayList<>();
+        for (PoolChild c : p.children()) {
+            if (p.exitedDuringRun(c) && !c.process().exitStatus().isEmpty()) {
+                gone.add("pool=" + p.poolId() + " group=" + c.group() + " child=" + c.index() + " pid=" + c.pid()
+                        + " exited during the run: " + c.process().exitStatus().get().describe());
+            }
+        }
+        return gone;
     }
 
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {

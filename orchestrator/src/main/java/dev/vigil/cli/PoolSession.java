@@ -42,7 +42,10 @@ import dev.vigil.spawn.Redirect;
  * <li>{@code gate} {pool, group, index, value}: sets the demo/test GATE word;</li>
  * <li>{@code close}: closes every pool at once: {@code {"ok":true,"clean",reports:[{"pool","outcome","failures","report"}]}}
  *     (under escalation leak also {@code "kept":[{"pool","pid","command"}]} and {@code "endKeptWith"}: what the closes
- *     kept is left running, as {@code vigil run} leaves it), then the session ends (exit 0 clean, 1 not).</li>
+ *     kept is left running, as {@code vigil run} leaves it), then the session ends (exit 0 clean, 1 not). As for
+ *     {@code vigil run}, a child that exited during the session (before its close) makes it unclean: each pool's
+ *     {@code exitedDuringRun} lists them (also in its {@code failures}); before, a child that crashed mid-session
+ *     closed CLEAN, exit 0, and a test fixture passed unless it had sent that child a command afterwards.</li>
  * </ul>
  * A request that fails, or whose fields are wrong (each named, as a spec's are), answers
  * {@code {"ok":false,"error":..}}. End of input closes every pool as {@code close} does; so does a SIGINT, SIGTERM or SIGHUP (once the request being handled, if any, has answered), and the session then
@@ -279,6 +282,10 @@ public final class PoolSession implements Stoppable {
      */
     private ObjectNode closeAll(Orchestrator orchestrator, Path journal) {
         List<Pool> closing = List.copyOf(pools.values());
+        Map<String, List<String>> gone = new LinkedHashMap<>(); // read before the close collects them, as vigil run does
+        for (Pool p : closing) {
+            gone.put(p.poolId(), PoolRunner.childrenGone(p));
+        }
         List<CompletableFuture<CloseReport>> closes = new ArrayList<>();
         for (Pool p : closing) {
             CompletableFuture<CloseReport> close = new CompletableFuture<>();
@@ -315,10 +322,16 @@ public final class PoolSession implements Stoppable {
                 clean = false;
                 continue;
             }
-            clean &= r.isClean();
+            List<String> exited = gone.getOrDefault(r.poolId(), List.of());
+            clean &= r.isClean() && exited.isEmpty();
+            exited.forEach(line -> log.println("vigil session: " + line));
             log.println("vigil session: " + PoolRunner.summary(r));
+            String failures = (r.isClean() ? "" : r.describeFailures())
+                    + exited.stream().map(line -> "\n  " + line).collect(java.util.stream.Collectors.joining());
             ObjectNode entry = reports.addObject().put("pool", r.poolId()).put("outcome", r.outcome().name())
-                    .put("summary", PoolRunner.summary(r)).put("failures", r.isClean() ? "" : r.describeFailures());
+                    .put("summary", PoolRunner.summary(r)).put("failures", failures);
+            ArrayNode exitedList = entry.putArray("exitedDuringRun");
+            exited.forEach(exitedList::add);
             try {
                 entry.set("report", JSON.readTree(r.toJson()));
             } catch (IOException e) {

@@ -289,7 +289,15 @@ public final class CloseEngine implements AutoCloseable {
 
         @Override
         public void collectReadyExits() {
-            if (exitsReady()) {
+            // One epoll_wait hands over at most 64 ready children: before, only those were collected, and an escalate-now
+            // during the rollback of a 192-child start reported 128 children that had exited with status 0 (proc=Z at
+            // their diagnosis) as KILLED_BY_ESCALATION. Twice nothing but a wake-up or EINTR ends it too.
+            for (int idle = 0; exits != null && exits.watching() && idle < 2; ) {
+                int ready = exits.await(0);
+                if (ready < 0) {
+                    return; // nothing ready
+                }
+                idle = ready == 0 ? idle + 1 : 0;
                 exits.reapReady();
             }
         }

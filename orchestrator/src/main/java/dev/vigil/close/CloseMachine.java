@@ -587,6 +587,14 @@ final class CloseMachine {
                     }
                     run.step++;
                     if (run.step >= run.plan.size()) {
+                        // A survivor that exited meanwhile (during its evidence capture: under leak, the only wait) is
+                        // reaped, not reported kept: its exit input comes next and advances this close again.
+                        inputs.collectReadyExits();
+                        for (Track t : run.tracks) {
+                            if (t.exit == null && t.child.exit().isDone()) {
+                                return;
+                            }
+                        }
                         run.phase = Phase.SWEEPING;
                         continue;
                     }

@@ -44,6 +44,7 @@ public final class MailboxHandle {
     private volatile Consumer<? super JournalEvent> journal = event -> { };
     private volatile LongSupplier closeId = () -> 0L;
     private volatile Runnable commandCompletedListener;
+    private volatile Runnable commandIssuedListener;
     /** Rings a doorbell of the child's own besides the futex (a Java child's pipe); null: the futex only. */
     private volatile Runnable extraDoorbell;
     /** The address of the futex word in our mapping, 0 until the first ring. */
@@ -98,6 +99,14 @@ public final class MailboxHandle {
     /** {@code listener} runs on the command path after every completion it observes (the ring drainer's hook); null removes it. */
     public void onCommandCompleted(Runnable listener) {
         this.commandCompletedListener = listener;
+    }
+
+    /**
+     * {@code listener} runs on the command path right after it published a command, while the child works on it (the ring
+     * drainer's hook: the wait for the answer would spin anyway); null removes it.
+     */
+    public void onCommandIssued(Runnable listener) {
+        this.commandIssuedListener = listener;
     }
 
     /**
@@ -350,6 +359,10 @@ public final class MailboxHandle {
                     pendingIssuedNanos = issuedNanos;
                     journal.accept(new CommandIssued(issuedNanos, PARENT_PID, id.poolId(), closeId.getAsLong(), id.group(), id.index(),
                             kind, commandId, opcode, argument));
+                    Runnable listener = commandIssuedListener;
+                    if (listener != null) {
+                        listener.run();
+                    }
                     return commandId;
                 }
                 if (attempt > 100) { // only the child's INIT_READY can race us here; anything else is a bug

@@ -48,9 +48,10 @@ import java.util.function.LongSupplier;
  * <p>Promptness at little cost. A wake-up is the expensive part of draining (40-250 us of the drainer's CPU each on
  * this 2-core VM, measured: far more than the records it drains), so the drainer wakes seldom and drains much at a
  * time; the journal's appender thread pays the same per wake-up, so the drainer hands it much at a time too. The
- * parent's command path calls {@link #commandCompleted} after it observes a completion: it drains that mailbox inline
- * when its ring is at least half full (the thread is running anyway, no wake-up, and a writer never waits while
- * commands keep coming), copying the records out of the ring into batches that wait for the background pass (or are
+ * parent's command path copies records out of the ring itself (the thread is running anyway, no wake-up, and a writer
+ * never waits while commands keep coming): {@link #commandIssued}, right after it publishes a command, a piece while
+ * the child answers; {@link #commandCompleted}, after it observes a completion, the whole ring when it is at least half
+ * full. It copies the records out of the ring into batches that wait for the background pass (or are
  * journaled at once when {@value #JOURNAL_EVERY} wait), and wakes the background thread ({@link #start}) only when it
  * is in its idle park. The background thread journals what the command path drained and what it left, every
  * mailbox's batches back to back: it parks {@value #BUSY_PARK_NANOS} ns after a pass that found records (so a record
@@ -117,7 +118,11 @@ public final class RingDrainer implements AutoCloseable {
      * drains counts at each).
      */
     private final LongAdder writersHeld = new LongAdder();
-    /** Inline drains by the command path (ring at least half full), and those it left because another thread held the cursor. */
+    /**
+     * Inline drains by the command path: pieces while a child answers ({@link #commandIssued}), whole drains at a
+     * completion (ring at least half full), and those it left because another thread held the cursor.
+     */
+    private final LongAdder pieces = new LongAdder();
     private final LongAdder inlineDrains = new LongAdder();
     private final LongAdder inlineBusy = new LongAdder();
     /** Background passes, and the mailboxes they left because another thread held the cursor. */
@@ -127,15 +132,16 @@ public final class RingDrainer implements AutoCloseable {
     /**
      * How draining went so far, for benchmarks and diagnosis: {@code ringFullWaits} parent writers of this process that
      * found a ring full (each waited for this drainer, or lapped after the mailbox's writer wait), {@code writersHeld}
-     * writers of any process (children included) a drain found waiting on a full ring, {@code inlineDrains}
-     * drains by the command path and {@code inlineBusy} those it left to the thread holding the cursor, {@code passes}
+     * writers of any process (children included) a drain found waiting on a full ring, {@code pieces} the command
+     * path's copies while a child answers ({@link #commandIssued}), {@code inlineDrains} its drains at a completion
+     * (ring half full) and {@code inlineBusy} those it left to the thread holding the cursor, {@code passes}
      * background passes and {@code passBusy} mailboxes a pass left to the thread holding the cursor.
      */
-    public record Counts(long ringFullWaits, long writersHeld, long inlineDrains, long inlineBusy, long passes, long passBusy) {
+    public record Counts(long ringFullWaits, long writersHeld, long pieces, long inlineDrains, long inlineBusy, long passes, long passBusy) {
     }
 
     public Counts counts() {
-        return new Counts(ringFullWaits.sum(), writersHeld.sum(), inlineDrains.sum(), inlineBusy.sum(), passes.sum(), passBusy.sum());
+        return new Counts(ringFullWaits.sum(), writersHeld.sum(), pieces.sum(), inlineDrains.sum(), inlineBusy.sum(), passes.sum(), passBusy.sum());
     }
 
     /** What restores a map file cut short and says so (null when nothing was cut); see {@link MailboxStore#restoreCutLength}. */
@@ -182,6 +188,7 @@ public final class RingDrainer implements AutoCloseable {
     private void attach(MailboxHandle handle, Cursor cursor) {
         MappedMailbox mailbox = handle.mailbox();
         handle.onCommandCompleted(() -> commandCompleted(handle));
+        handle.onCommandIssued(() -> commandIssued(handle));
         if (flowControl) {
             mailbox.ringConsumerPositionRelease(cursor.nextTicket);
             mailbox.onRingFull(this::ringFull);
@@ -191,6 +198,7 @@ public final class RingDrainer implements AutoCloseable {
 
     private void detach(MailboxHandle handle) {
         handle.onCommandCompleted(null);
+        handle.onCommandIssued(null);
         handle.mailbox().onRingFull(null);
         if (flowControl) {
             handle.mailbox().ringFlowControlRelease(false);
@@ -213,6 +221,34 @@ public final class RingDrainer implements AutoCloseable {
         }
         if (parkedForNanos > BUSY_PARK_NANOS) {
             nudge();
+        }
+    }
+
+    /** Fewest records {@link #commandIssued} copies out of a ring at a time (fewer wait for the next command). */
+    static final int PIECE_MIN = 16;
+    /**
+     * Most records {@link #commandIssued} copies at a time: about what the command path copies while a C child answers
+     * (~0.5 us), so that it is back at its wait before the answer is.
+     */
+    static final int PIECE_MAX = 64;
+    /** Records at the ring's head a piece leaves for later: the ring line the child writes next stays in its cache alone. */
+    static final int PIECE_KEEP = 2;
+
+    /**
+     * The parent's command path has just published a command on {@code handle}: while the child works on it (the command
+     * path would only spin until the answer), copy a piece of the ring out, {@value #PIECE_MIN}-{@value #PIECE_MAX}
+     * records when that many wait. Before, the command path drained only at completion, half a ring at a time, while
+     * the child waited for its next command.
+     */
+    public void commandIssued(MailboxHandle handle) {
+        Cursor cursor = cursors.get(handle);
+        if (cursor == null || !flowControl) {
+            return;
+        }
+        long upTo = handle.mailbox().ringHeadAcquire() - PIECE_KEEP;
+        long from = cursor.nextTicket;
+        if (upTo - from >= PIECE_MIN) {
+            (cursor.drainUnlessBusy(handle, 0, false, Math.min(upTo, from + PIECE_MAX)) < 0 ? inlineBusy : pieces).increment();
         }
     }
 
@@ -418,7 +454,7 @@ public final class RingDrainer implements AutoCloseable {
         int drain(MailboxHandle handle, long closeId, boolean force, boolean journal) {
             lock.lock();
             try {
-                return drainLocked(handle, closeId, force, journal);
+                return drainLocked(handle, closeId, force, journal, Long.MAX_VALUE);
             } finally {
                 lock.unlock();
             }
@@ -429,6 +465,11 @@ public final class RingDrainer implements AutoCloseable {
          * 0 for a cursor {@link #forget} has taken out meanwhile (its mailbox may be released).
          */
         int drainUnlessBusy(MailboxHandle handle, long closeId, boolean journal) {
+            return drainUnlessBusy(handle, closeId, journal, Long.MAX_VALUE);
+        }
+
+        /** {@link #drainUnlessBusy(MailboxHandle, long, boolean)} of the tickets below {@code limit} at most. */
+        int drainUnlessBusy(MailboxHandle handle, long closeId, boolean journal, long limit) {
             if (!lock.tryLock()) {
                 return -1;
             }
@@ -439,7 +480,7 @@ public final class RingDrainer implements AutoCloseable {
                     return 0;
                 }
                 int readBefore = journal ? unjournaled() : 0;
-                events = drainLocked(handle, closeId, false, false) + readBefore;
+                events = drainLocked(handle, closeId, false, false, limit) + readBefore;
                 if (!journal) {
                     return events;
                 }
@@ -485,10 +526,11 @@ public final class RingDrainer implements AutoCloseable {
             }
         }
 
-        private int drainLocked(MailboxHandle handle, long closeId, boolean force, boolean journal) {
+        private int drainLocked(MailboxHandle handle, long closeId, boolean force, boolean journal, long limit) {
             int readBefore = journal ? unjournaled() : 0;
             MappedMailbox mailbox = handle.mailbox();
-            long head = mailbox.ringHeadAcquire();
+            long ringHead = mailbox.ringHeadAcquire();
+            long head = Math.min(ringHead, Math.max(limit, nextTicket));
             if (nextTicket == head && held.isEmpty() && !force) {
                 return readBefore == 0 ? 0 : journalPacked(handle); // the idle case: one load
             }
@@ -505,7 +547,7 @@ public final class RingDrainer implements AutoCloseable {
             // Ctrl-C, hung for good; MisbehavingChildTest). Such a head also jumped over tickets nobody claimed, whose
             // slots stay unpublished for good: in this pass they are lost at once instead of after a stall each (which
             // kept every writer of that mailbox waiting out its bound, 1 s per transition, for 2 x capacity stalls).
-            long beyondTheRing = head - nextTicket - mailbox.ringCapacity();
+            long beyondTheRing = ringHead - nextTicket - mailbox.ringCapacity();
             if (beyondTheRing > 0 && beyondTheRing <= mailbox.ringCapacity()) {
                 writersHeld.add(beyondTheRing); // each claimed a ticket whose slot holds an undrained record: waiting for this drain
             }

@@ -67,6 +67,32 @@ class PoolSessionCloseTest {
         assertTrue(log.toString(StandardCharsets.UTF_8).contains("kept running (escalation: leak): 1 process(es) of 1 pool(s)"), all);
     }
 
+    /**
+     * A child that exits during the session (the demo's opcode 4: exit now with status 7; its control fails once the exit is seen) makes it unclean, as it fails
+     * {@code vigil run}: named in the close answer and on the log, exit 1. Before, the close was CLEAN and the session
+     * exited 0, so a test fixture passed over a child that crashed mid-test.
+     */
+    @Test
+    void aChildThatExitedDuringTheSessionMakesItUnclean() throws Exception {
+        RunSpec spec = SpecReader.validate("exit.json", JSON.readTree("""
+                {"journalDir": "%s", "pools": [{"id": "job", "groups": [{"name": "chips", "kind": "c", "children": 2}]}]}
+                """.formatted(tmp.resolve("journal"))));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        int exit = new PoolSession(spec, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(log, true, StandardCharsets.UTF_8)).run(new BufferedReader(new StringReader(
+                        "{\"op\":\"control\",\"group\":\"chips\",\"index\":1,\"opcode\":4,\"argument\":7}\n{\"op\":\"close\"}\n")));
+        List<String> answers = out.toString(StandardCharsets.UTF_8).lines().toList();
+        String all = String.join("\n", answers) + "\n" + log.toString(StandardCharsets.UTF_8);
+        JsonNode closed = JSON.readTree(answers.get(answers.size() - 1));
+        assertFalse(closed.path("clean").asBoolean(true), all);
+        assertEquals(1, exit, all);
+        String gone = closed.at("/reports/0/exitedDuringRun/0").asText();
+        assertTrue(gone.startsWith("pool=job group=chips child=1 pid=") && gone.contains("exited during the run"), all);
+        assertTrue(closed.at("/reports/0/failures").asText().contains(gone), all);
+        assertTrue(log.toString(StandardCharsets.UTF_8).contains("vigil session: " + gone), all);
+    }
+
     @Test
     void aCloseHeldByABeatingCleanUpIsSaidToRunAndEndedByTwoStops() throws Exception {
         RunSpec spec = SpecReader.validate("long.json", JSON.readTree("""

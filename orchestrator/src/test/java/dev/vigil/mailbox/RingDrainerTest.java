@@ -261,12 +261,12 @@ class RingDrainerTest {
         }
         Thread.sleep(20);
         assertTrue(writer.isAlive(), "the writer waits for the drain");
-        assertEquals(new RingDrainer.Counts(1, 0, 0, 0, 0, 0), drainer.counts());
+        assertEquals(new RingDrainer.Counts(1, 0, 0, 0, 0, 0, 0), drainer.counts());
         assertEquals(8, drainer.drain(handle, 0));
         writer.join(TimeUnit.SECONDS.toMillis(5));
         assertFalse(writer.isAlive(), "the drain let it write");
         assertEquals(1, drainer.drain(handle, 0));
-        assertEquals(new RingDrainer.Counts(1, 1, 0, 0, 0, 0), drainer.counts(), "one writer held, seen by the first drain only");
+        assertEquals(new RingDrainer.Counts(1, 1, 0, 0, 0, 0, 0), drainer.counts(), "one writer held, seen by the first drain only");
         drainer.close();
     }
 
@@ -314,6 +314,42 @@ class RingDrainerTest {
         other.join(TimeUnit.SECONDS.toMillis(10));
         drainer.close();
         assertEquals(java.util.stream.LongStream.rangeClosed(1, 20).boxed().toList(), seqs, "in seq order, the pass's batch first");
+    }
+
+    /**
+     * Right after the command path published a command (while the child works on it), it copies a piece of the ring out:
+     * at least PIECE_MIN records, at most PIECE_MAX, never the PIECE_KEEP at the head (the ring line the child writes
+     * next); the records wait for the background pass like an inline drain's, and none is lost or reordered.
+     */
+    @Test
+    void aCommandIssuedCopiesAPieceOfTheRingOutWhileTheChildAnswers() {
+        MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
+        MappedMailbox mailbox = handle.mailbox();
+        RingDrainer drainer = new RingDrainer(this::journal);
+        drainer.register(handle);
+        long word = mailbox.stateAcquire();
+        long made = 0;
+        while (made < RingDrainer.PIECE_MIN + RingDrainer.PIECE_KEEP - 1) {
+            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        drainer.commandIssued(handle);
+        assertEquals(0, mailbox.ringConsumerPositionAcquire(), "less than a piece: left in the ring");
+        word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        drainer.commandIssued(handle);
+        assertEquals(RingDrainer.PIECE_MIN, mailbox.ringConsumerPositionAcquire(), "a piece, the last records left");
+        while (made < RingDrainer.PIECE_MIN + RingDrainer.PIECE_KEEP + 2 * RingDrainer.PIECE_MAX || MailboxDescriptor.state(word) != IDLE) {
+            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        }
+        assertEquals(IDLE, MailboxDescriptor.state(word));
+        handle.sendControl(1, 0); // the handle's hook: one more transition, then a piece of at most PIECE_MAX
+        assertEquals(RingDrainer.PIECE_MIN + RingDrainer.PIECE_MAX, mailbox.ringConsumerPositionAcquire());
+        assertEquals(List.of(), written, "copied records wait for the background pass");
+        drainer.drain(handle, 0);
+        assertEquals(made + 1, journal.size());
+        for (int i = 0; i < journal.size(); i++) {
+            assertEquals(i + 1, ((MailboxTransition) journal.get(i)).seq());
+        }
+        drainer.close();
     }
 
     @Test

@@ -184,10 +184,11 @@ public final class RingFlowControlBenchmark {
         }
         report.append('\n').append(switches);
         report.append("the drainer's counts per second (RingDrainer.Counts): parent writers that found a ring full and waited,"
-                + " writers of any process (the C children's included) a drain found waiting on a full ring, the command path's inline"
-                + " drains (ring half full) and those it left to the thread holding the cursor, background passes and the mailboxes they left so:\n");
+                + " writers of any process (the C children's included) a drain found waiting on a full ring, the command path's pieces"
+                + " (copied while a child answers), its drains at a completion (ring half full) and those it left to the thread holding"
+                + " the cursor, background passes and the mailboxes they left so:\n");
         report.append(String.format(Locale.ROOT, "  %-15s", "children"));
-        for (String kind : new String[] {"ring full", "writers held", "inline drains", "inline busy", "passes", "pass busy"}) {
+        for (String kind : new String[] {"ring full", "writers held", "pieces", "inline drains", "inline busy", "passes", "pass busy"}) {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(drainerCounts);
@@ -246,14 +247,14 @@ public final class RingFlowControlBenchmark {
 
     /** One row: per second of the variant's rounds, the drainer's counts ({@link RingDrainer.Counts}); empty for off. */
     private static String countsRow(String label, List<Run> runs) {
-        long[] sum = new long[6];
+        long[] sum = new long[7];
         long wall = 0;
         for (Run run : runs) {
             RingDrainer.Counts c = run.counts();
             if (c == null) {
                 return "";
             }
-            long[] n = {c.ringFullWaits(), c.writersHeld(), c.inlineDrains(), c.inlineBusy(), c.passes(), c.passBusy()};
+            long[] n = {c.ringFullWaits(), c.writersHeld(), c.pieces(), c.inlineDrains(), c.inlineBusy(), c.passes(), c.passBusy()};
             for (int i = 0; i < n.length; i++) {
                 sum[i] += n[i];
             }

@@ -36,6 +36,9 @@ public final class MailboxStates {
                 return "inside a task";
             case IDLE:
                 return "idle in its loop";
+            case INIT_READY:
+                // the child's loop runs from INIT_READY on (docs/MAILBOX.md, step 4): a child never sent a command stays there
+                return "idle in its loop (ready, never sent a command)";
             default:
                 return "in state " + name(state);
         }

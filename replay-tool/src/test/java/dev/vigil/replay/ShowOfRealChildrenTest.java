@@ -66,4 +66,13 @@ class ShowOfRealChildrenTest {
         assertTrue(show.out().contains("a plain executable (no mailbox) that outlived its stop signal"), show::toString);
         assertTrue(show.out().contains("stop signal delivered but it did not exit"), show::toString);
     }
+
+    /**
+     * A child in INIT_READY runs its loop (docs/MAILBOX.md, the child's step 4): one never sent a command is idle there.
+     * The verdict of such a child ignoring shutdown said "in state INIT_READY", as if it were somewhere else.
+     */
+    @Test
+    void aChildNeverSentACommandIsIdleInItsLoop() {
+        assertEquals("idle in its loop (ready, never sent a command)", MailboxStates.whereTheChildIs(MailboxStates.INIT_READY));
+    }
 }
