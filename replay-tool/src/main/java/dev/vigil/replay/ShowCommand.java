@@ -133,9 +133,14 @@ public final class ShowCommand implements Callable<Integer> {
         if (!rc.strays().isEmpty()) {
             out.println();
             out.printf(ReplayText.NUMBERS, "strays: %d (left in the pool's container after their parent was gone)%n", rc.strays().size());
+            // as the live report's "killed"/"kept": a term-then-kill close ends its strays (SIGTERM, then the container's
+            // kill after the grace), a leak close keeps them unless the container was killed (escalate-now)
+            boolean ended = !dev.vigil.close.decision.EscalationPolicy.LEAK.label().equals(rc.started().escalation())
+                    || !rc.kills().isEmpty();
             for (var st : rc.strays()) {
-                out.printf(ReplayText.NUMBERS, "  stray pid %d  parent pid %d  found %s  in %s  command %s%n", st.pid(),
-                        st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command());
+                out.printf(ReplayText.NUMBERS, "  stray pid %d  parent pid %d  found %s  in %s  command %s  (%s)%n", st.pid(),
+                        st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command(),
+                        ended ? "ended by the close" : "kept: escalation leak");
             }
         }
         for (var k : rc.kills()) {

@@ -56,6 +56,9 @@ class StrayReplayTest {
         assertTrue(show.out().contains("strays: " + report.strays().size()), show::toString);
         for (CloseReport.Stray s : report.strays()) {
             assertTrue(show.out().contains("stray pid " + s.pid() + " "), show::toString);
+            // killed or kept, as the live report says (show said neither)
+            assertTrue(s.killed() && show.out().lines().anyMatch(l -> l.startsWith("  stray pid " + s.pid() + " ")
+                    && l.endsWith("(ended by the close)")), show::toString);
         }
         assertTrue(show.out().contains("container kill (cgroup)"), show::toString);
         assertTrue(show.out().contains("agrees with the journal"), show::toString);
