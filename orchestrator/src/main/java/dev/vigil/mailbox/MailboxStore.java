@@ -134,9 +134,26 @@ public final class MailboxStore implements AutoCloseable {
                     .constantValueSizeBySample(new byte[valueLength(ring)])
                     .maxBloatFactor(4.0)
                     .checksumEntries(false);
+            if (exists) { // Chronicle checks the header's checksum and the file's length at a plain open, not at recovery
+                refuseAnUnreadyHeader(mapFile);
+                try {
+                    builder.createPersistedTo(mapFile.toFile()).close();
+                } catch (java.nio.file.FileSystemException cannotOpen) { // not the content: rights, a full disk, ...
+                    throw cannotOpen;
+                } catch (IOException | RuntimeException refused) {
+                    throw new MailboxException(damaged(mapFile, dev.vigil.journal.JournalException.plain(refused)), refused);
+                }
+            }
+            List<String> damage = new ArrayList<>();
             map = crashed
                     ? builder.recoverPersistedTo(mapFile.toFile(), true, corruption -> notes.add(corruption.message()))
-                    : builder.createPersistedTo(mapFile.toFile());
+                    : exists // recovery checks every segment's entries before use: plain opening trusts their offsets
+                            ? builder.recoverPersistedTo(mapFile.toFile(), false, corruption -> damage.add(corruption.message()))
+                            : builder.createPersistedTo(mapFile.toFile());
+            if (!damage.isEmpty()) {
+                throw new MailboxException(damaged(mapFile, damage.size() + " damaged entr" + (damage.size() == 1 ? "y" : "ies")
+                        + " though its last owner closed it, first: " + damage.get(0)));
+            }
             Files.writeString(marker, "pid=" + PARENT_PID + "\n");
             return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker, ring);
         } catch (IOException | RuntimeException e) {
@@ -156,6 +173,33 @@ public final class MailboxStore implements AutoCloseable {
             throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + ": "
                     + (full != null ? full : dev.vigil.journal.JournalException.plain(e)), e);
         }
+    }
+
+    /** Chronicle Map's header: an 8-byte checksum, then a 4-byte size word whose ready bit its creator sets last. */
+    private static final int HEADER_PREFIX = 12;
+
+    /**
+     * A header whose size word is 0 (a zeroed file, or one cut inside its header) would have Chronicle wait a minute
+     * for a creator to finish writing it, then fail without saying the file is damaged.
+     */
+    private static void refuseAnUnreadyHeader(Path mapFile) throws IOException {
+        java.nio.ByteBuffer prefix = java.nio.ByteBuffer.allocate(HEADER_PREFIX).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel in = FileChannel.open(mapFile, StandardOpenOption.READ)) {
+            while (prefix.hasRemaining() && in.read(prefix) >= 0) {
+                // reads the prefix, or what there is of it
+            }
+        }
+        if (prefix.position() < HEADER_PREFIX || prefix.getInt(8) == 0) {
+            throw new MailboxException(damaged(mapFile, "no Chronicle Map header (its first " + HEADER_PREFIX
+                    + " bytes are " + (prefix.position() < HEADER_PREFIX ? "missing" : "zero") + ")"));
+        }
+    }
+
+    /** One line: the damaged file, what is wrong with it, and what to do. */
+    private static String damaged(Path mapFile, String what) {
+        return "mailbox map file=" + mapFile + " is damaged: " + what + ". Once no process maps it (`fuser -v " + mapFile
+                + "`; a child of an earlier run still alive: end it), move it aside or remove it: the next run creates a"
+                + " new map";
     }
 
     private static void deleteQuietly(Path file) {
