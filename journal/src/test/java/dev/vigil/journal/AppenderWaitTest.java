@@ -44,6 +44,30 @@ class AppenderWaitTest {
                 + Arrays.toString(millis));
     }
 
+    /**
+     * The appender naps when it finds fewer events than a batch ({@link AppenderWait}), once: a trickle of events that
+     * never makes a batch, each published while the appender writes the ones before, is written without a flush.
+     */
+    @Test
+    void aTrickleOfFewerEventsThanABatchIsWrittenWithoutAFlush() throws Exception {
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            w.append(JournalWriterProcess.event("P", 1, -1));
+            w.flush(); // the cycle file opened
+            long written = w.lastWrittenIndex();
+            for (int trickle = 0; trickle < 5; trickle++) {
+                for (int i = 0; i < 40; i++) { // 40 events, one every 20 us: fewer than a batch, in several takes
+                    w.append(JournalWriterProcess.event("P", 1, trickle * 40 + i));
+                    long until = System.nanoTime() + 20_000;
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
+                }
+                written += 40;
+                awaitWritten(w, written); // not flush: a flush ends a nap itself
+            }
+        }
+    }
+
     @Test
     void aHoldersAppendsWaitForItsOwnWakeWhileEveryOtherThreadsStillWakeTheAppender() throws Exception {
         try (JournalWriter w = JournalWriter.open(dir)) {
