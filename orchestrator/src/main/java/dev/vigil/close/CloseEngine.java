@@ -434,6 +434,15 @@ public final class CloseEngine implements AutoCloseable {
                             throw TimeoutException.INSTANCE; // exits to collect, or the tick is due
                         }
                     }
+                } catch (InternalError e) {
+                    // A memory fault of a step that already returned (a map file cut mid-close) is raised by the JVM at a
+                    // later instruction: often here, where the thread idles. Before, it ended the engine's thread and
+                    // every close waited forever. Repaired, the tick looks again; no input is skipped.
+                    if (!dev.vigil.journal.JournalException.isMemoryFault(e)) {
+                        throw e;
+                    }
+                    machine.repairMappedFiles();
+                    throw TimeoutException.INSTANCE;
                 } finally {
                     sleeping = false;
                 }

@@ -187,6 +187,11 @@ final class CloseMachine {
         closeRequested(target, closeId, result, clock.getAsLong());
     }
 
+    /** Restores a mapped file cut short, if one was (and says so): null when nothing was cut. */
+    String repairMappedFiles() {
+        return mappedFileRepair.get();
+    }
+
     /** See {@link CloseEngine#repairMappedFilesWith}. */
     void repairMappedFilesWith(java.util.function.Supplier<String> repair) {
         mappedFileRepair = repair;
