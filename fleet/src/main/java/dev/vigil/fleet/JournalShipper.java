@@ -32,7 +32,8 @@ import net.openhft.chronicle.bytes.Bytes;
  *
  * <p>Failures: an unreachable cluster or a failed send ends the attempt; the shipper waits (1 s,
  * doubling, at most 5 s) and starts over from the checkpoint, at most {@code retries} times in a
- * row, then gives up with {@link BrokerUnreachableException}. Progress resets the count.
+ * row (so {@code retries + 1} attempts), then gives up with {@link BrokerUnreachableException}. Progress resets the
+ * count. A {@link #stopNow()} while waiting for the cluster ends the run at once, with the same exception.
  */
 public final class JournalShipper {
     /** When shipping ends. */
@@ -61,6 +62,8 @@ public final class JournalShipper {
     private final ShipCheckpoint checkpoint;
     private final PrintStream log;
     private volatile boolean stopRequested;
+    private volatile boolean stopNow;
+    private Thread clusterWaiter;
 
     private final ConcurrentSkipListSet<Long> unacked = new ConcurrentSkipListSet<>();
     private final ConcurrentSkipListSet<Long> window = new ConcurrentSkipListSet<>();
@@ -79,9 +82,32 @@ public final class JournalShipper {
         this.checkpoint = new ShipCheckpoint(settings.journal(), settings.host(), settings.topic());
     }
 
-    /** Asks a running {@link #run()} to ship what it has read, write its checkpoint and return. */
+    /**
+     * Asks a running {@link #run()} to ship what it has read, write its checkpoint and return (the end of the run it
+     * ships for: a run waiting for the cluster keeps trying, as what was read is still to be shipped).
+     */
     public void requestStop() {
         stopRequested = true;
+    }
+
+    /**
+     * A signal's stop (SIGTERM, Ctrl-C): as {@link #requestStop()}, and a run waiting for the cluster (an attempt's
+     * topic check or the pause between attempts) ends at once with {@link BrokerUnreachableException}, as nothing is
+     * in flight there and the process is about to end.
+     */
+    public synchronized void stopNow() {
+        stopRequested = true;
+        stopNow = true;
+        if (clusterWaiter != null) {
+            clusterWaiter.interrupt();
+        }
+    }
+
+    private synchronized void waitingForCluster(boolean waiting) {
+        clusterWaiter = waiting ? Thread.currentThread() : null;
+        if (!waiting) {
+            Thread.interrupted(); // a stop that came during the wait must not interrupt the journal reader
+        }
     }
 
     public ShipCheckpoint checkpoint() {
@@ -98,24 +124,38 @@ public final class JournalShipper {
             attempts++;
             long before = checkpointed;
             try {
-                KafkaTopics.describe(settings.bootstrap(), settings.topic(), settings.createPartitions(),
-                        settings.replication(), settings.waitMs());
+                waitingForCluster(true);
+                try {
+                    if (stopNow) {
+                        throw new BrokerUnreachableException("stopped", null); // said below, with the checkpoint
+                    }
+                    KafkaTopics.describe(settings.bootstrap(), settings.topic(), settings.createPartitions(),
+                            settings.replication(), settings.waitMs());
+                } finally {
+                    waitingForCluster(false);
+                }
                 shipOnce();
                 return new Result(sent, acknowledged.get(), checkpointed, attempts);
             } catch (BrokerUnreachableException | ShipFailedException e) {
                 attempt = checkpointed != before ? 1 : attempt + 1;
                 String what = e.getMessage() + (e.getCause() == null || e instanceof BrokerUnreachableException ? ""
                         : ": " + e.getCause().getMessage());
-                if (attempt > settings.retries()) {
-                    throw new BrokerUnreachableException(what + "; gave up after " + attempt + " attempts in a row;"
-                            + " shipped up to index=" + hex(checkpointed) + " (" + checkpoint.file()
-                            + "), run ship again to resume", e);
+                String shippedUpTo = "shipped up to index=" + hex(checkpointed) + " (" + checkpoint.file()
+                        + "), run ship again to resume";
+                if (stopNow) {
+                    throw new BrokerUnreachableException("stopped while waiting for a Kafka broker at "
+                            + settings.bootstrap() + "; " + shippedUpTo, e);
+                }
+                int attemptsAtMost = settings.retries() + 1;
+                if (attempt >= attemptsAtMost) {
+                    throw new BrokerUnreachableException(what + "; gave up after " + attempt + " attempts in a row; "
+                            + shippedUpTo, e);
                 }
                 long backoffMs = Math.min(5_000, 1_000L << Math.min(attempt - 1, 3));
-                log.println("vigil ship: " + what + " (attempt " + attempt + "/" + settings.retries()
+                log.println("vigil ship: " + what + " (attempt " + attempt + "/" + attemptsAtMost
                         + "); resuming after index=" + hex(checkpointed) + " in " + backoffMs / 1000.0 + " s");
                 long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs);
-                while (System.nanoTime() < until) {
+                while (System.nanoTime() < until && !stopNow) {
                     LockSupport.parkNanos(50_000_000);
                 }
             }

@@ -18,8 +18,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code vigil ship JOURNAL_DIR --bootstrap HOST:PORT --topic T}: tails a journal into a Kafka topic
- * (docs/FLEET.md). Exit codes: 0 shipped (to the end, or stopped by SIGTERM with the checkpoint
- * written), 1 the cluster stayed unreachable through every retry (rerun to resume), 2 bad input.
+ * (docs/FLEET.md). Exit codes: 0 shipped, 1 the cluster stayed unreachable through every retry (rerun to
+ * resume), 2 bad input; stopped by SIGTERM / Ctrl-C: 143 / 130, after its checkpoint and summary.
  */
 @Command(name = "vigil ship", mixinStandardHelpOptions = true, version = "vigil ship 0.1.0",
         description = {"Ship a journal's events to a Kafka topic: idempotent producer, acks=all, key = host | orchestrator pid",
@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
             "so a rerun resumes with no gap. Follows the journal until SIGTERM unless --to-end or --until-pid."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:shipped", "1:no broker answered through every retry (rerun to resume from the checkpoint)",
-            "2:bad input (not a journal, unknown topic, bad options)"})
+            "2:bad input (not a journal, unknown topic, bad options)",
+            "143:stopped by SIGTERM (130: Ctrl-C), after writing the checkpoint"})
 public final class ShipCli implements Callable<Integer> {
     public static final int EXIT_UNREACHABLE = 1;
     public static final int EXIT_BAD_INPUT = 2;
@@ -66,7 +67,7 @@ public final class ShipCli implements Callable<Integer> {
     @Option(names = "--wait", defaultValue = "15", paramLabel = "S", description = "longest wait for the cluster per attempt, seconds (default ${DEFAULT-VALUE})")
     int waitSeconds;
 
-    @Option(names = "--retries", defaultValue = "10", description = "attempts in a row without progress before giving up (default ${DEFAULT-VALUE}; 1 s, doubling, at most 5 s apart)")
+    @Option(names = "--retries", defaultValue = "10", description = "retries in a row without progress before giving up (default ${DEFAULT-VALUE}, so at most ${DEFAULT-VALUE} + 1 attempts; 1 s, doubling, at most 5 s apart)")
     int retries;
 
     private PrintStream out = System.out;
@@ -93,7 +94,7 @@ public final class ShipCli implements Callable<Integer> {
     private void stopAndWait() {
         JournalShipper s = active;
         if (s != null) {
-            s.requestStop();
+            s.stopNow();
             try {
                 finished.await(20, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

@@ -202,7 +202,8 @@ class FleetShippingIT {
                 "127.0.0.1:" + dead, "--topic", "t", "--host-id", "hb", "--wait", "3", "--retries", "1", "--to-end");
         assertEquals(1, down.exit(), down.toString());
         assertOneErrLine(down, "ERR: no Kafka broker answered at 127.0.0.1:" + dead);
-        assertTrue(down.err().contains("(attempt 1/1)"), down.toString());
+        assertTrue(down.err().contains("(attempt 1/2)"), "--retries 1: two attempts, counted as such: " + down);
+        assertTrue(down.err().contains("gave up after 2 attempts in a row"), down.toString());
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(60), "bounded");
         assertFalse(Files.exists(j.resolve("shipped-t.properties")));
         Cli.Result replayDown = Cli.replay("closes", "--kafka", "127.0.0.1:" + dead, "--topic", "t");
@@ -304,6 +305,32 @@ class FleetShippingIT {
         assertTrue(r.out().contains("shipping: stopped on request; stopped the shipper"), r.toString());
         waitFor(5, "the shipper gone", () -> !shipper.isAlive());
         assertFalse(r.err().contains("\tat "), "no stack trace: " + r);
+    }
+
+    /**
+     * SIGTERM (or Ctrl-C) of a shipper waiting for a broker that does not answer ends it at once, with one line saying
+     * where it stopped; it used to sit out the 20 s its shutdown hook waits, saying nothing.
+     */
+    @Test
+    @Order(6)
+    void aShipperStoppedWhileWaitingForTheBrokerEndsAtOnceWithOneLine() throws Exception {
+        Path j = work.resolve("jstop");
+        try (JournalWriter w = JournalWriter.open(j)) {
+            w.append(new PoolStarted(1, 1, "p", 0, "h", "sticky", 1, 1));
+        }
+        int dead = freePort();
+        Cli.Started ship = Cli.start(work, "ship-stopped-waiting", "vigil", "ship", j.toString(), "--bootstrap",
+                "127.0.0.1:" + dead, "--topic", "t", "--host-id", "hs", "--to-end");
+        waitFor(60, "the first failed attempt", () -> read(ship.err()).contains("(attempt 1/11)"));
+        sleep(300); // into the next attempt's wait for the broker (15 s)
+        long t0 = System.nanoTime();
+        ship.process().destroy(); // SIGTERM
+        Cli.Result r = ship.await(30);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(tookMs < 5_000, "ended at once, not after the wait for the broker: " + tookMs + " ms\n" + r);
+        assertOneErrLine(r, "ERR: stopped while waiting for a Kafka broker at 127.0.0.1:" + dead
+                + "; shipped up to index=none");
+        assertEquals(143, r.exit(), r.toString());
     }
 
     /**

@@ -37,7 +37,8 @@ import dev.vigil.journal.StrayFound;
 /**
  * Containment on real processes and real cgroups: children that double-fork, setsid and daemonize are
  * ended with their pool in cgroup mode; in the process-group fallback the ones that left their group
- * leak (the broken variant, shown failing). Every process of a test carries an environment mark, so
+ * leak (the broken variant, shown failing). Children odd at close time too: a fork storm when SIGTERM arrives, a
+ * child dumping core on SIGTERM, a zombie's parent. Every process of a test carries an environment mark, so
  * "nothing left" is checked in /proc whatever became of its parent, session or group.
  */
 @Timeout(120)
@@ -48,6 +49,15 @@ class PoolContainmentTest {
     static final String SETSID = "trap '' TERM; setsid sh -c \"trap '' TERM; sleep 600\" & sleep 600";
     /** Ignores SIGTERM, daemonizes a sleep (setsid --fork: new session, parent exits at once). */
     static final String DAEMONIZE = "trap '' TERM; setsid -f sleep 600; sleep 600";
+
+    /** On SIGTERM forks 200 sleeps, staying in its process group, then keeps waiting. */
+    static final String FORK_STORM_ON_TERM = storm("sleep 600 &");
+    /** On SIGTERM forks 200 sleeps, each in a new session (out of the process group, setsid --fork). */
+    static final String SETSID_STORM_ON_TERM = storm("setsid -f sleep 600;");
+
+    private static String storm(String fork) {
+        return "trap 'i=0; while [ $i -lt 200 ]; do " + fork + " i=$((i+1)); done' TERM; sleep 600 & while :; do wait; done";
+    }
 
     @TempDir
     Path tmp;
@@ -236,6 +246,47 @@ class PoolContainmentTest {
     }
 
     /** {@code cycles} x 4 pools of 2 TERM-ignoring forking children closed at once; nothing may be left after each. */
+    @Test
+    void aForkStormOutOfTheProcessGroupAtTheCloseLeavesNothingInCgroupMode() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "storm");
+        CloseReport report = stormClose(o, SETSID_STORM_ON_TERM);
+        assertEquals(1, report.kills().size(), report.toJson());
+        assertEquals("cgroup.kill", report.kills().get(0).how());
+        assertTrue(report.kills().get(0).empty(), report.toJson());
+    }
+
+    @Test
+    void aForkStormInTheProcessGroupAtTheCloseLeavesNothingInTheProcessGroupFallback() throws Exception {
+        Orchestrator o = open(ContainmentSettings.processGroups(), "storm-pg");
+        CloseReport report = stormClose(o, FORK_STORM_ON_TERM);
+        assertEquals("pgroup SIGKILL", report.kills().get(0).how(), report.toJson());
+    }
+
+    /** Two storming children, TERM ignored so the kill lands while they fork: nothing of them is alive when close() returns. */
+    private CloseReport stormClose(Orchestrator o, String body) throws Exception {
+        Pool pool = Pool.builder(o, "storm").closeSettings(termThenKill()).group("g", 2, script(body)).start();
+        marked.awaitNamed("sleep", 2, 5_000);
+        CloseReport report = assertThrows(CloseFailedException.class, pool::close).report();
+        assertEquals(List.of(), marked.alive(), "left right after close(): " + report.toJson());
+        return report;
+    }
+
+    @Test
+    void aChildDumpingCoreOnTermAndAZombiesParentCloseInTheirWindow() throws Exception {
+        Orchestrator o = open(ContainmentSettings.defaults(), "segv");
+        // one raises SIGSEGV when told to stop; the other is sleep exec'd by a shell whose child it never reaps
+        Pool pool = Pool.builder(o, "odd").closeSettings(termThenKill())
+                .group("segv", 1, script("trap 'kill -SEGV $$' TERM; while :; do :; done"))
+                .group("zombie-parent", 1, script("sh -c 'exit 0' & exec sleep 600")).start();
+        marked.awaitNamed("sleep", 1, 5_000);
+        CloseReport report = pool.closeWithReport();
+        assertEquals(CloseReport.ChildOutcome.SIGNALED, report.child("segv", 0).outcome(), report.toJson());
+        assertEquals(11, report.child("segv", 0).signal(), report.toJson());
+        assertEquals(CloseReport.ChildOutcome.SIGNALED, report.child("zombie-parent", 0).outcome(), report.toJson());
+        assertEquals(15, report.child("zombie-parent", 0).signal(), report.toJson());
+    }
+
     private void loopedCloses(int cycles) throws Exception {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
         Orchestrator o = Orchestrator.builder().journalDir(tmp.resolve("loop")).containment(ContainmentSettings.cgroups(null))
