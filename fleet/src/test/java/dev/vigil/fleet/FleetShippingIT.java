@@ -321,7 +321,7 @@ class FleetShippingIT {
         int dead = freePort();
         Cli.Started ship = Cli.start(work, "ship-stopped-waiting", "vigil", "ship", j.toString(), "--bootstrap",
                 "127.0.0.1:" + dead, "--topic", "t", "--host-id", "hs", "--to-end");
-        waitFor(60, "the first failed attempt", () -> read(ship.err()).contains("(attempt 1/11)"));
+        waitFor(60, "the first failed attempt", () -> read(ship.err()).contains("(attempt 1/"));
         sleep(300); // into the next attempt's wait for the broker (15 s)
         long t0 = System.nanoTime();
         ship.process().destroy(); // SIGTERM
