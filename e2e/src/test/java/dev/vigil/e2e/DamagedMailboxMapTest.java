@@ -59,6 +59,8 @@ class DamagedMailboxMapTest {
         assertEquals(1, said.lines().count(), "one line:\n" + next);
         assertTrue(said.startsWith("ERR: mailbox map file=" + map + " is damaged: "), next.toString());
         assertTrue(said.contains("move it aside or remove it"), "says what to do:\n" + next);
+        Launchers.Result again = Launchers.vigil(work, 30, "run", spec.toString());
+        assertEquals(said, (again.out() + again.err()).strip(), "the refusing check left the file as it was");
         try (Stream<Path> files = Files.list(work)) {
             assertEquals(0, files.filter(f -> f.getFileName().toString().startsWith("hs_err")).count(),
                     "the JVM crashed:\n" + next);

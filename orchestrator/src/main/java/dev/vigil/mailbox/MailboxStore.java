@@ -144,16 +144,12 @@ public final class MailboxStore implements AutoCloseable {
                     throw new MailboxException(damaged(mapFile, dev.vigil.journal.JournalException.plain(refused)), refused);
                 }
             }
-            List<String> damage = new ArrayList<>();
+            if (exists && !crashed) {
+                refuseDamagedSegments(builder, mapFile);
+            }
             map = crashed
                     ? builder.recoverPersistedTo(mapFile.toFile(), true, corruption -> notes.add(corruption.message()))
-                    : exists // recovery checks every segment's entries before use: plain opening trusts their offsets
-                            ? builder.recoverPersistedTo(mapFile.toFile(), false, corruption -> damage.add(corruption.message()))
-                            : builder.createPersistedTo(mapFile.toFile());
-            if (!damage.isEmpty()) {
-                throw new MailboxException(damaged(mapFile, damage.size() + " damaged entr" + (damage.size() == 1 ? "y" : "ies")
-                        + " though its last owner closed it, first: " + damage.get(0)));
-            }
+                    : builder.createPersistedTo(mapFile.toFile());
             Files.writeString(marker, "pid=" + PARENT_PID + "\n");
             return new MailboxStore(mapFile.toAbsolutePath(), map, notes, marker, ring);
         } catch (IOException | RuntimeException e) {
@@ -192,6 +188,27 @@ public final class MailboxStore implements AutoCloseable {
         if (prefix.position() < HEADER_PREFIX || prefix.getInt(8) == 0) {
             throw new MailboxException(damaged(mapFile, "no Chronicle Map header (its first " + HEADER_PREFIX
                     + " bytes are " + (prefix.position() < HEADER_PREFIX ? "missing" : "zero") + ")"));
+        }
+    }
+
+    /**
+     * Chronicle's recovery checks every segment's entries (a plain open trusts their offsets: bytes written into a
+     * segment crashed the JVM at the first read) but repairs what it checks: run on a copy, so a refused file stays as
+     * it was and the next start refuses it too.
+     */
+    private static void refuseDamagedSegments(
+            net.openhft.chronicle.map.ChronicleMapBuilder<CharSequence, byte[]> builder, Path mapFile) throws IOException {
+        Path copy = mapFile.resolveSibling(mapFile.getFileName() + ".check");
+        List<String> damage = new ArrayList<>();
+        try {
+            Files.copy(mapFile, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            builder.recoverPersistedTo(copy.toFile(), false, corruption -> damage.add(corruption.message())).close();
+        } finally {
+            Files.deleteIfExists(copy);
+        }
+        if (!damage.isEmpty()) {
+            throw new MailboxException(damaged(mapFile, damage.size() + " damaged entr" + (damage.size() == 1 ? "y" : "ies")
+                    + " though its last owner closed it, first: " + damage.get(0)));
         }
     }
 
