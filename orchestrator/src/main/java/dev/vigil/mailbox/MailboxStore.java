@@ -145,7 +145,7 @@ public final class MailboxStore implements AutoCloseable {
                 }
             }
             if (exists && !crashed) {
-                refuseDamagedSegments(builder, mapFile);
+                refuseDamagedSegments(builder, mapFile, notes);
             }
             map = crashed
                     ? builder.recoverPersistedTo(mapFile.toFile(), true, corruption -> notes.add(corruption.message()))
@@ -196,12 +196,19 @@ public final class MailboxStore implements AutoCloseable {
      * segment crashed the JVM at the first read) but repairs what it checks: run on a copy, so a refused file stays as
      * it was and the next start refuses it too.
      */
-    private static void refuseDamagedSegments(
-            net.openhft.chronicle.map.ChronicleMapBuilder<CharSequence, byte[]> builder, Path mapFile) throws IOException {
+    private static void refuseDamagedSegments(net.openhft.chronicle.map.ChronicleMapBuilder<CharSequence, byte[]> builder,
+            Path mapFile, List<String> notes) throws IOException {
         Path copy = mapFile.resolveSibling(mapFile.getFileName() + ".check");
         List<String> damage = new ArrayList<>();
         try {
-            Files.copy(mapFile, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try {
+                Files.copy(mapFile, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException noRoom) { // a full disk (or a read-only dir) has no room for the copy: the map itself
+                String full = dev.vigil.journal.JournalException.noSpaceLeft(copy, noRoom); // still opens, unchecked
+                notes.add("segments not checked (no copy " + copy + ": "
+                        + (full != null ? full : dev.vigil.journal.JournalException.plain(noRoom)) + ")");
+                return;
+            }
             builder.recoverPersistedTo(copy.toFile(), false, corruption -> damage.add(corruption.message())).close();
         } finally {
             Files.deleteIfExists(copy);
@@ -240,7 +247,10 @@ public final class MailboxStore implements AutoCloseable {
         return ring;
     }
 
-    /** Why and how this store was recovered when it reopened a file whose owner died (empty after a clean close). */
+    /**
+     * Why and how this store was recovered when it reopened a file whose owner died; after a clean close empty, or the
+     * one note that the disk had no room to copy the map for its segment check (opened unchecked).
+     */
     public List<String> recoveryNotes() {
         return recoveryNotes;
     }

@@ -42,4 +42,21 @@ class MailboxStoreFullDiskTest {
             assertEquals(java.util.List.of(), again.recoveryNotes(), "the next open is not a crash recovery");
         }
     }
+
+    @Test
+    void aMapClosedCleanlyStillOpensWhenTheDiskHasNoRoomToCopyItForItsCheck() throws Exception {
+        Path file = tmpfs.path().resolve("mailboxes.map");
+        MailboxStore.createOrOpen(file, 16).close(); // the map of an earlier run, closed cleanly
+        long mapBytes = Files.size(file);
+        Path reserve = Files.write(tmpfs.path().resolve("reserve"), new byte[64 * 1024]);
+        tmpfs.fill();
+        Files.delete(reserve); // room for the owner marker, not for a copy of the map
+        assertTrue(Files.getFileStore(tmpfs.path()).getUsableSpace() < mapBytes, "the disk still has room for a copy");
+
+        try (MailboxStore opened = MailboxStore.createOrOpen(file, 16)) {
+            assertTrue(opened.recoveryNotes().stream().anyMatch(n -> n.startsWith("segments not checked")),
+                    "no note that the map's segments went unchecked: " + opened.recoveryNotes());
+        }
+        assertFalse(Files.exists(file.resolveSibling(file.getFileName() + ".check")), "the partial copy is left");
+    }
 }
