@@ -259,7 +259,7 @@ class FleetShippingIT {
         try {
             waitFor(240, "first checkpoint", () -> Files.exists(cp.file()));
             broker.stop();
-            waitFor(180, "the shipper reporting the outage", () -> read(work.resolve("ship-outage.err")).contains("attempt 1/30"));
+            waitFor(180, "the shipper reporting the outage", () -> read(work.resolve("ship-outage.err")).contains("(attempt 1/31)"));
             long duringOutage = cp.load();
             broker.startAgain();
             writing.set(false);
