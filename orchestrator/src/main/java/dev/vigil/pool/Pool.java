@@ -371,8 +371,17 @@ public final class Pool implements AutoCloseable {
             discard(batch); // planned, never spawned: their mailboxes were never any process's
             // A SpawnException's message already starts with "spawn failed:".
             throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
+        } catch (InternalError e) {
+            String cut = mapCut(e);
+            discard(batch);
+            throw rollback(cut, e);
         }
-        String failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+        String failure;
+        try {
+            failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+        } catch (InternalError e) {
+            failure = mapCut(e);
+        }
         if (failure != null) {
             throw rollback(failure, null);
         }
@@ -761,6 +770,23 @@ public final class Pool implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * The memory fault of a start whose mailbox map was cut short while mapped (a child truncating it: the allocation
+     * of a later child's mailbox, or the readiness poll, touches a page past the new end): the length is restored
+     * ({@link Orchestrator#restoreCutMailboxFile}) and the start fails in one line naming the file, and rolls back
+     * what it spawned, journaled, as any failed start. Before, the InternalError left start() past its rollback: the
+     * spawned children were never closed in the journal (audit: POOL_NOT_CLOSED, 64 children) and the run said
+     * "memory fault on a mapped journal file". Rethrows another error.
+     */
+    private String mapCut(InternalError e) {
+        if (!JournalException.isMemoryFault(e)) {
+            throw e;
+        }
+        String restored = orchestrator.restoreCutMailboxFile();
+        return restored != null ? restored : "memory fault on the mailbox file=" + orchestrator.mailboxes().mapFile()
+                + " (cut short while mapped?)";
     }
 
     /** Closes whatever started (escalating: a failed start must leave nothing behind) and builds the exception. */
