@@ -54,10 +54,7 @@ class CloseEngineFaultTest {
         List<Integer> pids = new ArrayList<>();
         boolean ended = false;
         try {
-            Pool pool = Pool.builder(o, "faulted").group("c", 2, ChildSpec.cDemo()
-                    .withEnv("VIGIL_DEMO_TEARDOWN_MILLIS", "200"))
-                    .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(5)).build()).start();
-            pool.trackedChildren().forEach(c -> pids.add(c.pid()));
+            Pool pool = twoChildren(o, "faulted", 200, pids);
             AtomicInteger faults = new AtomicInteger();
             List<Throwable> toRaise = List.of(
                     new InternalError("a fault occurred in a recent unsafe memory access operation in compiled Java code"),
@@ -96,11 +93,8 @@ class CloseEngineFaultTest {
         List<Integer> pids = new ArrayList<>();
         boolean ended = false;
         try {
-            Pool pool = Pool.builder(o, "stormed").group("c", 2, ChildSpec.cDemo()
-                    .withEnv("VIGIL_DEMO_TEARDOWN_MILLIS", "30000"))
-                    .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(60)).build()).start();
+            Pool pool = twoChildren(o, "stormed", 30_000, pids);
             List<PoolChild> children = pool.trackedChildren();
-            children.forEach(c -> pids.add(c.pid()));
             o.closeEngine().betweenInputs(() -> raise(new AssertionError("the same fault, every turn")));
             long t0 = System.nanoTime();
             Throwable failed = answerFailure(pool::closeWithReport);
@@ -126,6 +120,15 @@ class CloseEngineFaultTest {
         }
         assertTrue(events.stream().anyMatch(e -> e instanceof CloseAborted a && a.reason().contains("faults in a row")),
                 "CloseAborted journaled");
+    }
+
+    /** A pool of two C demo children taking {@code teardownMillis} to exit once told; their pids into {@code pids}. */
+    private static Pool twoChildren(Orchestrator o, String poolId, int teardownMillis, List<Integer> pids) {
+        Pool pool = Pool.builder(o, poolId).group("c", 2, ChildSpec.cDemo()
+                .withEnv("VIGIL_DEMO_TEARDOWN_MILLIS", String.valueOf(teardownMillis)))
+                .closeSettings(CloseSettings.builder().window(Duration.ofSeconds(60)).build()).start();
+        pool.trackedChildren().forEach(c -> pids.add(c.pid()));
+        return pool;
     }
 
     private static void raise(Throwable t) {
