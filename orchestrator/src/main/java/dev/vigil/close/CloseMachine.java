@@ -177,6 +177,18 @@ final class CloseMachine {
         return runs.isEmpty();
     }
 
+    /** True while close {@code closeId} runs here. */
+    boolean has(long closeId) {
+        return runs.containsKey(closeId);
+    }
+
+    /** Aborts every close in progress ({@code reason}: the engine gave up), as a failure inside each would. */
+    void abortAll(String reason) {
+        for (Run run : new ArrayList<>(runs.values())) {
+            abort(run, reason, new CloseEngineFailedException(run.poolId(), run.closeId, reason));
+        }
+    }
+
     /** When the last close ended ({@link #idle} since then, if it is), on the machine's clock; 0 before any did. */
     long idleSinceNanos() {
         return idleSinceNanos;
@@ -1058,22 +1070,33 @@ final class CloseMachine {
                     return;
                 }
                 String reason = repaired != null ? repaired : JournalException.plain(e);
-                finish(run);
-                try {
-                    journal.append(new CloseAborted(clock.getAsLong(), pid(), run.poolId(), run.closeId, reason,
-                            run.unreaped()));
-                } catch (RuntimeException journalBroken) {
-                    // a broken journal is named by its gap (JournalWriter); the caller still gets the failure below
-                }
-                try {
-                    run.target.closeAborted();
-                } catch (RuntimeException alsoBroken) {
-                    e.addSuppressed(alsoBroken);
-                }
-                run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
-                        + run.closeId + " close failed: " + reason, e));
+                abort(run, reason, new IllegalStateException("pool=" + run.poolId() + " closeId=" + run.closeId
+                        + " close failed: " + reason, e));
             }
         }
+    }
+
+    /**
+     * Ends {@code run} as failed: CloseAborted journaled with {@code reason} (the replay ends the close there), its
+     * pool told, its future failed with {@code failed} (naming the pool, the close and the reason).
+     */
+    private void abort(Run run, String reason, RuntimeException failed) {
+        if (run.phase == Phase.DONE) {
+            return;
+        }
+        finish(run);
+        try {
+            journal.append(new CloseAborted(clock.getAsLong(), pid(), run.poolId(), run.closeId, reason,
+                    run.unreaped()));
+        } catch (RuntimeException journalBroken) {
+            // a broken journal is named by its gap (JournalWriter); the caller still gets the failure below
+        }
+        try {
+            run.target.closeAborted();
+        } catch (RuntimeException alsoBroken) {
+            failed.addSuppressed(alsoBroken);
+        }
+        run.result.completeExceptionally(failed);
     }
 
     private int pid() {

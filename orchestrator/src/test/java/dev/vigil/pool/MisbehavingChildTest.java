@@ -142,15 +142,7 @@ class MisbehavingChildTest {
      * ended the children. Now the length is restored and the same close goes on: it reaps (or escalates) every child,
      * reports each, and the cut is named on stderr.
      */
-    /*
-     * Out of the default run (tagged slow) until the close engine survives a memory fault the JVM raises between two
-     * events: the clean-clone CI of 2026-12-04 15:19 UTC saw "vigil-close-engine" die of that InternalError inside
-     * Disruptor's BatchEventProcessor.processEvents (not in a handler, not in the idle wait that 1599762 covers), and
-     * the close's caller then waited for its report without end (Pool.awaitClose). Run it with
-     * -Dvigil.test.excludedGroups=none.
-     */
     @Test
-    @org.junit.jupiter.api.Tag("slow")
     void aMailboxFileCutInTheMiddleOfACloseDoesNotAbortThatClose() throws Exception {
         Path journal = tmp.resolve("journal");
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
