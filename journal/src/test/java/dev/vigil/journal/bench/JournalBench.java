@@ -47,7 +47,9 @@ import net.openhft.chronicle.wire.DocumentContext;
  *       off-heap copies, the way the journal's appender writes an excerpt whose pages are reserved.</li>
  *   <li>{@code journal-writing-document}, {@code journal-no-pages-thread}, {@code journal-no-nap} (only when named):
  *       the journal with every excerpt through writingDocument, without its pages thread, or with an appender that
- *       takes what it finds without a nap ({@link JournalWriter}'s batch nap), for comparison in the same JVM.</li>
+ *       takes what it finds without a nap ({@link JournalWriter}'s batch nap), for comparison in the same JVM;
+ *       {@code journal-paced-no-nap} the last at the paced rate; {@code journal-ring-N} the journal with a ring of N
+ *       slots.</li>
  * </ul>
  * Before the rounds it checks the method: both sides write the same documents, byte for byte, into queues alike
  * ({@link #sameDocuments}).
@@ -217,7 +219,7 @@ public final class JournalBench {
                 for (int from = 0; from < events; from += SLICE, turn++) {
                     for (int k = 0; k < variants.size(); k++) {
                         String variant = variants.get((k + turn) % variants.size());
-                        int count = variant.equals("journal-paced") ? Math.min(SLICE, (int) Math.min(events, pacedRate) - from)
+                        int count = variant.startsWith("journal-paced") ? Math.min(SLICE, (int) Math.min(events, pacedRate) - from)
                                 : Math.min(SLICE, events - from);
                         if (count > 0) {
                             timeSlice(sides.get(variant), from, count, tallies.get(variant));
@@ -312,7 +314,13 @@ public final class JournalBench {
             case "journal-writing-document" -> with("vigil.journal.writeBytes", () -> new JournalSide(dir, 0));
             case "journal-no-nap" -> with("vigil.journal.batchNap", () -> new JournalSide(dir, 0));
             case "journal-paced" -> new JournalSide(dir, pacedRate);
-            default -> throw new IllegalArgumentException("unknown variant " + variant);
+            case "journal-paced-no-nap" -> with("vigil.journal.batchNap", () -> new JournalSide(dir, pacedRate));
+            default -> {
+                if (variant.startsWith("journal-ring-")) { // another ring size, e.g. journal-ring-8192
+                    yield new JournalSide(dir, 0, Integer.parseInt(variant.substring("journal-ring-".length())));
+                }
+                throw new IllegalArgumentException("unknown variant " + variant);
+            }
         };
     }
 
@@ -339,9 +347,7 @@ public final class JournalBench {
         try (JournalWriter w = JournalWriter.open(dir)) {
             w.append(sample[0]);
             w.flush();
-            Thread appender = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().startsWith("vigil-journal-appender-") && t.isAlive())
-                    .max(java.util.Comparator.comparingLong(Thread::getId)).orElseThrow();
+            Thread appender = appenderThread();
             long cpu0 = mx.getThreadCpuTime(appender.getId());
             long t0 = System.nanoTime();
             java.util.concurrent.locks.LockSupport.parkNanos(5_000_000_000L);
@@ -431,22 +437,25 @@ public final class JournalBench {
         return PROCESS.getProcessCpuTime();
     }
 
-    /** The newest journal appender thread: the one the writer just opened started. */
-    /** CPU time so far of every live pages thread of a journal (vigil-journal-pages-N), by thread id. */
-    private static java.util.Map<Long, Long> pagesThreadsCpu() {
-        java.util.Map<Long, Long> cpu = new java.util.HashMap<>();
+    /**
+     * CPU time so far of the pages thread of the journal whose appender is {@code appender} (PagesAhead names it after
+     * its appender: vigil-journal-pages-N for vigil-journal-appender-N), 0 before it started.
+     */
+    private static long pagesThreadCpu(Thread appender) {
+        String name = "vigil-journal-pages-" + appender.getName().substring("vigil-journal-appender-".length());
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("vigil-journal-pages-") && t.isAlive()) {
-                cpu.put(t.getId(), Math.max(0, cpuNanos(t.getId())));
+            if (t.getName().equals(name) && t.isAlive()) {
+                return Math.max(0, cpuNanos(t.getId()));
             }
         }
-        return cpu;
+        return 0;
     }
 
-    private static long appenderThreadId() {
+    /** The newest journal appender thread: the one the writer just opened started. */
+    private static Thread appenderThread() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("vigil-journal-appender-") && t.isAlive())
-                .mapToLong(Thread::getId).max()
+                .max(java.util.Comparator.comparingLong(Thread::getId))
                 .orElseThrow(() -> new IllegalStateException("no vigil-journal-appender thread"));
     }
 
@@ -577,13 +586,17 @@ public final class JournalBench {
         private final Path dir;
         private final long offeredRate;
         private final JournalWriter w;
-        private final long appender;
+        private final Thread appender;
 
         JournalSide(Path dir, long offeredRate) {
+            this(dir, offeredRate, JournalWriter.DEFAULT_RING_SIZE);
+        }
+
+        JournalSide(Path dir, long offeredRate, int ringSize) {
             this.dir = dir;
             this.offeredRate = offeredRate;
-            w = JournalWriter.open(dir);
-            appender = appenderThreadId();
+            w = JournalWriter.open(dir, ringSize, JournalWriter.DEFAULT_PUBLISH_TIMEOUT);
+            appender = appenderThread();
             w.append(sample[DISTINCT_EVENTS - 1]);
             w.flush();
         }
@@ -620,7 +633,7 @@ public final class JournalBench {
          */
         @Override
         public long writerCpuNanos() {
-            return cpuNanos(appender) + pagesThreadsCpu().values().stream().mapToLong(Long::longValue).sum();
+            return cpuNanos(appender.getId()) + pagesThreadCpu(appender);
         }
 
         @Override
