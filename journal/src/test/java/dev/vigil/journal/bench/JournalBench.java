@@ -58,7 +58,7 @@ import net.openhft.chronicle.wire.DocumentContext;
  * journal) has a queue of its own open, its first event written before any clock starts (queue file and appender made
  * on both sides), and the variants take turns writing {@value #SLICE} events, the order turned by one every turn
  * (AB BA AB ...). A variant's time and CPU in a round are summed over its turns, so both sample the load of the whole
- * round alike; a ratio is taken per round, then the median and quartiles of the rounds' ratios (three unmeasured rounds
+ * round alike; a ratio is taken per round, then the median and quartiles of the rounds' ratios (five unmeasured rounds
  * first). Before, whole runs one after the other (3,000,000 events, 5 rounds, two more variants between the pair) gave
  * per-round ratios of 0.4-3.1 on this 2-core VM, whose other processes come and go within a second. Writer CPU is
  * thread CPU time (the raw loop's thread against the journal's appender and pages threads), and the whole JVM's CPU
@@ -124,8 +124,12 @@ public final class JournalBench {
         }
     }
 
-    /** Unmeasured rounds first, so that both sides' code is compiled before it is timed. */
-    static final int WARM_ROUNDS = 3;
+    /**
+     * Unmeasured rounds first, so that both sides' code is compiled before it is timed: with three, the JIT still made
+     * 200 compilations in the first measured round (-XX:+PrintCompilation; the other event kinds, one in 64, come
+     * slowly), on a core the journal's two threads need.
+     */
+    static final int WARM_ROUNDS = 5;
     /** Events a variant writes at a turn (see {@link #rounds}). */
     static final int SLICE = 100_000;
     /** Rounds of the extra variants (their own figures only: no ratio is taken against them). */
