@@ -36,7 +36,10 @@ import net.openhft.chronicle.wire.DocumentContext;
  *       the clock stops when {@link JournalWriter#flush} returns, so events/s is the whole path
  *       publish -> ring -> appender thread -> file, sustained (the ring fills many times over).</li>
  *   <li>{@code journal-paced}: the same at a fixed offered rate, for publish latency without
- *       backpressure waits.</li>
+ *       backpressure waits (half a second of the rate a round).</li>
+ *   <li>{@code journal-trickle} (only when named): 100 events every millisecond, the producer parked in between, for
+ *       the CPU an event costs both threads when the appender keeps up (wake-ups, spins, naps);
+ *       {@code journal-trickle-spin-N} the same with the appender spinning N us before it blocks.</li>
  *   <li>{@code raw-scratch}: one thread, a raw Chronicle appender, {@link EventCodec#write} into a
  *       small direct buffer copied into each excerpt: the journal minus the ring and the thread hop.</li>
  *   <li>{@code raw-codec} (only when named): EventCodec straight into the mapped excerpt, field by
@@ -58,7 +61,7 @@ import net.openhft.chronicle.wire.DocumentContext;
  * journal) has a queue of its own open, its first event written before any clock starts (queue file and appender made
  * on both sides), and the variants take turns writing {@value #SLICE} events, the order turned by one every turn
  * (AB BA AB ...). A variant's time and CPU in a round are summed over its turns, so both sample the load of the whole
- * round alike; a ratio is taken per round, then the median and quartiles of the rounds' ratios (three unmeasured rounds
+ * round alike; a ratio is taken per round, then the median and quartiles of the rounds' ratios (five unmeasured rounds
  * first). Before, whole runs one after the other (3,000,000 events, 5 rounds, two more variants between the pair) gave
  * per-round ratios of 0.4-3.1 on this 2-core VM, whose other processes come and go within a second. Writer CPU is
  * thread CPU time (the raw loop's thread against the journal's appender and pages threads), and the whole JVM's CPU
@@ -124,8 +127,14 @@ public final class JournalBench {
         }
     }
 
-    /** Unmeasured rounds first, so that both sides' code is compiled before it is timed. */
-    static final int WARM_ROUNDS = 3;
+    /**
+     * Unmeasured rounds first, so that both sides' code is compiled before it is timed: with three, the JIT still made
+     * 200 compilations in the first measured round (-XX:+PrintCompilation; the other event kinds, one in 64, come
+     * slowly), on a core the journal's two threads need.
+     */
+    static final int WARM_ROUNDS = 5;
+    /** The rate offered to journal-trickle: 100 events every millisecond, its producer parked in between. */
+    static final long TRICKLE_RATE = 100_000;
     /** Events a variant writes at a turn (see {@link #rounds}). */
     static final int SLICE = 100_000;
     /** Rounds of the extra variants (their own figures only: no ratio is taken against them). */
@@ -219,8 +228,7 @@ public final class JournalBench {
                 for (int from = 0; from < events; from += SLICE, turn++) {
                     for (int k = 0; k < variants.size(); k++) {
                         String variant = variants.get((k + turn) % variants.size());
-                        int count = variant.startsWith("journal-paced") ? Math.min(SLICE, (int) Math.min(events, pacedRate) - from)
-                                : Math.min(SLICE, events - from);
+                        int count = Math.min(SLICE, sides.get(variant).eventsPerRound(events) - from);
                         if (count > 0) {
                             timeSlice(sides.get(variant), from, count, tallies.get(variant));
                         }
@@ -315,9 +323,15 @@ public final class JournalBench {
             case "journal-no-nap" -> with("vigil.journal.batchNap", () -> new JournalSide(dir, 0));
             case "journal-paced" -> new JournalSide(dir, pacedRate);
             case "journal-paced-no-nap" -> with("vigil.journal.batchNap", () -> new JournalSide(dir, pacedRate));
+            case "journal-trickle" -> new JournalSide(dir, TRICKLE_RATE, 1_000_000, true, JournalWriter.DEFAULT_RING_SIZE);
             default -> {
+                if (variant.startsWith("journal-trickle-spin-")) { // the trickle, the appender spinning N us
+                    String us = variant.substring("journal-trickle-spin-".length());
+                    yield withValue("vigil.journal.spinMicros", us,
+                            () -> new JournalSide(dir, TRICKLE_RATE, 1_000_000, true, JournalWriter.DEFAULT_RING_SIZE));
+                }
                 if (variant.startsWith("journal-ring-")) { // another ring size, e.g. journal-ring-8192
-                    yield new JournalSide(dir, 0, Integer.parseInt(variant.substring("journal-ring-".length())));
+                    yield new JournalSide(dir, 0, 100_000, false, Integer.parseInt(variant.substring("journal-ring-".length())));
                 }
                 throw new IllegalArgumentException("unknown variant " + variant);
             }
@@ -330,11 +344,15 @@ public final class JournalBench {
      * writingDocument), {@code vigil.journal.batchNap} (the appender takes what it finds without a nap).
      */
     private static Side with(String offProperty, java.util.function.Supplier<Side> run) {
-        System.setProperty(offProperty, "false");
+        return withValue(offProperty, "false", run);
+    }
+
+    private static Side withValue(String property, String value, java.util.function.Supplier<Side> run) {
+        System.setProperty(property, value);
         try {
             return run.get();
         } finally {
-            System.clearProperty(offProperty);
+            System.clearProperty(property);
         }
     }
 
@@ -489,6 +507,11 @@ public final class JournalBench {
         /** Batches the appender took from its ring so far, or -1 (no ring). */
         long batches();
 
+        /** How many of a round's {@code events} this side writes (fewer when it is offered a rate). */
+        default int eventsPerRound(int events) {
+            return events;
+        }
+
         @Override
         void close();
     }
@@ -585,16 +608,22 @@ public final class JournalBench {
     private final class JournalSide implements Side {
         private final Path dir;
         private final long offeredRate;
+        /** How often a batch of the offered rate is appended. */
+        private final long intervalNanos;
+        /** Whether the producer parks between batches (a trickle) or spins (paced: for publish latency). */
+        private final boolean parks;
         private final JournalWriter w;
         private final Thread appender;
 
         JournalSide(Path dir, long offeredRate) {
-            this(dir, offeredRate, JournalWriter.DEFAULT_RING_SIZE);
+            this(dir, offeredRate, 100_000, false, JournalWriter.DEFAULT_RING_SIZE);
         }
 
-        JournalSide(Path dir, long offeredRate, int ringSize) {
+        JournalSide(Path dir, long offeredRate, long intervalNanos, boolean parks, int ringSize) {
             this.dir = dir;
             this.offeredRate = offeredRate;
+            this.intervalNanos = intervalNanos;
+            this.parks = parks;
             w = JournalWriter.open(dir, ringSize, JournalWriter.DEFAULT_PUBLISH_TIMEOUT);
             appender = appenderThread();
             w.append(sample[DISTINCT_EVENTS - 1]);
@@ -602,8 +631,13 @@ public final class JournalBench {
         }
 
         @Override
+        public int eventsPerRound(int events) {
+            // Offered a rate: half a second of it at most (its figures are latency and CPU per event, not the rate).
+            return offeredRate <= 0 ? events : (int) Math.min(events, offeredRate / 2);
+        }
+
+        @Override
         public void slice(int from, int count, Histogram h) {
-            long intervalNanos = 100_000;
             int perBatch = offeredRate <= 0 ? count : (int) Math.max(1, offeredRate * intervalNanos / 1_000_000_000L);
             long next = System.nanoTime();
             int i = from;
@@ -619,8 +653,12 @@ public final class JournalBench {
                     }
                 }
                 next += intervalNanos;
-                while (offeredRate > 0 && System.nanoTime() < next) {
-                    Thread.onSpinWait();
+                for (long now = System.nanoTime(); offeredRate > 0 && now < next; now = System.nanoTime()) {
+                    if (parks) {
+                        LockSupport.parkNanos(next - now);
+                    } else {
+                        Thread.onSpinWait();
+                    }
                 }
             }
             w.flush();
