@@ -170,10 +170,10 @@ public final class JournalBench {
                     variant, median(every, variant, Result::eventsPerSecond), p50[p50.length / 2], p99[p99.length / 2],
                     cpu, 1e9 / cpu);
         });
-        double rate = printRatio(all, "raw-bytes", "journal", Result::eventsPerSecond, "events/s", " (target <= 1.25)");
-        double cpu = printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 1.5)");
+        Ratio rate = printRatio(all, "raw-bytes", "journal", Result::eventsPerSecond, "events/s", " (target <= 1.25)");
+        Ratio cpu = printRatio(all, "journal", "raw-bytes", Result::writerCpu, "writer cpu/event", " (target <= 1.5)");
         // append encodes on the producer's thread: the whole path's CPU is both threads', against the raw loop's one.
-        double both = printRatio(all, "journal", "raw-bytes", JournalBench::bothThreadsCpu, "cpu/event of both threads",
+        Ratio both = printRatio(all, "journal", "raw-bytes", JournalBench::bothThreadsCpu, "cpu/event of both threads",
                 " (journal: producer + appender; raw: its one thread)");
         printRatio(all, "journal", "raw-bytes", Result::processCpu, "whole-process cpu/event", " (every thread of the JVM)");
         // Any other pair of the measured variants (the journal's ways turned off, the raw appender's other ways).
@@ -190,18 +190,18 @@ public final class JournalBench {
         if (measured.contains("journal")) {
             idleAppender(work.resolve("journal-idle"));
         }
-        if (!Double.isNaN(rate)) {
+        if (rate != null) {
             new BenchSummary("journal write path: events/s (" + String.format(Locale.ROOT, "%,d", events) + " events, median of "
                     + rounds + " rounds' ratios)", millions(median(all, "journal", Result::eventsPerSecond)) + " M/s",
                     "raw Chronicle appender writing the same bytes " + millions(median(all, "raw-bytes", Result::eventsPerSecond))
-                    + " M/s", BenchSummary.ratio(rate) + " raw/journal", "<= 1.25x", rate <= 1.25).print(out);
+                    + " M/s", rate.cell() + " raw/journal", "<= 1.25x", rate.median() <= 1.25).print(out);
             new BenchSummary("journal writer CPU per event", Math.round(median(all, "journal", Result::writerCpu)) + " ns",
                     "raw appender thread " + Math.round(median(all, "raw-bytes", Result::writerCpu)) + " ns",
-                    BenchSummary.ratio(cpu), "<= 1.5x", cpu <= 1.5).print(out);
+                    cpu.cell(), "<= 1.5x", cpu.median() <= 1.5).print(out);
             BenchSummary.reported("journal CPU per event, both threads (append's caller, which encodes, + appender)",
                     Math.round(median(all, "journal", JournalBench::bothThreadsCpu)) + " ns",
                     "raw appender thread (encoded before the run) " + Math.round(median(all, "raw-bytes", Result::writerCpu))
-                    + " ns", BenchSummary.ratio(both)).print(out);
+                    + " ns", both.cell()).print(out);
         }
     }
 
@@ -392,16 +392,24 @@ public final class JournalBench {
         return String.format(Locale.ROOT, "%.2f", perSecond / 1e6);
     }
 
+    /** The median of the rounds' ratios and their quartiles. */
+    record Ratio(double median, double low, double high) {
+        /** As the summary table shows it: the median, then the quartiles, so that the spread is seen beside it. */
+        String cell() {
+            return BenchSummary.ratio(median) + String.format(Locale.ROOT, " (quartiles %.2f-%.2f)", low, high);
+        }
+    }
+
     /**
-     * {@code metric(a) / metric(b)} per round (the two ran back to back, so they shared the
-     * machine's load of the moment), then the median.
+     * {@code metric(a) / metric(b)} per round (the two took turns through it, so they shared the
+     * machine's load of the moment), then the median and quartiles; null when one did not run.
      */
-    private double printRatio(java.util.Map<String, java.util.List<Result>> all, String a, String b,
+    private Ratio printRatio(java.util.Map<String, java.util.List<Result>> all, String a, String b,
             java.util.function.ToDoubleFunction<Result> metric, String what, String note) {
         java.util.List<Result> as = all.get(a);
         java.util.List<Result> bs = all.get(b);
         if (as == null || bs == null) {
-            return Double.NaN;
+            return null;
         }
         double[] ratios = new double[as.size()];
         StringBuilder rounds = new StringBuilder();
@@ -410,9 +418,10 @@ public final class JournalBench {
             rounds.append(String.format(Locale.ROOT, " %.2f", ratios[i]));
         }
         java.util.Arrays.sort(ratios);
+        Ratio r = new Ratio(ratios[ratios.length / 2], ratios[ratios.length / 4], ratios[(3 * ratios.length) / 4]);
         out.printf(Locale.ROOT, "%s %s / %s per round:%s; median %.2f (quartiles %.2f-%.2f)%s%n", what, a, b, rounds,
-                ratios[ratios.length / 2], ratios[ratios.length / 4], ratios[(3 * ratios.length) / 4], note);
-        return ratios[ratios.length / 2];
+                r.median(), r.low(), r.high(), note);
+        return r;
     }
 
     private static String loadAverage() {
