@@ -35,6 +35,7 @@ public enum EventType {
     CLOSE_ENDED_BY_ORCHESTRATOR_DEATH(34, CloseEndedByOrchestratorDeath.class),
     MAILBOX_RECOVERED(35, MailboxRecovered.class),
     POOL_KEPT(36, PoolKept.class),
+    CONTAINMENT_ESCAPED(37, ContainmentEscaped.class),
     // 40-49: the event-driven close engine and the run-time child supervision
     HEARTBEAT_SEEN(40, HeartbeatSeen.class),
     BUDGET_SPENT(41, BudgetSpent.class),

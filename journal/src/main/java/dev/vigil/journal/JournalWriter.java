@@ -113,7 +113,12 @@ public final class JournalWriter implements AutoCloseable {
         this.dirIdentity = identity(dir);
         this.publishTimeoutNanos = publishTimeout.toNanos();
         this.fullRingParkNanos = Math.min(500_000, Math.max(50_000, ringSize * 8L));
-        this.wait = new AppenderWait(APPENDER_SPIN_NANOS, APPENDER_MIN_BATCH,
+        // -Dvigil.journal.batchNap=false: no nap, the appender takes what it finds (for comparison, per journal opened).
+        int minBatch = "false".equals(System.getProperty("vigil.journal.batchNap")) ? 1 : APPENDER_MIN_BATCH;
+        // -Dvigil.journal.spinMicros=N: the appender spins N us instead (for comparison, per journal opened).
+        long spin = Long.getLong("vigil.journal.spinMicros", -1) < 0 ? APPENDER_SPIN_NANOS
+                : TimeUnit.MICROSECONDS.toNanos(Long.getLong("vigil.journal.spinMicros"));
+        this.wait = new AppenderWait(spin, minBatch,
                 new LiteTimeoutBlockingWaitStrategy(APPENDER_BLOCK_BOUND_MILLIS, TimeUnit.MILLISECONDS));
         this.bodies = new RingBodies(ringSize);
         this.handler = new AppendHandler(dir, queue, closeIndex, clock, bodies);

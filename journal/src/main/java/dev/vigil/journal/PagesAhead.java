@@ -47,9 +47,19 @@ final class PagesAhead implements AutoCloseable {
     private volatile boolean closed;
 
     PagesAhead() {
-        thread = new Thread(this::run, "vigil-journal-pages-" + THREAD_IDS.incrementAndGet());
+        thread = new Thread(this::run, threadName(Thread.currentThread().getName()));
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * vigil-journal-pages-N after the appender vigil-journal-appender-N that starts it, so that a profile, a thread dump
+     * or a bench with several journals open tells whose pages thread it is; a number of its own when started elsewhere.
+     */
+    static String threadName(String starter) {
+        String appender = "vigil-journal-appender-";
+        return "vigil-journal-pages-" + (starter.startsWith(appender) ? starter.substring(appender.length())
+                : Integer.toString(THREAD_IDS.incrementAndGet()));
     }
 
     /**

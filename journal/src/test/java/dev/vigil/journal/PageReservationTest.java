@@ -1,5 +1,6 @@
 package dev.vigil.journal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -58,6 +60,28 @@ class PageReservationTest {
             pages.close();
             chunk.release(owner);
             mapped.releaseLast();
+        }
+    }
+
+    /**
+     * A journal's pages thread is named after its appender (JournalBench counts it as that journal's writer CPU, and a
+     * thread dump tells whose it is).
+     */
+    @Test
+    void aJournalsPagesThreadIsNamedAfterItsAppender(@TempDir Path dir) {
+        try (JournalWriter w = JournalWriter.open(dir)) {
+            // past the first two chunks, which the appender reserves itself: the pages thread starts with the third
+            for (int i = 0; i < 4 * PageReservation.CHUNK / 64; i++) {
+                w.append(new MailboxTransition(i, 4242, "pool-1", 0, "workers", i % 16, i, 1, 2, "child", 5000));
+            }
+            w.flush();
+            String appender = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                    .filter(n -> n.startsWith("vigil-journal-appender-")).max(java.util.Comparator.comparingInt(
+                            n -> Integer.parseInt(n.substring("vigil-journal-appender-".length())))).orElseThrow();
+            String number = appender.substring("vigil-journal-appender-".length());
+            assertEquals(1, Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("vigil-journal-pages-" + number)).count(),
+                    "no pages thread named after " + appender);
         }
     }
 }

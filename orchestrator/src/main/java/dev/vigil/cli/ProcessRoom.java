@@ -7,8 +7,8 @@ import java.util.Locale;
 
 /**
  * How many more processes this system can take, from its own limits: {@code kernel.pid_max},
- * {@code kernel.threads-max}, the soft {@code RLIMIT_NPROC} (less the tasks that exist now, from
- * {@code /proc/loadavg}), and the memory available ({@code MemAvailable}). A spec asking for more
+ * {@code kernel.threads-max} (less the tasks that exist now, from {@code /proc/loadavg}), the soft
+ * {@code RLIMIT_NPROC} (less this user's tasks; not for root), and the memory available ({@code MemAvailable}). A spec asking for more
  * children than this is refused before anything is spawned.
  *
  * @param tasks        tasks (processes and threads) more that the limits allow
@@ -28,12 +28,67 @@ public record ProcessRoom(long tasks, long memoryBytes, String limits) {
         long threadsMax = number(Path.of("/proc/sys/kernel/threads-max"), Long.MAX_VALUE);
         long nproc = nprocSoftLimit();
         long inUse = tasksInUse();
-        long cap = Math.min(pidMax, Math.min(threadsMax, nproc));
+        long uid = realUid();
+        long[] userTasks = {-1};
+        long room = tasksRoom(pidMax, threadsMax, nproc, inUse, uid, () -> userTasks[0] = userTasks(uid));
         long memory = memAvailable();
-        String limits = String.format(Locale.ROOT, "pid_max=%d threads-max=%d max user processes=%s, %d tasks in use,"
-                + " %d MiB available", pidMax, threadsMax, nproc == Long.MAX_VALUE ? "unlimited" : Long.toString(nproc), inUse,
-                memory >> 20);
-        return new ProcessRoom(Math.max(0, cap - inUse), memory, limits);
+        String limits = String.format(Locale.ROOT, "pid_max=%d threads-max=%d max user processes=%s%s, %d tasks in use%s,"
+                + " %d MiB available", pidMax, threadsMax, nproc == Long.MAX_VALUE ? "unlimited" : Long.toString(nproc),
+                uid == 0 ? " (not binding for root)" : "", inUse,
+                userTasks[0] < 0 ? "" : " (" + userTasks[0] + " of them this user's)", memory >> 20);
+        return new ProcessRoom(room, memory, limits);
+    }
+
+    /**
+     * Tasks more the system takes: {@code min(pid_max, threads-max)} less every task, and RLIMIT_NPROC less this real
+     * user's tasks (what fork counts it against; root is not held to it). The user's tasks are counted (a scan of
+     * /proc) only when that limit is the one that binds. Before, RLIMIT_NPROC was set against every task of the
+     * system: 'nobody' under {@code ulimit -u 400}, with ~30 tasks of its own among 343, was refused 150 children
+     * ("room for 57 more tasks"), and root under a low ulimit was refused a start fork would have allowed.
+     */
+    static long tasksRoom(long pidMax, long threadsMax, long nproc, long inUse, long realUid,
+            java.util.function.LongSupplier userTasks) {
+        long system = Math.max(0, Math.min(pidMax, threadsMax) - inUse);
+        if (nproc == Long.MAX_VALUE || realUid == 0 || nproc - inUse >= system) {
+            return system;
+        }
+        return Math.max(0, Math.min(system, nproc - userTasks.getAsLong()));
+    }
+
+    /** The real uid of this process (/proc/self/status), -1 when unknown. */
+    private static long realUid() {
+        return statusField(Path.of("/proc/self/status"), "Uid:");
+    }
+
+    /** Tasks (threads) of processes whose real uid is {@code uid}: what RLIMIT_NPROC counts. */
+    private static long userTasks(long uid) {
+        long n = 0;
+        try (java.nio.file.DirectoryStream<Path> proc = Files.newDirectoryStream(Path.of("/proc"),
+                p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (Path p : proc) {
+                Path status = p.resolve("status");
+                if (statusField(status, "Uid:") == uid) {
+                    n += Math.max(1, statusField(status, "Threads:"));
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return n;
+    }
+
+    /** The first number of line {@code key} in a /proc status file; -1 when absent or gone. */
+    private static long statusField(Path status, String key) {
+        try {
+            for (String line : Files.readAllLines(status)) {
+                if (line.startsWith(key)) {
+                    return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /** Null when {@code nativeChildren} plain/C children and {@code javaChildren} JVMs fit; else why not. */

@@ -82,11 +82,15 @@ public final class SpecReader {
      * A parser's message as one line in the spec's terms: Jackson's "[Source: ...; line: L, column: C]" becomes
      * "line L, column C"; SnakeYAML's "in 'reader', line L" lines and its caret drawing go (the problem's own
      * place already says where), and what is left is joined with "; ". Jackson's duplicate-key refusal, which names
-     * its own classes, becomes "field 'X' is written twice".
+     * its own classes, becomes "field 'X' is written twice"; its nesting limit, which names its own method, "nested N
+     * levels deep".
      */
     static String parserMessage(String message) {
         String located = message.replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
-                .replaceAll("(?s)^Duplicate field '(.*?)' for `ObjectNode`.*", "field '$1' is written twice (only one may be)");
+                .replaceAll("(?s)^Duplicate field '(.*?)' for `ObjectNode`.*", "field '$1' is written twice (only one may be)")
+                // its nesting limit names its own method ("(1000, from `StreamReadConstraints.getMaxNestingDepth()`)")
+                .replaceAll("(?s)^Document nesting depth \\((\\d+)\\) exceeds the maximum allowed \\((\\d+),.*",
+                        "nested $1 levels deep, more than the $2 a spec may be");
         return java.util.Arrays.stream(located.split("\\R"))
                 .map(String::strip)
                 .filter(l -> !l.isEmpty() && !l.startsWith("in 'reader'") && !l.chars().allMatch(ch -> ch == '^'))
@@ -410,9 +414,20 @@ public final class SpecReader {
             }
         }
         for (Map.Entry<String, String> e : env.entrySet()) {
-            String why = e.getKey().startsWith("VIGIL_DEMO_") ? DemoBehaviour.whyNotSetting(e.getKey(), e.getValue()) : null;
+            String why = ChildSpec.whyNotEnvironmentVariable(e.getKey(), e.getValue());
+            why = why != null || !e.getKey().startsWith("VIGIL_DEMO_") ? why
+                    : DemoBehaviour.whyNotSetting(e.getKey(), e.getValue());
             if (why != null) {
-                problem(o.path("env") + "." + e.getKey(), why);
+                problem(o.path("env") + "." + dev.vigil.journal.JournalException.printable(e.getKey()), why);
+            }
+        }
+        for (String field : new String[] {"command", "classPath", "jvmOptions"}) {
+            List<String> strings = field.equals("command") ? command : field.equals("classPath") ? classPath : jvmOptions;
+            for (int i = 0; strings != null && i < strings.size(); i++) {
+                String why = ChildSpec.whyNotExecString(strings.get(i));
+                if (why != null) {
+                    problem(o.path(field) + "[" + i + "]", why);
+                }
             }
         }
         int signal = stopSignal == null ? -1 : SignalNames.number(stopSignal);

@@ -1,23 +1,24 @@
 package dev.vigil.close;
 
 import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import com.lmax.disruptor.AlertException;
-import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.LiteTimeoutBlockingWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.SequenceBarrier;
 import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.WaitStrategy;
-import com.lmax.disruptor.dsl.Disruptor;
-import com.lmax.disruptor.dsl.ProducerType;
 
 import dev.vigil.close.decision.CloseReport;
+import dev.vigil.journal.JournalException;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.mailbox.internal.Futex;
 import dev.vigil.spawn.ExitWatch;
@@ -46,6 +47,18 @@ import dev.vigil.spawn.Reaper;
  * queues it behind the current one). Without one (tests), exits come from the reaper thread through the ring.
  *
  * Threads: exactly one (daemon {@code vigil-close-engine-N}), whatever the number of pools and closes.
+ *
+ * <p>Faults. The thread's loop is the engine's own ({@link #run}), not Disruptor's BatchEventProcessor, whose
+ * catch-all hands any Throwable to an exception handler that either ends the thread (the default: every close then
+ * waited forever) or skips the input at the next sequence, handled or not, published or not. Here a Throwable raised
+ * anywhere on the thread (in a step, in the ring's wait, between two inputs: the JVM raises the memory fault of a cut
+ * mapped file at a later instruction) is caught by the loop: a memory fault's file is restored, and the input being
+ * handled is tried again (each input's step reads the close's state afresh, a request already taken is not taken
+ * twice), at most {@link #TRIES_PER_INPUT} times; then it is dropped, failing the close it requested. After
+ * {@link #FAULTS_BEFORE_GIVING_UP} faults in a row the engine gives up: its closes are aborted (CloseAborted), every
+ * close pending on it fails at once naming its pool ({@link CloseEngineFailedException}: the pool then kills and reaps
+ * its children itself), and later requests fail at once too. A caller waits in slices and checks the thread is alive
+ * ({@link #checkAlive}), so no close waits on a thread that is gone.
  */
 public final class CloseEngine implements AutoCloseable {
     /** How often acks and heartbeats are sampled, and deadlines checked, while closes run. */
@@ -75,6 +88,10 @@ public final class CloseEngine implements AutoCloseable {
     static final int IDLE_WORK_DELAY_MILLIS = 1;
     private static final long IDLE_WORK_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(IDLE_WORK_DELAY_MILLIS);
     private static final int RING_SIZE = 1024;
+    /** Tries of one input whose handling faults; then it is dropped (a request fails its close). */
+    static final int TRIES_PER_INPUT = 3;
+    /** Faults in a row, with no turn of the loop completed between them, after which the engine gives up. */
+    static final int FAULTS_BEFORE_GIVING_UP = 40;
     private static final long PID_BITS = ProcessHandle.current().pid() << 32;
     private static final AtomicLong CLOSE_COUNTER = new AtomicLong();
     private static final AtomicInteger ENGINE_IDS = new AtomicInteger();
@@ -106,8 +123,24 @@ public final class CloseEngine implements AutoCloseable {
     private final CloseJournal journal;
     /** The exits this thread waits for itself; null without a reaper to hand them over through. */
     private final ExitWatch exits;
-    private final Disruptor<Slot> disruptor;
     private final RingBuffer<Slot> ring;
+    private final SequenceBarrier barrier;
+    /** The last input handled (the ring's gating sequence: publishers wait on it when the ring is full). */
+    private final Sequence consumed = new Sequence(RingBuffer.INITIAL_CURSOR_VALUE);
+    private final Processor processor = new Processor();
+    /** Closes submitted and not completed: failed at once if the engine gives up. */
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    /** Engine thread only: the next input to handle, how often it faulted, faults in a row, look again after one. */
+    private long next;
+    private int triesOfNext;
+    private int faultsInARow;
+    private boolean lookAgain;
+    private Throwable lastFault;
+    /** Why the engine gave up (its thread ended while not closed); null while it runs. */
+    private volatile String failure;
+    private volatile boolean halted;
+    /** Test hook: runs on the engine thread at the top of each turn of its loop (between inputs). */
+    private volatile Runnable betweenInputs;
     /** Inputs the engine thread causes itself (an exit completed inline by a signal): handled after the current one. */
     private final ArrayDeque<Runnable> local = new ArrayDeque<>();
     /** Work no close waits for (the map removes of released mailboxes): run on this thread once no close runs. */
@@ -156,14 +189,19 @@ public final class CloseEngine implements AutoCloseable {
         }
         this.exits = watch;
         int id = ENGINE_IDS.incrementAndGet();
-        this.disruptor = new Disruptor<>(Slot::new, RING_SIZE, r -> {
-            Thread t = new Thread(r, "vigil-close-engine-" + id);
-            t.setDaemon(true);
-            return t;
-        }, ProducerType.MULTI, exits == null ? new LiteTimeoutBlockingWaitStrategy(TICK_NANOS, TimeUnit.NANOSECONDS)
-                : new ExitAwareWait());
-        disruptor.handleEventsWith(new Processor());
-        this.ring = disruptor.start();
+        this.ring = RingBuffer.createMultiProducer(Slot::new, RING_SIZE, exits == null
+                ? new LiteTimeoutBlockingWaitStrategy(TICK_NANOS, TimeUnit.NANOSECONDS) : new ExitAwareWait());
+        this.barrier = ring.newBarrier();
+        ring.addGatingSequences(consumed);
+        this.next = consumed.get() + 1;
+        Thread t = new Thread(this::run, "vigil-close-engine-" + id);
+        t.setDaemon(true);
+        this.thread = t;
+        t.start();
+    }
+
+    /** A close submitted and not completed yet. */
+    private record Pending(String poolId, CompletableFuture<CloseReport> result) {
     }
 
     /** A close id unique across processes sharing a journal: (orchestrator pid << 32) | per-process counter. */
@@ -200,12 +238,36 @@ public final class CloseEngine implements AutoCloseable {
         }
         CompletableFuture<CloseReport> result = new CompletableFuture<>();
         long requested = MonotonicClock.nanos();
+        pending.put(closeId, new Pending(target.poolId(), result));
+        result.whenComplete((r, e) -> pending.remove(closeId));
         publish(Kind.REQUESTED, closeId, s -> {
             s.target = target;
             s.result = result;
             s.requestedNanos = requested;
         });
+        if (failure != null) {
+            failPending(); // it gave up meanwhile: this close too fails at once
+        }
         return result;
+    }
+
+    /**
+     * Null while the engine's thread runs; else why it ended, and every close pending on it has failed
+     * ({@link CloseEngineFailedException}). A caller waiting for a close calls it now and then: a thread that ended
+     * without failing its closes (it cannot, short of the JVM's own failure) is noticed here, and they fail now.
+     */
+    public String checkAlive() {
+        Thread t = thread;
+        if (failure == null && !halted && !t.isAlive()) {
+            // its actions happen-before isAlive() answered false: the machine is this thread's to abort now
+            gaveUp("its thread ended without a word");
+        }
+        return failure;
+    }
+
+    /** Test hook: {@code r} runs on the engine thread at the top of each turn of its loop, between inputs. */
+    void betweenInputs(Runnable r) {
+        betweenInputs = r;
     }
 
     /**
@@ -234,6 +296,9 @@ public final class CloseEngine implements AutoCloseable {
     }
 
     private void publish(Kind kind, long closeId, java.util.function.Consumer<Slot> fill) {
+        if (failure != null) {
+            return; // nobody consumes the ring any more: a full ring would hold the publisher (the reaper) forever
+        }
         long seq = ring.next();
         try {
             Slot s = ring.get(seq);
@@ -312,33 +377,174 @@ public final class CloseEngine implements AutoCloseable {
         }
     }
 
-    private final class Processor implements EventHandler<Slot> {
-        @Override
-        public void onStart() {
-            thread = Thread.currentThread();
+    /**
+     * The engine thread: turns of its loop until the engine is closed, each Throwable raised on it handled by
+     * {@link #survive}, none ending the thread but a storm of them ({@link #FAULTS_BEFORE_GIVING_UP}).
+     */
+    private void run() {
+        String gaveUp = null;
+        try {
+            processor.onStart();
+            while (true) {
+                try {
+                    if (!turn()) {
+                        return;
+                    }
+                    faultsInARow = 0;
+                } catch (Throwable t) { // anything at all, between inputs too: see the class comment
+                    if (!survive(t)) {
+                        gaveUp = FAULTS_BEFORE_GIVING_UP + " faults in a row, the last: " + JournalException.plain(t);
+                        return;
+                    }
+                }
+            }
+        } catch (Throwable t) { // raised while handling one: the thread ends, its closes fail below
+            gaveUp = "a fault while handling a fault: " + JournalException.plain(t);
+        } finally {
+            if (!halted) {
+                gaveUp(gaveUp == null ? "its thread ended" : gaveUp);
+            }
+        }
+    }
+
+    /**
+     * One turn: waits for inputs (bounded while closes run: the wait times out for the tick) and handles them. The
+     * sequence moves past an input only once its handling returned; an input whose handling faulted is handled again.
+     * False once the engine is halted.
+     */
+    private boolean turn() throws AlertException {
+        Runnable hook = betweenInputs;
+        if (hook != null) {
+            hook.run();
+        }
+        if (lookAgain) {
+            lookAgain = false;
+            processor.onTimeout(next - 1); // after a fault: exits collected, tick, held journal wake-ups released
+        }
+        long available;
+        try {
+            available = barrier.waitFor(next);
+        } catch (TimeoutException e) {
+            processor.onTimeout(next - 1);
+            return true;
+        } catch (AlertException e) {
+            return !halted;
+        } catch (InterruptedException e) {
+            return true; // nobody interrupts this thread; the wait goes on
+        }
+        while (next <= available) {
+            Slot s = ring.get(next);
+            if (++triesOfNext > TRIES_PER_INPUT) {
+                drop(s);
+            } else {
+                processor.onEvent(s, next, next == available);
+            }
+            s.clear();
+            triesOfNext = 0;
+            consumed.set(next);
+            next++;
+        }
+        return true;
+    }
+
+    /**
+     * After {@code t} was raised on the engine thread: restores a cut mapped file (a memory fault), and the next turn
+     * looks again (the input it was handling, if any, is handled again). False when the engine gives up.
+     */
+    private boolean survive(Throwable t) {
+        lastFault = t;
+        faultsInARow++;
+        lookAgain = true;
+        if (JournalException.isMemoryFault(t)) {
+            try {
+                machine.repairMappedFiles();
+            } catch (RuntimeException | Error again) {
+                // the next turn faults again if it is still cut; a storm of those ends the engine
+            }
+        } else if (faultsInARow == 1) {
+            System.err.println("vigil: close engine " + Thread.currentThread().getName() + " went on after: "
+                    + JournalException.plain(t));
+        }
+        if (faultsInARow >= FAULTS_BEFORE_GIVING_UP) {
+            return false;
+        }
+        if (faultsInARow > 1) {
+            LockSupport.parkNanos(Math.min(faultsInARow, 10) * TimeUnit.MILLISECONDS.toNanos(1)); // no busy storm
+        }
+        return true;
+    }
+
+    /** An input that faulted {@link #TRIES_PER_INPUT} times: a request not taken yet fails its close; others go. */
+    private void drop(Slot s) {
+        if (s.kind == Kind.REQUESTED && s.result != null && !s.result.isDone() && !machine.has(s.closeId)) {
+            s.result.completeExceptionally(new CloseEngineFailedException(s.target.poolId(), s.closeId,
+                    "the close engine faulted " + TRIES_PER_INPUT + " times on its request, the last: "
+                            + JournalException.plain(lastFault)));
+        }
+    }
+
+    /**
+     * The engine ends ({@code why}): its closes are aborted (journaled), every close pending fails at once, exits
+     * watched here go back to the reaper. On the engine thread as it ends, or on a caller's once it is gone.
+     */
+    private synchronized void gaveUp(String why) {
+        if (failure != null) {
+            return;
+        }
+        String name = thread.getName();
+        failure = name + " ended: " + why;
+        System.err.println("vigil: close engine " + failure);
+        try {
+            machine.abortAll("close engine " + failure);
+        } catch (RuntimeException | Error e) {
+            // the journal may be what broke: the closes still fail below
+        }
+        failPending();
+        try {
+            journal.hurry();
+        } catch (RuntimeException | Error e) {
+            // named by its gap, as ever
+        }
+        if (exits != null) {
+            try {
+                exits.close(); // the reaper collects those exits from now
+            } catch (RuntimeException | Error e) {
+                // its descriptors stay open; the reaper's own scan still collects every child
+            }
+        }
+    }
+
+    /** Fails every close pending on this engine (it gave up). */
+    private void failPending() {
+        for (Map.Entry<Long, Pending> e : pending.entrySet()) {
+            Pending p = e.getValue();
+            p.result().completeExceptionally(new CloseEngineFailedException(p.poolId(), e.getKey(), "close engine "
+                    + failure));
+        }
+    }
+
+    private final class Processor {
+        void onStart() {
             if (exits != null) {
                 journal.holdWakes(); // released within HOLD_NANOS: the wait below is bounded by it
             }
         }
 
-        @Override
-        public void onEvent(Slot s, long sequence, boolean endOfBatch) {
-            try {
-                switch (s.kind) {
-                    case REQUESTED -> {
-                        idleWorkDue = true;
+        void onEvent(Slot s, long sequence, boolean endOfBatch) {
+            switch (s.kind) {
+                case REQUESTED -> {
+                    idleWorkDue = true;
+                    if (!s.result.isDone() && !machine.has(s.closeId)) { // not taken already (a try before faulted)
                         machine.closeRequested(s.target, s.closeId, s.result, s.requestedNanos);
                     }
-                    case EXITED -> machine.childExited(s.run, s.track, s.exit);
-                    case JOINED -> machine.childJoined(s.closeId);
-                    case SETTLED -> machine.settled(s.closeId);
-                    case ESCALATE_NOW -> machine.escalateNow(s.closeId, s.origin);
-                    case ESCALATE_ALL -> machine.escalateAll(s.origin);
-                    case EVIDENCE -> machine.evidenceCaptured(s.closeId);
-                    default -> throw new IllegalStateException("unknown close input kind=" + s.kind);
                 }
-            } finally {
-                s.clear();
+                case EXITED -> machine.childExited(s.run, s.track, s.exit);
+                case JOINED -> machine.childJoined(s.closeId);
+                case SETTLED -> machine.settled(s.closeId);
+                case ESCALATE_NOW -> machine.escalateNow(s.closeId, s.origin);
+                case ESCALATE_ALL -> machine.escalateAll(s.origin);
+                case EVIDENCE -> machine.evidenceCaptured(s.closeId);
+                default -> throw new IllegalStateException("unknown close input kind=" + s.kind);
             }
             runLocal();
             if (endOfBatch) {
@@ -365,8 +571,7 @@ public final class CloseEngine implements AutoCloseable {
             }
         }
 
-        @Override
-        public void onTimeout(long sequence) {
+        void onTimeout(long sequence) {
             if (exits != null) {
                 collectExits(); // what the wait found ready: handled as one batch
                 machine.endOfBatch();
@@ -434,15 +639,6 @@ public final class CloseEngine implements AutoCloseable {
                             throw TimeoutException.INSTANCE; // exits to collect, or the tick is due
                         }
                     }
-                } catch (InternalError e) {
-                    // A memory fault of a step that already returned (a map file cut mid-close) is raised by the JVM at a
-                    // later instruction: often here, where the thread idles. Before, it ended the engine's thread and
-                    // every close waited forever. Repaired, the tick looks again; no input is skipped.
-                    if (!dev.vigil.journal.JournalException.isMemoryFault(e)) {
-                        throw e;
-                    }
-                    machine.repairMappedFiles();
-                    throw TimeoutException.INSTANCE;
                 } finally {
                     sleeping = false;
                 }
@@ -487,11 +683,14 @@ public final class CloseEngine implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            disruptor.shutdown(30, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            disruptor.halt();
+        // the inputs already published are handled first (bounded), then the thread is told to stop
+        long deadline = MonotonicClock.nanos() + TimeUnit.SECONDS.toNanos(30);
+        while (failure == null && thread.isAlive() && consumed.get() < ring.getCursor()
+                && MonotonicClock.nanos() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
+        halted = true;
+        barrier.alert();
         journal.hurry(); // anything the engine thread still held
         if (exits == null) {
             return;

@@ -34,6 +34,7 @@ import dev.vigil.journal.ChildReaped;
 import dev.vigil.journal.CloseCompleted;
 import dev.vigil.journal.CloseStarted;
 import dev.vigil.journal.CommandIssued;
+import dev.vigil.journal.ContainmentEscaped;
 import dev.vigil.journal.ContainmentKilled;
 import dev.vigil.journal.EscalateNowRequested;
 import dev.vigil.journal.EscalationSent;
@@ -174,6 +175,18 @@ final class CloseMachine {
 
     boolean idle() {
         return runs.isEmpty();
+    }
+
+    /** True while close {@code closeId} runs here. */
+    boolean has(long closeId) {
+        return runs.containsKey(closeId);
+    }
+
+    /** Aborts every close in progress ({@code reason}: the engine gave up), as a failure inside each would. */
+    void abortAll(String reason) {
+        for (Run run : new ArrayList<>(runs.values())) {
+            abort(run, reason, new CloseEngineFailedException(run.poolId(), run.closeId, reason));
+        }
     }
 
     /** When the last close ended ({@link #idle} since then, if it is), on the machine's clock; 0 before any did. */
@@ -350,6 +363,7 @@ final class CloseMachine {
         journal.append(new CloseStarted(now, pid(), run.poolId(), run.closeId, children.size(), s.window().toNanos(),
                 s.hardCap().toNanos(), s.fixedBudget().toNanos(), s.escalation().label(), runs.size()));
         journal.append(new AdmissionFenced(now, pid(), run.poolId(), run.closeId, inFlight));
+        endEscapes(run, children);
         run.budget = s.newBudget(now);
         // Every child is told in one tight loop (CAS and doorbell, nothing else: its track is made first, the
         // deliveries are journaled after), so the last child of a large pool hears of the close as soon as the first.
@@ -374,6 +388,39 @@ final class CloseMachine {
         }
         run.stamp(Stamp.PUBLISHED, clock);
         advance(run, now);
+    }
+
+    /**
+     * The children that left the pool's cgroup (a root child writing its pid into another cgroup.procs: the
+     * container's kill no longer reaches it or what it forks there) are found before any is told, while they still
+     * run: each was stopped with what is still below it by parentage ({@link PoolContainment#escapes}), and is now
+     * journaled (ContainmentEscaped) and SIGKILLed, the child through its pidfd, whatever the policy (outside the
+     * container, nothing would end it later: not the container's kill, not {@code vigil reap}). Its reap follows as
+     * for any child; the close fails. One read of cgroup.procs per close when none left.
+     */
+    private void endEscapes(Run run, List<? extends ClosingChild> children) {
+        PoolContainment container = run.target.containment();
+        if (container == null) {
+            return;
+        }
+        Map<Integer, ClosingChild> live = new LinkedHashMap<>();
+        for (ClosingChild c : children) {
+            if (!c.exit().isDone()) {
+                live.put(c.pid(), c);
+            }
+        }
+        for (dev.vigil.contain.Escape e : container.escapes(live.keySet())) {
+            ClosingChild c = live.get(e.pid());
+            String descendants = e.descendants().stream().map(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining(","));
+            journal.append(new ContainmentEscaped(clock.getAsLong(), pid(), run.poolId(), run.closeId, c.group(),
+                    c.index(), c.pid(), e.cgroup(), descendants));
+            for (int d : e.descendants()) {
+                Linux.calls().kill(d, EscalationStep.SIGKILL); // stopped: it cannot have forked since
+            }
+            c.signal(EscalationStep.SIGKILL);
+            run.escapes.add(new CloseReport.Escape(c.group(), c.index(), c.pid(), e.cgroup(), descendants));
+        }
     }
 
     private void broadcast(Run run, ClosingChild c, long now) {
@@ -934,8 +981,9 @@ final class CloseMachine {
         for (ContainedProcess s : run.strays) {
             strays.add(new CloseReport.Stray(s.pid(), s.parentPid(), s.command(), run.straysEnded));
         }
-        CloseReport report = new CloseReport(run.poolId(), run.closeId, CloseReport.outcomeOf(children, strays),
-                end - run.startNanos, children, strays, run.kills);
+        CloseReport report = new CloseReport(run.poolId(), run.closeId,
+                CloseReport.outcomeOf(children, strays, run.escapes), end - run.startNanos, children, strays, run.kills,
+                run.escapes, null);
         journal.append(new CloseCompleted(end, pid(), run.poolId(), run.closeId, report.outcome().name(), reaped,
                 children.size() - reaped, report.durationNanos(), report.toJson()));
         journal.hurry(); // the caller flushes the journal before it returns: the appender starts now
@@ -1022,22 +1070,33 @@ final class CloseMachine {
                     return;
                 }
                 String reason = repaired != null ? repaired : JournalException.plain(e);
-                finish(run);
-                try {
-                    journal.append(new CloseAborted(clock.getAsLong(), pid(), run.poolId(), run.closeId, reason,
-                            run.unreaped()));
-                } catch (RuntimeException journalBroken) {
-                    // a broken journal is named by its gap (JournalWriter); the caller still gets the failure below
-                }
-                try {
-                    run.target.closeAborted();
-                } catch (RuntimeException alsoBroken) {
-                    e.addSuppressed(alsoBroken);
-                }
-                run.result.completeExceptionally(new IllegalStateException("pool=" + run.poolId() + " closeId="
-                        + run.closeId + " close failed: " + reason, e));
+                abort(run, reason, new IllegalStateException("pool=" + run.poolId() + " closeId=" + run.closeId
+                        + " close failed: " + reason, e));
             }
         }
+    }
+
+    /**
+     * Ends {@code run} as failed: CloseAborted journaled with {@code reason} (the replay ends the close there), its
+     * pool told, its future failed with {@code failed} (naming the pool, the close and the reason).
+     */
+    private void abort(Run run, String reason, RuntimeException failed) {
+        if (run.phase == Phase.DONE) {
+            return;
+        }
+        finish(run);
+        try {
+            journal.append(new CloseAborted(clock.getAsLong(), pid(), run.poolId(), run.closeId, reason,
+                    run.unreaped()));
+        } catch (RuntimeException journalBroken) {
+            // a broken journal is named by its gap (JournalWriter); the caller still gets the failure below
+        }
+        try {
+            run.target.closeAborted();
+        } catch (RuntimeException alsoBroken) {
+            failed.addSuppressed(alsoBroken);
+        }
+        run.result.completeExceptionally(failed);
     }
 
     private int pid() {
@@ -1074,6 +1133,8 @@ final class CloseMachine {
         /** A container kill whose emptiness is not settled yet; null when none. */
         PendingKill pendingKill;
         final List<CloseReport.Kill> kills = new ArrayList<>();
+        /** Children found outside the container at the start, killed. */
+        final List<CloseReport.Escape> escapes = new ArrayList<>();
         boolean swept;
         long straysSeenNanos;
         long strayTermDeadline;

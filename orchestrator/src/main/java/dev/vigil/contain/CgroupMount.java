@@ -37,16 +37,8 @@ public final class CgroupMount {
 
     /** This process's cgroup v2 path relative to the mount ("/" at the root), from the {@code 0::} line. */
     public static String ownCgroup() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"), StandardCharsets.UTF_8)) {
-                if (line.startsWith("0::")) {
-                    return line.substring(3);
-                }
-            }
-        } catch (IOException e) {
-            return "/";
-        }
-        return "/";
+        String own = ProcFiles.cgroupIn(Path.of("/proc/self/cgroup"));
+        return own == null ? "/" : own;
     }
 
     /** mountinfo escapes space, tab, newline and backslash as octal. */

@@ -16,6 +16,8 @@ import dev.vigil.spawn.internal.Linux;
 /** A pool's cgroup (v2) directory: membership from cgroup.procs, emptiness from cgroup.events, cgroup.kill to end it. */
 final class CgroupPool implements PoolContainment {
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** SIGSTOP (19 on every Linux architecture): cannot be caught; a stopped process does not fork. */
+    private static final int SIGSTOP = 19;
 
     private final Path dir;
 
@@ -86,6 +88,71 @@ final class CgroupPool implements PoolContainment {
             out.add(pid);
         }
         return out;
+    }
+
+    /**
+     * One read of cgroup.procs; a live pid not in it (a zombie is not listed: its state is checked) has its own
+     * /proc/PID/cgroup read, and is an escape when that is neither this cgroup nor below it (a sub-cgroup it made is
+     * still inside, and cgroup.kill still covers it).
+     */
+    @Override
+    public List<Escape> escapes(java.util.Collection<Integer> live) {
+        java.util.Set<Integer> here = new java.util.HashSet<>(pids(dir));
+        List<Escape> out = new ArrayList<>();
+        Path mount = null;
+        for (int pid : live) {
+            if (here.contains(pid)) {
+                continue;
+            }
+            String now = ProcFiles.cgroup(pid);
+            if (now == null || ProcFiles.state(pid) == 'Z') {
+                continue; // gone, or dead and not reaped yet (the kernel took it out of its cgroup)
+            }
+            mount = mount != null ? mount : CgroupMount.find();
+            Path nowDir = mount == null ? null : mount.resolve(now.replaceFirst("^/+", ""));
+            if (nowDir != null && nowDir.startsWith(dir)) {
+                continue;
+            }
+            out.add(new Escape(pid, nowDir == null ? now : nowDir.toString(), stopWithDescendants(pid)));
+        }
+        return out;
+    }
+
+    /**
+     * SIGSTOPs {@code pid}, then every process below it by parentage, scan after scan of /proc until one finds none
+     * new (a fork racing a stop shows up in the next scan; stopped, nothing forks again), at most 16 scans. Returns the
+     * descendants stopped.
+     */
+    static List<Integer> stopWithDescendants(int pid) {
+        Linux.calls().kill(pid, SIGSTOP);
+        java.util.Set<Integer> stopped = new java.util.LinkedHashSet<>();
+        for (int scan = 0; scan < 16; scan++) {
+            java.util.Map<Integer, Integer> parents = ProcFiles.parents();
+            boolean found = false;
+            for (int p : parents.keySet()) {
+                if (!stopped.contains(p) && below(p, pid, parents)) {
+                    Linux.calls().kill(p, SIGSTOP);
+                    stopped.add(p);
+                    found = true;
+                }
+            }
+            if (!found) {
+                break;
+            }
+        }
+        return new ArrayList<>(stopped);
+    }
+
+    /** True when an ancestor of {@code p} (64 generations at most) is {@code root}. */
+    private static boolean below(int p, int root, java.util.Map<Integer, Integer> parents) {
+        Integer up = parents.get(p);
+        for (int depth = 0; depth < 64 && up != null && up > 1; depth++) {
+            if (up == root) {
+                return true;
+            }
+            up = parents.get(up);
+        }
+        return false;
     }
 
     @Override

@@ -31,6 +31,15 @@ public interface PoolContainment {
         return null;
     }
 
+    /**
+     * Of {@code live} (the pool's direct children not yet reaped), those found outside the container, each stopped
+     * (SIGSTOP) with every process still below it by parentage, for the caller to kill; empty when none left. Only a
+     * cgroup can be left this way (by a write to another cgroup's {@code cgroup.procs}): the fallback has none.
+     */
+    default List<Escape> escapes(java.util.Collection<Integer> live) {
+        return List.of();
+    }
+
     /** Sends {@code signal} to every process in the container, one by one (a fork racing it may escape one signal). */
     void signalEach(int signal);
 

@@ -59,6 +59,55 @@ final class ProcFiles {
         }
     }
 
+    /** The cgroup v2 path of {@code pid} relative to the mount (the {@code 0::} line of /proc/PID/cgroup); null when gone. */
+    static String cgroup(int pid) {
+        return cgroupIn(PROC.resolve(Integer.toString(pid)).resolve("cgroup"));
+    }
+
+    /** The {@code 0::} line's path in {@code file} (a /proc/PID/cgroup); null when unreadable or absent. */
+    static String cgroupIn(Path file) {
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (line.startsWith("0::")) {
+                    return line.substring(3);
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Every process's parent pid now (one scan of /proc): pid to parent pid; a process gone meanwhile is left out. */
+    static java.util.Map<Integer, Integer> parents() {
+        java.util.Map<Integer, Integer> out = new java.util.HashMap<>();
+        try (java.nio.file.DirectoryStream<Path> proc = Files.newDirectoryStream(PROC,
+                p -> isPid(p.getFileName().toString()))) {
+            for (Path p : proc) {
+                int pid = Integer.parseInt(p.getFileName().toString());
+                int parent = parentPid(pid);
+                if (parent >= 0) {
+                    out.put(pid, parent);
+                }
+            }
+        } catch (IOException e) {
+            throw new ContainmentException("/proc unreadable: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    static boolean isPid(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (!Character.isDigit(name.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static ContainedProcess describe(int pid) {
         return new ContainedProcess(pid, parentPid(pid), state(pid), command(pid));
     }

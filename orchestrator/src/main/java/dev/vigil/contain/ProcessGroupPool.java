@@ -59,7 +59,7 @@ final class ProcessGroupPool implements PoolContainment {
     public List<ContainedProcess> processes() {
         List<ContainedProcess> out = new ArrayList<>();
         Set<Integer> seen = new java.util.HashSet<>();
-        try (DirectoryStream<Path> proc = Files.newDirectoryStream(Path.of("/proc"), p -> isPid(p.getFileName().toString()))) {
+        try (DirectoryStream<Path> proc = Files.newDirectoryStream(Path.of("/proc"), p -> ProcFiles.isPid(p.getFileName().toString()))) {
             for (Path p : proc) {
                 int pid = Integer.parseInt(p.getFileName().toString());
                 int pgid = ProcFiles.processGroup(pid);
@@ -75,18 +75,6 @@ final class ProcessGroupPool implements PoolContainment {
             changed.run();
         }
         return out;
-    }
-
-    private static boolean isPid(String name) {
-        if (name.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < name.length(); i++) {
-            if (!Character.isDigit(name.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

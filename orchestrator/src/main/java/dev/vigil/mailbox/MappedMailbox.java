@@ -26,6 +26,13 @@ import java.nio.file.StandardOpenOption;
 public final class MappedMailbox {
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    /**
+     * Initialized with this class, never first in {@link #readRing}: the JVM raises the memory fault of a read of a
+     * cut map at a later instruction, and raised inside a class's static set-up it fails that class for the rest of
+     * the JVM's life (every later close failed 'Could not initialize class TransitionRecord': seen after a map cut
+     * in the middle of a close whose engine thread survived the fault).
+     */
+    private static final TransitionRecord PENDING = TransitionRecord.PENDING;
 
     /** Returned by {@link #casTransition} when the state word was not the expected one. */
     public static final long TRANSITION_FAILED = -1L;
@@ -465,7 +472,7 @@ public final class MappedMailbox {
         int slot = ringSlotOffset(ticket, ringCapacity);
         long marker = (long) LONGS.getAcquire(buffer, slot + RECORD_TICKET_OFFSET);
         if (marker != ticket + 1) {
-            return marker > ticket + 1 ? TransitionRecord.OVERWRITTEN : TransitionRecord.PENDING;
+            return marker > ticket + 1 ? TransitionRecord.OVERWRITTEN : PENDING;
         }
         long seq = (long) LONGS.getOpaque(buffer, slot + RECORD_SEQ_OFFSET);
         long time = (long) LONGS.getOpaque(buffer, slot + RECORD_TIME_OFFSET);

@@ -375,7 +375,11 @@ public final class RingDrainer implements AutoCloseable {
                         continue;
                     }
                     if (Long.bitCount(++failures) == 1) {
-                        System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error=" + e);
+                        // in words, never a class name (it printed "error=java.lang.InternalError: a fault occurred ...")
+                        System.err.println("vigil ring drainer: drain failed: failures=" + failures + " error="
+                                + (dev.vigil.journal.JournalException.isMemoryFault(e)
+                                        ? "memory fault on the mailbox map (cut short while mapped, restored meanwhile)"
+                                        : dev.vigil.journal.JournalException.plain(e)));
                     }
                 }
                 park = events > 0 ? BUSY_PARK_NANOS : Math.min(idleNanos, park * 2);

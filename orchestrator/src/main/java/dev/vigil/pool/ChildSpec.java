@@ -51,6 +51,48 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         if (!kind.runsUserCode() && (!classPath.isEmpty() || !runtimeOptions.isEmpty())) {
             throw new IllegalArgumentException("child kind=" + kind + " takes no class path or runtime options (JAVA and PYTHON only)");
         }
+        List<String> strings = new java.util.ArrayList<>(args);
+        strings.addAll(runtimeOptions);
+        strings.addAll(classPath);
+        if (program != null) {
+            strings.add(program);
+        }
+        for (String s : strings) {
+            if (whyNotExecString(s) != null) {
+                throw new IllegalArgumentException("child argument '" + dev.vigil.journal.JournalException.printable(s) + "' "
+                        + whyNotExecString(s));
+            }
+        }
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String why = whyNotEnvironmentVariable(e.getKey(), e.getValue());
+            if (why != null) {
+                throw new IllegalArgumentException("child env " + why);
+            }
+        }
+    }
+
+    /**
+     * Null when {@code s} reaches the child's exec whole, else why not: a NUL ends a C string, so exec would cut it
+     * there without a word ("x\u0000y" reached the child as "x").
+     */
+    public static String whyNotExecString(String s) {
+        return s.indexOf('\0') >= 0 ? "holds a NUL character (\\u0000): exec would cut it there" : null;
+    }
+
+    /**
+     * Null when {@code name=value} reaches the child as that variable, else why not: an empty name, or one holding
+     * '=' (the child would see the variable before it, {@code X=Y} with 1 read as X set to "Y=1"), or a NUL.
+     */
+    public static String whyNotEnvironmentVariable(String name, String value) {
+        if (name.isEmpty()) {
+            return "name is empty: a variable needs a name";
+        }
+        if (name.indexOf('=') >= 0) {
+            return "name '" + dev.vigil.journal.JournalException.printable(name) + "' holds '=': the child would read it as variable '" + name.substring(0,
+                    name.indexOf('=')) + "'";
+        }
+        String bad = whyNotExecString(name) != null ? whyNotExecString(name) : whyNotExecString(value);
+        return bad == null ? null : "variable " + dev.vigil.journal.JournalException.printable(name) + " " + bad;
     }
 
     /**

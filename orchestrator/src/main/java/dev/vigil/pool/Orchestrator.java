@@ -168,7 +168,7 @@ public final class Orchestrator implements AutoCloseable {
      * the thread that caught a memory fault (the drainer's, the close engine's), first lets go of the ring cursors'
      * locks the fault left held ({@link RingDrainer#releaseLocksLeftByFault}).
      */
-    private String restoreCutMailboxFile() {
+    String restoreCutMailboxFile() {
         drainer.releaseLocksLeftByFault();
         String restored = mailboxes.restoreCutLength();
         if (restored != null) {

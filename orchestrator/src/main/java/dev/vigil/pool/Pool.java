@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 
 import dev.vigil.close.ChildExit;
 import dev.vigil.close.CloseEngine;
+import dev.vigil.close.CloseEngineFailedException;
 import dev.vigil.close.CloseFailedException;
 import dev.vigil.close.CloseJfr;
 import dev.vigil.close.CloseSettings;
@@ -79,6 +80,10 @@ public final class Pool implements AutoCloseable {
     private final Orchestrator orchestrator;
     /** How long close() waits for its events to reach the journal file before returning the report. */
     static final java.time.Duration CLOSE_FLUSH_BOUND = java.time.Duration.ofSeconds(2);
+    /** How often a close's caller checks, while it waits, that the close engine's thread is alive. */
+    static final long ENGINE_CHECK_MILLIS = 500;
+    /** After the close engine failed a close: how long the pool waits for the reaps of the children it killed. */
+    static final java.time.Duration KILLED_REAP_BOUND = java.time.Duration.ofSeconds(5);
 
     private final PoolJournal journal;
     private final String poolId;
@@ -371,8 +376,17 @@ public final class Pool implements AutoCloseable {
             discard(batch); // planned, never spawned: their mailboxes were never any process's
             // A SpawnException's message already starts with "spawn failed:".
             throw rollback(e instanceof SpawnException ? e.getMessage() : "spawn failed: " + e.getMessage(), e);
+        } catch (InternalError e) {
+            String cut = mapCut(e);
+            discard(batch);
+            throw rollback(cut, e);
         }
-        String failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+        String failure;
+        try {
+            failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+        } catch (InternalError e) {
+            failure = mapCut(e);
+        }
         if (failure != null) {
             throw rollback(failure, null);
         }
@@ -763,6 +777,23 @@ public final class Pool implements AutoCloseable {
         return null;
     }
 
+    /**
+     * The memory fault of a start whose mailbox map was cut short while mapped (a child truncating it: the allocation
+     * of a later child's mailbox, or the readiness poll, touches a page past the new end): the length is restored
+     * ({@link Orchestrator#restoreCutMailboxFile}) and the start fails in one line naming the file, and rolls back
+     * what it spawned, journaled, as any failed start. Before, the InternalError left start() past its rollback: the
+     * spawned children were never closed in the journal (audit: POOL_NOT_CLOSED, 64 children) and the run said
+     * "memory fault on a mapped journal file". Rethrows another error.
+     */
+    private String mapCut(InternalError e) {
+        if (!JournalException.isMemoryFault(e)) {
+            throw e;
+        }
+        String restored = orchestrator.restoreCutMailboxFile();
+        return restored != null ? restored : "memory fault on the mailbox file=" + orchestrator.mailboxes().mapFile()
+                + " (cut short while mapped?)";
+    }
+
     /** Closes whatever started (escalating: a failed start must leave nothing behind) and builds the exception. */
     private PoolStartException rollback(String reason, Throwable cause) {
         CloseReport report = null;
@@ -865,14 +896,19 @@ public final class Pool implements AutoCloseable {
         }
     }
 
-    /** Waits for the report, flushes the journal; {@code returned} (JFR, null when off) is timed from {@code submitted}. */
+    /**
+     * Waits for the report, flushes the journal; {@code returned} (JFR, null when off) is timed from {@code submitted}.
+     * Bounded by the engine's life: every {@link #ENGINE_CHECK_MILLIS} the caller checks its thread is alive (a dead
+     * one fails the close at once), and a close the engine failed ({@link CloseEngineFailedException}) ends with the
+     * pool's children killed and reaped here ({@link #killAfterEngineFailure}).
+     */
     private CloseReport awaitClose(CompletableFuture<CloseReport> future, long closeId, Object returned,
             long submitted) {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    CloseReport report = future.get();
+                    CloseReport report = future.get(ENGINE_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
                     long woke = MonotonicClock.nanos();
                     releaseContainer();
                     // On the caller's thread, never the engine's: the close's events are on disk when it
@@ -890,9 +926,14 @@ public final class Pool implements AutoCloseable {
                         lastReport = report;
                     }
                     return report;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    orchestrator.closeEngine().checkAlive(); // its thread gone: this close fails now, next turn
                 } catch (InterruptedException e) {
                     interrupted = true; // a close once started runs to its report
                 } catch (ExecutionException e) {
+                    if (e.getCause() instanceof CloseEngineFailedException failed) {
+                        throw new IllegalStateException(failed.getMessage() + "; " + killAfterEngineFailure(), failed);
+                    }
                     // The engine's failure names the pool, the close and why already (CloseMachine.guarded)
                     throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
                 }
@@ -902,6 +943,55 @@ public final class Pool implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * The close engine failed this pool's close: a broken engine never keeps the pool from closing. Kills the pool's
+     * container (cgroup.kill, or each process group) and every tracked child through its pidfd, waits for their reaps
+     * (the reaper collects them through the pidfds; bounded by {@link #KILLED_REAP_BOUND}) and stops tracking those
+     * reaped. Their mailboxes stay allocated until the orchestrator closes. Says what it did, in a few words.
+     */
+    private String killAfterEngineFailure() {
+        List<PoolChild> children;
+        synchronized (restartLock) {
+            children = new ArrayList<>(tracked);
+        }
+        String killed = "";
+        if (container != null) {
+            try {
+                container.killAll();
+                killed = container.describe() + " killed, ";
+            } catch (RuntimeException e) {
+                killed = container.describe() + " not killed (" + JournalException.plain(e) + "), ";
+            }
+        }
+        for (PoolChild c : children) {
+            c.signal(dev.vigil.close.decision.EscalationStep.SIGKILL);
+            c.signalProcessGroup(dev.vigil.close.decision.EscalationStep.SIGKILL);
+        }
+        long deadline = MonotonicClock.nanos() + KILLED_REAP_BOUND.toNanos();
+        int reaped = 0;
+        for (PoolChild c : children) {
+            try {
+                c.exit().get(Math.max(0, deadline - MonotonicClock.nanos()), java.util.concurrent.TimeUnit.NANOSECONDS);
+                reaped++;
+            } catch (java.util.concurrent.TimeoutException | ExecutionException e) {
+                // counted below as not reaped
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        tracked.removeIf(c -> {
+            boolean gone = c.exit().isDone();
+            if (gone) {
+                journal.forget(poolId, c.group(), c.index());
+            }
+            return gone;
+        });
+        return killed + children.size() + " children SIGKILLed here, " + reaped + " reaped"
+                + (reaped < children.size() ? " (" + (children.size() - reaped) + " not within "
+                        + KILLED_REAP_BOUND.toSeconds() + " s)" : "");
     }
 
     /**

@@ -61,6 +61,39 @@ class SpecReaderTest {
                         + "VIGIL_DEMO_EXIT_CODE, VIGIL_DEMO_FAIL_INIT)"), got);
     }
 
+    /**
+     * What exec would mangle without a word is refused up front: a NUL in an argument or a variable cut it there (the
+     * child saw "x" for x NUL y), a name holding '=' set another variable ("X=Y": 1 came as X = "Y=1"), an empty
+     * name came as "=2". Before, each such spec ran.
+     */
+    @Test
+    void argumentsAndVariablesThatExecWouldCutOrMisreadAreRefusedNamingEach() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("nul.json", """
+                {"pools": [{"id": "p1", "groups": [
+                    {"name": "g", "kind": "exec", "command": ["/bin/sh", "-c", "echo a\\u0000b"], "children": 1,
+                     "env": {"X=Y": "1", "": "2", "A": "x\\u0000y", "OK": "fine"}}]}]}
+                """)));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).sorted().toList();
+        assertEquals(List.of(
+                "pools[0].groups[0].command[2]: holds a NUL character (\\u0000): exec would cut it there",
+                "pools[0].groups[0].env.: name is empty: a variable needs a name",
+                "pools[0].groups[0].env.A: variable A holds a NUL character (\\u0000): exec would cut it there",
+                "pools[0].groups[0].env.X=Y: name 'X=Y' holds '=': the child would read it as variable 'X'"), got);
+        IllegalArgumentException api = assertThrows(IllegalArgumentException.class,
+                () -> dev.vigil.pool.ChildSpec.exec("/bin/true").withEnv("X=Y", "1"));
+        assertTrue(api.getMessage().contains("holds '='"), api.getMessage());
+        api = assertThrows(IllegalArgumentException.class, () -> dev.vigil.pool.ChildSpec.exec("/bin/echo", "a\u0000b"));
+        assertEquals("child argument 'a\\u0000b' holds a NUL character (\\u0000): exec would cut it there", api.getMessage());
+    }
+
+    @Test
+    void aSpecNestedTooDeepIsNamedInTheSpecsWordsNotTheParsersMethod() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("deep.json",
+                "{\"pools\":" + "[".repeat(1500) + "]".repeat(1500) + "}")));
+        assertEquals(List.of("$: not valid JSON: nested 1001 levels deep, more than the 1000 a spec may be"),
+                e.problems().stream().map(SpecProblem::toString).toList());
+    }
+
     @Test
     void javaAndPythonGroupsTakeAClassPathAndJavaGroupsJvmOptionsAndNothingElseDoes() throws IOException {
         Path lib = Files.createDirectories(dir.resolve("lib"));

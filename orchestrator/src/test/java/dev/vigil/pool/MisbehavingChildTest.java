@@ -92,21 +92,57 @@ class MisbehavingChildTest {
         assertTrue(events.stream().noneMatch(e -> e instanceof dev.vigil.journal.CloseAborted), events.toString());
     }
     /**
+     * The map file cut to 0 bytes during a pool's start, while it waits for its children's INIT_READY (children that
+     * never report it, so the wait is still on). Before, the memory fault left the start past its rollback: the run
+     * said "memory fault on a mapped journal file" (the wrong file), and the spawned children were never closed in the
+     * journal (audit POOL_NOT_CLOSED); or the start waited out its whole timeout. Now the start fails at once in one
+     * line naming the map file, its length restored, and its rollback close reaps every child, journaled.
+     */
+    @Test
+    void aMailboxFileCutDuringAStartFailsThatStartInOneLineAndRollsItBack() throws Exception {
+        Path journal = tmp.resolve("journal");
+        MarkedProcesses marked = new MarkedProcesses();
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
+            Pool.Builder b = Pool.builder(o, "cut-at-start").startTimeout(Duration.ofSeconds(25))
+                    .group("waiting", 3, ChildSpec.mailboxExec("sleep", "600")
+                            .withEnv(MarkedProcesses.VARIABLE, marked.variableValue()))
+                    .closeSettings(CloseSettings.builder().window(Duration.ofMillis(500)).grace(Duration.ofMillis(200))
+                            .build());
+            java.util.concurrent.CompletableFuture<Pool> starting = java.util.concurrent.CompletableFuture.supplyAsync(b::start);
+            assertEquals(3, marked.awaitNamed("sleep", 3, 10_000), marked.alive().toString());
+            Thread.sleep(100); // the start polls their INIT_READY
+            long t0 = System.nanoTime();
+            try (FileChannel ch = FileChannel.open(o.mailboxes().mapFile(), StandardOpenOption.WRITE)) {
+                ch.truncate(0);
+            }
+            java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> starting.get(20, TimeUnit.SECONDS));
+            long tookMillis = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(failed.getCause() instanceof PoolStartException, String.valueOf(failed.getCause()));
+            String message = failed.getCause().getMessage();
+            assertTrue(message.startsWith("pool=cut-at-start start failed: mailbox file=" + o.mailboxes().mapFile()
+                    + " was cut to 0 bytes while mapped"), message);
+            // one line says it all (the rollback's report follows it, as after any failed start)
+            assertTrue(message.lines().findFirst().orElseThrow().contains("its length is restored, the cut part's words read"
+                    + " as 0 rollback=closeId:"), message);
+            assertTrue(tookMillis < 10_000, "the start failed " + tookMillis + " ms after the cut: " + message);
+            assertTrue(marked.awaitNone(2_000).isEmpty(), marked.alive().toString());
+        } finally {
+            marked.killAll();
+        }
+        List<JournalEvent> events = JournalChecks.readAll(journal);
+        assertEquals(3, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), events.toString());
+        assertTrue(events.stream().anyMatch(e -> e instanceof dev.vigil.journal.CloseCompleted), events.toString());
+    }
+
+    /**
      * The map file cut to 0 bytes in the middle of a close (its children acked and are in their 1.5 s clean-up): the
      * close's next look at a mailbox word is a memory fault. Before, that close aborted (CloseAborted, the caller got
      * "close failed: mailbox file=... was cut"), its reaps after the fault were never journaled and only a second close
      * ended the children. Now the length is restored and the same close goes on: it reaps (or escalates) every child,
      * reports each, and the cut is named on stderr.
      */
-    /*
-     * Out of the default run (tagged slow) until the close engine survives a memory fault the JVM raises between two
-     * events: the clean-clone CI of 2026-12-04 15:19 UTC saw "vigil-close-engine" die of that InternalError inside
-     * Disruptor's BatchEventProcessor.processEvents (not in a handler, not in the idle wait that 1599762 covers), and
-     * the close's caller then waited for its report without end (Pool.awaitClose). Run it with
-     * -Dvigil.test.excludedGroups=none.
-     */
     @Test
-    @org.junit.jupiter.api.Tag("slow")
     void aMailboxFileCutInTheMiddleOfACloseDoesNotAbortThatClose() throws Exception {
         Path journal = tmp.resolve("journal");
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {

@@ -169,6 +169,52 @@ class PoolContainmentTest {
         assertEquals(1, events.stream().filter(e -> e instanceof ContainmentKilled).count());
     }
 
+    /**
+     * A root child writes its pid into another cgroup, then starts a sleep in a session of its own (out of its process
+     * group too): before, the close's cgroup.kill missed both, the pidfd and process-group SIGKILL ended only the child,
+     * and the sleep outlived the close with the report silent. Now the close finds the child outside the pool's cgroup
+     * before telling it, stops and kills it with the sleep (below it by parentage), journals ContainmentEscaped and fails.
+     */
+    @Test
+    void aChildThatMovedItselfToAnotherCgroupIsKilledWithWhatItForkedAndTheCloseSaysSo() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Path escape = CgroupMount.find().resolve("vigil-test-escape-" + ProcessHandle.current().pid());
+        Files.createDirectories(escape);
+        try {
+            Orchestrator o = open(ContainmentSettings.cgroups(null), "escape");
+            Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
+                    .group("mover", 1, script("echo $$ > '" + escape + "/cgroup.procs' || exit 9; trap '' TERM; "
+                            + "setsid sleep 600 & sleep 600 & wait")).start();
+            int child = pool.child("mover", 0).pid();
+            assertEquals(2, marked.awaitNamed("sleep", 2, 5_000), marked.alive().toString());
+            assertTrue(Files.readString(escape.resolve("cgroup.procs")).contains(Integer.toString(child)));
+            long t0 = System.nanoTime();
+            CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
+            long tookMillis = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(marked.awaitNone(2000).isEmpty(), "after close(): " + marked.alive());
+            CloseReport report = failed.report();
+            assertEquals(1, report.escapes().size(), report.toJson());
+            CloseReport.Escape e = report.escapes().get(0);
+            assertEquals(child, e.pid());
+            assertEquals(escape.toString(), e.cgroup());
+            assertEquals(2, e.descendants().split(",").length, report.toJson()); // the two sleeps
+            assertTrue(report.failureClasses().contains(child + " CONTAINMENT_ESCAPED"), report.failureClasses().toString());
+            assertTrue(failed.getMessage().contains("outcome=ESCAPED pid=" + child), failed.getMessage());
+            // killed at once, not after the window and grace of a TERM-ignoring child
+            assertEquals(ChildOutcome.SIGNALED, report.child("mover", 0).outcome(), report.toJson());
+            assertTrue(tookMillis < 5_000, tookMillis + " ms");
+            dev.vigil.journal.ContainmentEscaped journaled = (dev.vigil.journal.ContainmentEscaped) journal(o).stream()
+                    .filter(x -> x instanceof dev.vigil.journal.ContainmentEscaped).findFirst().orElseThrow();
+            assertEquals(child, journaled.pid());
+            assertEquals(e.descendants(), journaled.descendants());
+            assertEquals(escape.toString(), journaled.cgroup());
+        } finally {
+            marked.killAll();
+            Thread.sleep(50);
+            Files.deleteIfExists(escape);
+        }
+    }
+
     @Test
     void theProcessGroupFallbackLeaksTheChildrenThatLeftTheirGroup() throws Exception {
         Orchestrator o = open(ContainmentSettings.processGroups(), "pgroup");

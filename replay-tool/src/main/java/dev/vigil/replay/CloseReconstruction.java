@@ -62,7 +62,7 @@ public final class CloseReconstruction {
             EventType.SURVIVOR_DIAGNOSED, EventType.ESCALATION_SENT, EventType.MAILBOX_RELEASED,
             EventType.ADMISSION_FENCED, EventType.IN_FLIGHT_SETTLED, EventType.CLOSE_COMPLETED,
             EventType.HEARTBEAT_SEEN, EventType.BUDGET_SPENT,
-            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED,
+            EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CONTAINMENT_ESCAPED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED,
             EventType.MAILBOX_RECOVERED, EventType.ORCHESTRATOR_DEATH_FOUND, EventType.POOL_KEPT,
             EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
             EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED, EventType.CHILD_OUTPUT_TAIL);
@@ -185,6 +185,15 @@ public final class CloseReconstruction {
                 }
             }
             case STRAY_FOUND -> strayFound((StrayFound) e);
+            case CONTAINMENT_ESCAPED -> {
+                dev.vigil.journal.ContainmentEscaped x = (dev.vigil.journal.ContainmentEscaped) e;
+                CloseState cs = openCloses.get(e.closeId());
+                if (cs != null) {
+                    cs.escapes.add(x);
+                }
+                violation(Violation.Rule.CONTAINMENT_ESCAPED, index, x.timeNanos(), x.poolId(), x.closeId(),
+                        "child " + x.group() + "[" + x.index() + "]", CloseVerdict.escape(x));
+            }
             case CONTAINMENT_KILLED -> {
                 CloseState cs = openCloses.get(((dev.vigil.journal.ContainmentKilled) e).closeId());
                 if (cs != null) {
@@ -808,6 +817,7 @@ public final class CloseReconstruction {
         final CloseDecisionAudit decisions;
         final List<StrayFound> strays = new ArrayList<>();
         final List<dev.vigil.journal.ContainmentKilled> kills = new ArrayList<>();
+        final List<dev.vigil.journal.ContainmentEscaped> escapes = new ArrayList<>();
         CloseEndedByOrchestratorDeath endedByDeath;
         final List<JournalEvent> runEvents = new ArrayList<>(0);
         int runEventsDropped;
@@ -824,6 +834,7 @@ public final class CloseReconstruction {
             RebuiltClose rc = new RebuiltClose(started, startIndex, mode, new ArrayList<>(children.values()), strays,
                     kills, completed, endedByDeath, endIndex, fenced, settled, runEvents, runEventsDropped);
             rc.escalateNow = escalateNow;
+            rc.escapes = List.copyOf(escapes);
             return rc;
         }
     }

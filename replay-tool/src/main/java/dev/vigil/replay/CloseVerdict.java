@@ -33,6 +33,9 @@ public final class CloseVerdict {
             causes.add("stray pid " + s.pid() + " (" + s.command() + ", parent pid " + s.parentPid()
                     + ") left in " + s.container() + " after its parent was reaped (DESCENDANTS_LEFT)");
         }
+        for (dev.vigil.journal.ContainmentEscaped x : rc.escapes()) {
+            causes.add(escape(x));
+        }
         String prefix = rc.isComplete() ? "" : rc.inProgressBy() > 0
                 ? "IN PROGRESS (the journal is live: orchestrator pid " + rc.inProgressBy() + " is still running this close): "
                 : rc.aborted() != null
@@ -88,7 +91,17 @@ public final class CloseVerdict {
         for (dev.vigil.journal.StrayFound s : rc.strays()) {
             out.add(s.pid() + " " + SurvivorClass.DESCENDANTS_LEFT.name());
         }
+        for (dev.vigil.journal.ContainmentEscaped x : rc.escapes()) {
+            out.add(x.pid() + " " + SurvivorClass.CONTAINMENT_ESCAPED.name());
+        }
         return out;
+    }
+
+    /** One escape from the pool's cgroup, in one phrase. */
+    static String escape(dev.vigil.journal.ContainmentEscaped x) {
+        return "pid " + x.pid() + " (" + x.group() + "[" + x.index() + "]) had left the pool's cgroup for " + x.cgroup()
+                + ": killed with " + (x.descendants().isEmpty() ? "no descendant found"
+                        : "its descendants " + x.descendants()) + " (CONTAINMENT_ESCAPED)";
     }
 
     /** The class's cause and the next step made concrete from the evidence, or null for a child without a class. */

@@ -36,6 +36,8 @@ public final class RebuiltClose {
     dev.vigil.journal.EscalateNowRequested escalateNow;
     /** Why the close failed inside the orchestrator and ended without its report (CloseAborted), or null. */
     dev.vigil.journal.CloseAborted aborted;
+    /** Children found outside the pool's cgroup when the close began, killed by it (they fail the close). */
+    List<dev.vigil.journal.ContainmentEscaped> escapes = List.of();
     /** The pid of the orchestrator still running this close when the journal was read, or -1. */
     int inProgressBy = -1;
 
@@ -97,6 +99,11 @@ public final class RebuiltClose {
     /** Processes the close found in the pool's container after their parent was reaped (they fail the close). */
     public List<StrayFound> strays() {
         return strays;
+    }
+
+    /** Children found outside the pool's cgroup when the close began (ContainmentEscaped); they fail the close. */
+    public List<dev.vigil.journal.ContainmentEscaped> escapes() {
+        return escapes;
     }
 
     /** Kills of the pool's whole container (cgroup.kill, or SIGKILL to its process groups) and what each covered. */
@@ -168,7 +175,7 @@ public final class RebuiltClose {
     /** The report rebuilt from the journal's events (children not reaped count as survivors). */
     public CloseOutcome outcome() {
         List<ChildOutcome> out = new ArrayList<>(children.size());
-        boolean failed = !strays.isEmpty();
+        boolean failed = !strays.isEmpty() || !escapes.isEmpty();
         for (ChildHistory c : children) {
             ChildOutcome o = c.outcome();
             failed |= o.failsTheClose();

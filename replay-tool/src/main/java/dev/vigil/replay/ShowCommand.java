@@ -120,6 +120,10 @@ public final class ShowCommand implements Callable<Integer> {
             out.println("  DESCENDANTS_LEFT: " + SurvivorClass.DESCENDANTS_LEFT.cause());
             out.println("  next: " + SurvivorClass.DESCENDANTS_LEFT.nextStep());
         }
+        if (!rc.escapes().isEmpty()) {
+            out.println("  CONTAINMENT_ESCAPED: " + SurvivorClass.CONTAINMENT_ESCAPED.cause());
+            out.println("  next: " + SurvivorClass.CONTAINMENT_ESCAPED.nextStep());
+        }
         printRun(rc, t0, out);
         for (ChildHistory ch : rc.children()) {
             out.println();
@@ -142,6 +146,10 @@ public final class ShowCommand implements Callable<Integer> {
                         st.parentPid(), CloseVerdict.at(st.timeNanos(), t0), st.container(), st.command(),
                         ended ? "ended by the close" : "kept: escalation leak");
             }
+        }
+        for (var x : rc.escapes()) {
+            out.println();
+            out.println("escape at " + CloseVerdict.at(x.timeNanos(), t0) + ": " + CloseVerdict.escape(x));
         }
         for (var k : rc.kills()) {
             out.println();
@@ -326,6 +334,8 @@ public final class ShowCommand implements Callable<Integer> {
         }
         ArrayNode strays = n.putArray("strays");
         rc.strays().forEach(st -> strays.add(event(st)));
+        ArrayNode escapes = n.putArray("escapes");
+        rc.escapes().forEach(x -> escapes.add(event(x)));
         ArrayNode kills = n.putArray("containerKills");
         rc.kills().forEach(k -> kills.add(event(k)));
         n.set("escalateNow", event(rc.escalateNow()));

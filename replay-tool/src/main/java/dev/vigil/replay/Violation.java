@@ -33,6 +33,11 @@ public record Violation(Rule rule, long index, int position, long timeNanos, Str
         POOL_NOT_CLOSED,
         /** A close failed inside the orchestrator and ended without its report (CloseAborted). */
         CLOSE_ABORTED,
+        /**
+         * A child had left its pool's cgroup when the close began (ContainmentEscaped): the close killed it and what it
+         * found below it, but what it forked outside its parentage may have outlived the close.
+         */
+        CONTAINMENT_ESCAPED,
         /** A mailbox was released while its child was not reaped. */
         RELEASED_BEFORE_REAP,
         /** The outcome rebuilt from the journal differs from the report the orchestrator produced live. */

@@ -61,6 +61,41 @@ class AuditTest {
                 show::toString);
     }
 
+    /**
+     * A child found outside its pool's cgroup (ContainmentEscaped) fails its close in the replay as in the live report
+     * (no REPORT_MISMATCH), is a violation of its own (what it forked outside its parentage may live on) and show names
+     * the cgroup it went to and the descendants killed with it.
+     */
+    @Test
+    void aChildThatEscapedItsCgroupIsAViolationAndShowNamesWhereItWent() {
+        long closeId;
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p-escape", "sticky", "movers", 1);
+            ScenarioJournal.Close close = p.close(Scenarios.LEAK, 0).broadcast();
+            closeId = close.closeId;
+            ScenarioJournal.Child c = p.child(0);
+            j.append(new dev.vigil.journal.ContainmentEscaped(j.now(), ScenarioJournal.ORCHESTRATOR_PID, "p-escape",
+                    closeId, c.group, c.index, c.pid, "/sys/fs/cgroup/elsewhere", "4801,4802"));
+            j.advanceMillis(1);
+            close.reap(c, 0, 9);
+            CloseOutcome r = close.report();
+            close.appendCompleted(new CloseOutcome(r.poolId(), r.closeId(), CloseOutcome.FAILED, r.durationNanos(),
+                    r.children()));
+        }
+        CliRun run = audit();
+        assertEquals(AuditCommand.EXIT_VIOLATIONS, run.exit(), run::toString);
+        assertTrue(run.out().contains("VIOLATION CONTAINMENT_ESCAPED"), run::toString);
+        assertTrue(run.out().contains("had left the pool's cgroup for /sys/fs/cgroup/elsewhere: killed with its"
+                + " descendants 4801,4802"), run::toString);
+        assertFalse(run.out().contains("REPORT_MISMATCH"), run::toString);
+        assertTrue(run.out().contains("1 FAILED"), run::toString);
+        CliRun show = CliRun.of("show", tmp.toString(), Long.toString(closeId));
+        assertEquals(0, show.exit(), show::toString);
+        assertTrue(show.out().contains("verdict: FAILED: pid "), show::toString);
+        assertTrue(show.out().contains("CONTAINMENT_ESCAPED"), show::toString);
+        assertTrue(show.out().contains("escape at +"), show::toString);
+    }
+
     @Test
     void passesTheStickyJournalOfTheSameWorkload() {
         Scenarios.stickyNoRace(tmp);

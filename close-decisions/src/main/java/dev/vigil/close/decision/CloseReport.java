@@ -18,7 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * <p>outcome is FAILED iff any child is a SURVIVOR or was KILLED_BY_ESCALATION.
  */
 public record CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
-        List<Stray> strays, List<Kill> kills, String journalGap) {
+        List<Stray> strays, List<Kill> kills, List<Escape> escapes, String journalGap) {
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -135,10 +135,18 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
     public record Kill(String how, String container, int directChildren, int descendants, boolean empty) {
     }
 
+    /**
+     * A direct child found outside the pool's cgroup when the close began (it moved itself into {@code cgroup}),
+     * killed by the close with {@code descendants}, the pids found below it by parentage. Journal: ContainmentEscaped.
+     */
+    public record Escape(String group, int index, int pid, String cgroup, String descendants) {
+    }
+
     public CloseReport {
         children = List.copyOf(children);
         strays = strays == null ? List.of() : List.copyOf(strays);
         kills = kills == null ? List.of() : List.copyOf(kills);
+        escapes = escapes == null ? List.of() : List.copyOf(escapes);
     }
 
     public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children) {
@@ -148,7 +156,7 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
     /** A report whose journal was complete when the close returned it. */
     public CloseReport(String poolId, long closeId, Outcome outcome, long durationNanos, List<Child> children,
             List<Stray> strays, List<Kill> kills) {
-        this(poolId, closeId, outcome, durationNanos, children, strays, kills, null);
+        this(poolId, closeId, outcome, durationNanos, children, strays, kills, List.of(), null);
     }
 
     /**
@@ -156,12 +164,17 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
      * The live report only: the journaled one is written before the gap can be known.
      */
     public CloseReport withJournalGap(String gap) {
-        return new CloseReport(poolId, closeId, outcome, durationNanos, children, strays, kills, gap);
+        return new CloseReport(poolId, closeId, outcome, durationNanos, children, strays, kills, escapes, gap);
     }
 
     /** The outcome the report's children and strays imply: FAILED with any stray, killed or kept. */
     public static Outcome outcomeOf(List<Child> children, List<Stray> strays) {
-        return strays.isEmpty() ? outcomeOf(children) : Outcome.FAILED;
+        return outcomeOf(children, strays, List.of());
+    }
+
+    /** As {@link #outcomeOf(List, List)}, and FAILED with any escape from the container too. */
+    public static Outcome outcomeOf(List<Child> children, List<Stray> strays, List<Escape> escapes) {
+        return strays.isEmpty() && escapes.isEmpty() ? outcomeOf(children) : Outcome.FAILED;
     }
 
     /** The outcome the report's children imply. */
@@ -205,7 +218,7 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
 
     /**
      * The report's JSON, written field by field through Jackson's generator: the order and the fields left out
-     * (stacks, stderrTail, journalGap when null; strays, kills when empty) are said here, once. Not through the
+     * (stacks, stderrTail, journalGap when null; strays, kills, escapes when empty) are said here, once. Not through the
      * mapper's bean serializer: a close writes one report and runs this code cold (interpreted, caches cold) after
      * its last reap; the bean serializer took ~170 us of that, this ~100 us (C x1 idle, load 9-11).
      */
@@ -252,6 +265,15 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
                     w.writeBooleanField("empty", k.empty);
                 });
             }
+            if (!escapes.isEmpty()) {
+                writeObjects(g, "escapes", escapes, (w, e) -> {
+                    w.writeStringField("group", e.group);
+                    w.writeNumberField("index", e.index);
+                    w.writeNumberField("pid", e.pid);
+                    w.writeStringField("cgroup", e.cgroup);
+                    w.writeStringField("descendants", e.descendants);
+                });
+            }
             if (journalGap != null) {
                 g.writeStringField("journalGap", journalGap);
             }
@@ -290,7 +312,8 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
     /**
      * The class of every party that failed the close, in report order: per failing child {@code pid CLASS} (its
      * diagnosis; {@code UNDIAGNOSED} for one reaped before any diagnosis, e.g. an exit after escalate-now), per stray
-     * {@code pid DESCENDANTS_LEFT}. The replay names the same list from the journal.
+     * {@code pid DESCENDANTS_LEFT}, per escaped child {@code pid CONTAINMENT_ESCAPED}. The replay names the same list
+     * from the journal.
      */
     public List<String> failureClasses() {
         List<String> out = new java.util.ArrayList<>();
@@ -301,6 +324,9 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
         }
         for (Stray s : strays) {
             out.add(s.pid() + " " + SurvivorClass.DESCENDANTS_LEFT.name());
+        }
+        for (Escape e : escapes) {
+            out.add(e.pid() + " " + SurvivorClass.CONTAINMENT_ESCAPED.name());
         }
         return out;
     }
@@ -337,6 +363,13 @@ public record CloseReport(String poolId, long closeId, Outcome outcome, long dur
         if (!strays.isEmpty()) {
             sb.append("\n    cause: ").append(SurvivorClass.DESCENDANTS_LEFT.cause()).append("\n    next: ")
                     .append(SurvivorClass.DESCENDANTS_LEFT.nextStep());
+        }
+        for (Escape e : escapes) {
+            sb.append("\n  outcome=ESCAPED pid=").append(e.pid()).append(" group=").append(e.group()).append(" child=")
+                    .append(e.index()).append(" cgroup=").append(e.cgroup()).append(" killed with descendants=[")
+                    .append(e.descendants()).append("] class=").append(SurvivorClass.CONTAINMENT_ESCAPED.name())
+                    .append("\n    cause: ").append(SurvivorClass.CONTAINMENT_ESCAPED.cause()).append("\n    next: ")
+                    .append(SurvivorClass.CONTAINMENT_ESCAPED.nextStep());
         }
         for (Kill k : kills) {
             sb.append("\n  kill=").append(k.how()).append(" container=").append(k.container()).append(" covered=")

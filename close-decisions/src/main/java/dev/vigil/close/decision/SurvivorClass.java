@@ -3,8 +3,9 @@ package dev.vigil.close.decision;
 /**
  * Why a child (or what it left behind) failed a close: the one list of causes, the same live (CloseReport,
  * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first six in this order, first
- * match wins; the last two are not read from one child's words: {@link #DESCENDANTS_LEFT} comes from the close's
- * container scan (StrayFound), {@link #ORCHESTRATOR_DIED} from the next orchestrator's recovery
+ * match wins; the last three are not read from one child's words: {@link #DESCENDANTS_LEFT} comes from the close's
+ * container scan (StrayFound), {@link #CONTAINMENT_ESCAPED} from its check of the children's cgroups
+ * (ContainmentEscaped), {@link #ORCHESTRATOR_DIED} from the next orchestrator's recovery
  * (CloseEndedByOrchestratorDeath). Each has a one-line cause and a next step; {@link SurvivorDiagnosis#nextStep}
  * makes the step concrete from the evidence (which handler, for how long, which call).
  */
@@ -38,6 +39,11 @@ public enum SurvivorClass {
     DESCENDANTS_LEFT("descendants left behind: a process forked by a child outlived it in the pool's container",
             "make the child wait for (or kill) what it forks before exiting, or close with term-then-kill so the "
                     + "container is killed"),
+    /** A direct child had left the pool's cgroup (it wrote its pid into another one) when the close began. */
+    CONTAINMENT_ESCAPED("escaped containment: the child moved itself into another cgroup, out of reach of the pool's "
+            + "cgroup.kill; the close killed it and what it found below it",
+            "do not let children write cgroup.procs (run them as a user without write access to the cgroup tree); "
+                    + "look in the cgroup the report names for what it forked that left its parentage"),
     /** The orchestrator died during the close; its children were ended by the next one's recovery (or its guardian). */
     ORCHESTRATOR_DIED("the orchestrator died during the close: nobody reaped or reported its children",
             "find why the orchestrator died (its guardian record, dmesg for the OOM killer); the children were "
