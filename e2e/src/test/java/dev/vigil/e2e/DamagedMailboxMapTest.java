@@ -33,6 +33,11 @@ class DamagedMailboxMapTest {
         HEADER_BYTES,
         /** 64 KB of seeded bytes from offset 4096: segment 0's header and hash lookup. */
         SEGMENT_BYTES,
+        /**
+         * SEGMENT_BYTES, then the file's modification time set back to what the clean close left: a map unchanged since
+         * its clean close is not checked again (MailboxStore#sealFile), and this one must not pass for unchanged.
+         */
+        SEGMENT_BYTES_TIME_KEPT,
         /** Every byte 0, length kept. */
         ZEROED,
         /** Cut to half its length. */
@@ -68,17 +73,21 @@ class DamagedMailboxMapTest {
     }
 
     private static void damage(Path map, Damage damage) throws IOException {
+        java.nio.file.attribute.FileTime closedAt = Files.getLastModifiedTime(map);
         Random random = new Random(SEED + damage.ordinal());
         try (RandomAccessFile file = new RandomAccessFile(map.toFile(), "rw")) {
             switch (damage) {
                 case HEADER_BYTES -> write(file, 16, random, 64);
-                case SEGMENT_BYTES -> write(file, 4096, random, 64 * 1024);
+                case SEGMENT_BYTES, SEGMENT_BYTES_TIME_KEPT -> write(file, 4096, random, 64 * 1024);
                 case ZEROED -> {
                     file.seek(0);
                     file.write(new byte[(int) file.length()]);
                 }
                 case HALF -> file.setLength(file.length() / 2);
             }
+        }
+        if (damage == Damage.SEGMENT_BYTES_TIME_KEPT) {
+            Files.setLastModifiedTime(map, closedAt);
         }
     }
 

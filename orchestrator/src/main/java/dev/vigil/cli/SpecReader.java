@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 import dev.vigil.cli.RunSpec.Close;
@@ -59,19 +60,15 @@ public final class SpecReader {
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "not a regular file")));
         }
         String name = file.getFileName().toString();
-        ObjectMapper mapper = (name.endsWith(".yaml") || name.endsWith(".yml")
-                ? new ObjectMapper(new YAMLFactory()) : new ObjectMapper())
-                // a field written twice is a mistake to name, not a silent "the last one wins"
-                .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+        boolean yaml = name.endsWith(".yaml") || name.endsWith(".yml");
         JsonNode root;
-        try {
-            root = mapper.readTree(file.toFile());
+        try (JsonParser p = (yaml ? new YAMLFactory() : new JsonFactory()).createParser(file.toFile())) {
+            root = JsonTree.read(p); // a field written twice is a mistake to name, not a silent "the last one wins"
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "$"
                     : "line " + e.getLocation().getLineNr() + " column " + e.getLocation().getColumnNr();
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem(where,
-                    "not valid " + (mapper.getFactory() instanceof YAMLFactory ? "YAML" : "JSON") + ": "
-                            + parserMessage(e.getOriginalMessage()))));
+                    "not valid " + (yaml ? "YAML" : "JSON") + ": " + parserMessage(e.getOriginalMessage()))));
         } catch (IOException e) {
             throw new SpecInvalidException(file.toString(), List.of(new SpecProblem("$", "unreadable: " + e.getMessage())));
         }
@@ -81,13 +78,11 @@ public final class SpecReader {
     /**
      * A parser's message as one line in the spec's terms: Jackson's "[Source: ...; line: L, column: C]" becomes
      * "line L, column C"; SnakeYAML's "in 'reader', line L" lines and its caret drawing go (the problem's own
-     * place already says where), and what is left is joined with "; ". Jackson's duplicate-key refusal, which names
-     * its own classes, becomes "field 'X' is written twice"; its nesting limit, which names its own method, "nested N
-     * levels deep".
+     * place already says where), and what is left is joined with "; ". Jackson's nesting limit, which names its own
+     * method, becomes "nested N levels deep".
      */
     static String parserMessage(String message) {
         String located = message.replaceAll("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", "line $1, column $2")
-                .replaceAll("(?s)^Duplicate field '(.*?)' for `ObjectNode`.*", "field '$1' is written twice (only one may be)")
                 // its nesting limit names its own method ("(1000, from `StreamReadConstraints.getMaxNestingDepth()`)")
                 .replaceAll("(?s)^Document nesting depth \\((\\d+)\\) exceeds the maximum allowed \\((\\d+),.*",
                         "nested $1 levels deep, more than the $2 a spec may be");

@@ -127,6 +127,8 @@ public final class MailboxStore implements AutoCloseable {
             if (crashed) {
                 notes.add("previous owner did not close the store: " + Files.readString(marker).trim());
             }
+            // Taken before anything here opens the map (an open may write to it).
+            boolean unchangedSinceItsCleanClose = exists && !crashed && sealed(mapFile);
             var builder = ChronicleMap.of(CharSequence.class, byte[].class)
                     .name("vigil-mailboxes")
                     .entries(Math.max(64, maxMailboxes))
@@ -144,7 +146,7 @@ public final class MailboxStore implements AutoCloseable {
                     throw new MailboxException(damaged(mapFile, dev.vigil.journal.JournalException.plain(refused)), refused);
                 }
             }
-            if (exists && !crashed) {
+            if (exists && !crashed && !unchangedSinceItsCleanClose) {
                 refuseDamagedSegments(builder, mapFile, notes);
             }
             map = crashed
@@ -217,6 +219,55 @@ public final class MailboxStore implements AutoCloseable {
             throw new MailboxException(damaged(mapFile, damage.size() + " damaged entr" + (damage.size() == 1 ? "y" : "ies")
                     + " though its last owner closed it, first: " + damage.get(0)));
         }
+    }
+
+    /**
+     * {@code <mapFile>.closed}: the map file as its last clean close left it, no mailbox in it and nothing mapping it
+     * any more: device, inode, size, and its modification and change times (nanoseconds). A start that finds the file
+     * still so opens it without {@link #refuseDamagedSegments}: that check copies the whole map (~14 MB) and runs
+     * Chronicle's recovery over the copy, ~50 ms of a start on an existing journal dir (bin/vigil run, 2 cores), and a
+     * file unchanged since the close that checked it in has nothing new to find. Any write to the file since, through a
+     * mapping or not, moves its change time, which no process can set back (a damage that also restores the
+     * modification time is still seen: DamagedMailboxMapTest); so does a file put in its place. Not seen: a write in the
+     * same clock tick (1-4 ms) as the file's last change before the close; the seal is written after the close, when no
+     * mailbox is left in the map and so no child of this store can still write to it.
+     */
+    private static Path sealFile(Path mapFile) {
+        return mapFile.resolveSibling(mapFile.getFileName() + ".closed");
+    }
+
+    /** The seal of the map file as it is now: one line. */
+    private static String sealOf(Path mapFile) throws IOException {
+        Map<String, Object> a = Files.readAttributes(mapFile, "unix:dev,ino,size,lastModifiedTime,ctime");
+        return "dev=" + a.get("dev") + " ino=" + a.get("ino") + " size=" + a.get("size")
+                + " mtime=" + ((java.nio.file.attribute.FileTime) a.get("lastModifiedTime")).to(java.util.concurrent.TimeUnit.NANOSECONDS)
+                + " ctime=" + ((java.nio.file.attribute.FileTime) a.get("ctime")).to(java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the map file is as its last clean close sealed it ({@link #sealFile}); false when it cannot be told. */
+    private static boolean sealed(Path mapFile) {
+        try {
+            return Files.readString(sealFile(mapFile)).strip().equals(sealOf(mapFile));
+        } catch (IOException | RuntimeException cannotTell) { // no seal (a crash, a kept child, a new map), or unreadable
+            return false;
+        }
+    }
+
+    /**
+     * Seals the closed map file when {@code empty}; otherwise (or when the seal cannot be written) removes an earlier
+     * seal, which could then no longer vouch for the file. Best effort: without a seal the next start checks in full.
+     */
+    private static void seal(Path mapFile, boolean empty) {
+        Path seal = sealFile(mapFile);
+        try {
+            if (empty) {
+                Files.writeString(seal, sealOf(mapFile) + "\n");
+                return;
+            }
+        } catch (IOException | RuntimeException cannotSeal) {
+            // a full disk, say: the next start checks in full
+        }
+        deleteQuietly(seal);
     }
 
     /** One line: the damaged file, what is wrong with it, and what to do. */
@@ -363,12 +414,14 @@ public final class MailboxStore implements AutoCloseable {
     public synchronized void close() {
         removeReleased();
         handles.clear();
+        boolean empty = map.isEmpty(); // else a kept child may write its mailbox after this close
         map.close();
         try {
             file.close();
         } catch (IOException ignored) {
             // nothing was written through it but a restored length, already in the file
         }
+        seal(mapFile, empty);
         try {
             Files.deleteIfExists(ownerMarker);
         } catch (IOException e) {

@@ -47,6 +47,8 @@ class MailboxStoreFullDiskTest {
     void aMapClosedCleanlyStillOpensWhenTheDiskHasNoRoomToCopyItForItsCheck() throws Exception {
         Path file = tmpfs.path().resolve("mailboxes.map");
         MailboxStore.createOrOpen(file, 16).close(); // the map of an earlier run, closed cleanly
+        // changed since that close (its seal no longer matches), so checked in full: MailboxStore#sealFile
+        Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(0));
         long mapBytes = Files.size(file);
         Path reserve = Files.write(tmpfs.path().resolve("reserve"), new byte[64 * 1024]);
         tmpfs.fill();
@@ -58,5 +60,28 @@ class MailboxStoreFullDiskTest {
                     "no note that the map's segments went unchecked: " + opened.recoveryNotes());
         }
         assertFalse(Files.exists(file.resolveSibling(file.getFileName() + ".check")), "the partial copy is left");
+    }
+
+    /**
+     * A map unchanged since its clean close (MailboxStore#sealFile) is not copied for its segment check: here no copy
+     * fits on the disk, and the open says nothing of an unchecked map, since it needs none. Without the seal's match the
+     * open tries the copy and notes 'segments not checked'.
+     */
+    @Test
+    void aMapUnchangedSinceItsCleanCloseOpensWithoutTheCopyOfItsCheck() throws Exception {
+        Path file = tmpfs.path().resolve("mailboxes.map");
+        MailboxStore.createOrOpen(file, 16).close();
+        try (MailboxStore between = MailboxStore.createOrOpen(file, 16)) { // a run in between: closed and sealed again
+            between.allocate(new MailboxId("p", "g", 0), ProtocolMode.STICKY);
+            between.release(new MailboxId("p", "g", 0));
+        }
+        Path reserve = Files.write(tmpfs.path().resolve("reserve"), new byte[64 * 1024]);
+        tmpfs.fill();
+        Files.delete(reserve);
+        assertTrue(Files.getFileStore(tmpfs.path()).getUsableSpace() < Files.size(file), "the disk still has room for a copy");
+
+        try (MailboxStore opened = MailboxStore.createOrOpen(file, 16)) {
+            assertEquals(java.util.List.of(), opened.recoveryNotes(), "the unchanged map was checked in full");
+        }
     }
 }

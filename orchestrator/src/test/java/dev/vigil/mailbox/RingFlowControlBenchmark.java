@@ -139,7 +139,11 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, "%-9d %14.0f %14.0f %7.1f%% %14.0f %7.1f%% %7.1f-%5.1f%% %6d %11.2f%% %12.2f%% %7.0f ns%n",
                     children, off, drained, 100.0 * drainedRatio, on, 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75), lost,
                     100.0 * cpu / wall, 100.0 * appenderCpu / wall, (double) (cpu + appenderCpu) / Math.max(1, journaledTransitions)));
-            perRound.append(String.format(Locale.ROOT, "  %-9d %s%n  %-9s %s%n", children, percents(onRatios), "", percents(drainedRatios)));
+            double[] onInterval = medianInterval(onRatios);
+            double[] drainedInterval = medianInterval(drainedRatios);
+            perRound.append(String.format(Locale.ROOT, "  %-9d %s%n  %-9s %s%n  %-9s median's 95 %% interval: journaled %.1f-%.1f %%, drained %.1f-%.1f %%%n",
+                    children, percents(onRatios), "", percents(drainedRatios), "", 100 * onInterval[0], 100 * onInterval[1],
+                    100 * drainedInterval[0], 100 * drainedInterval[1]));
             for (Variant v : Variant.values()) {
                 Time sum = Time.sum(runs.get(v.ordinal()).stream().map(Run::time).toList());
                 time.append(sum.row(children + " " + v.label));
@@ -147,7 +151,8 @@ public final class RingFlowControlBenchmark {
                 drainerCounts.append(countsRow(children + " " + v.label, runs.get(v.ordinal())));
             }
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
-            String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%)", 100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75));
+            String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%; the median's 95 %% interval %.1f-%.1f %%)",
+                    100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75), 100 * onInterval[0], 100 * onInterval[1]);
             double elsewhere = elsewhereShare(runs);
             String target = ">= 90 % of off, lossless";
             // Other work on the machine decides a pair's rate (it ping-pongs only while both run at once): no verdict from
@@ -664,6 +669,27 @@ public final class RingFlowControlBenchmark {
         int below = (int) Math.floor(at);
         int above = Math.min(sorted.length - 1, below + 1);
         return sorted[below] + (at - below) * (sorted[above] - sorted[below]);
+    }
+
+    /**
+     * A 95 % confidence interval of the median of {@code values} that assumes nothing of their distribution: the values
+     * of ranks n/2 - 0.98 sqrt(n) (down) and 1 + n/2 + 0.98 sqrt(n) (up) of the sorted values (the binomial count of values
+     * below the true median, normal approximation; ranks 9 and 22 of 30). The rounds' ratios are far from normal (one
+     * child: 1.8 % to 4,575 % in one run of 2026-12-04, a pair asleep or the other way round), so a mean and its error
+     * would say little; a single run's median moved by 5-10 points between runs of the same build (16 children).
+     * NaN for fewer than 6 values.
+     */
+    static double[] medianInterval(double[] values) {
+        int n = values.length;
+        if (n < 6) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        double half = 1.96 * Math.sqrt(n) / 2;
+        int low = Math.max(1, (int) Math.floor(n / 2.0 - half));
+        int high = Math.min(n, (int) Math.ceil(1 + n / 2.0 + half));
+        return new double[] {sorted[low - 1], sorted[high - 1]};
     }
 
     private static String percents(double[] ratios) {

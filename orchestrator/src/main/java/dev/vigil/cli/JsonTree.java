@@ -1,0 +1,84 @@
+package dev.vigil.cli;
+
+import java.io.IOException;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * One JSON (or YAML) value read into Jackson's tree by the streaming parser alone: the tree {@code ObjectMapper.readTree}
+ * gives, without the ObjectMapper, whose set-up (its serializer and deserializer factories, type factory, annotation
+ * introspection) took ~100-150 ms of the main thread on the way to a run's first child (bin/vigil-bench start; a spec
+ * needs none of it). A field written twice in one object is refused at its second value, as the ObjectMapper refused it
+ * with FAIL_ON_READING_DUP_TREE_KEY. Numbers become the nodes the ObjectMapper made: int, long or big integer by size,
+ * a big decimal or float where the parser says so, else a double. Empty input is a missing node.
+ */
+final class JsonTree {
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private JsonTree() {
+    }
+
+    /** The first value {@code p} reads (what follows it is not read), or a missing node when there is none. */
+    static JsonNode read(JsonParser p) throws IOException {
+        JsonToken t = p.nextToken();
+        return t == null ? MissingNode.getInstance() : value(p, t);
+    }
+
+    private static JsonNode value(JsonParser p, JsonToken t) throws IOException {
+        switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = NODES.objectNode();
+                for (JsonToken k = p.nextToken(); k == JsonToken.FIELD_NAME; k = p.nextToken()) {
+                    String name = p.currentName();
+                    if (o.replace(name, value(p, p.nextToken())) != null) {
+                        throw new JsonParseException(p, "field '" + name + "' is written twice (only one may be)",
+                                p.currentTokenLocation());
+                    }
+                }
+                return o;
+            }
+            case START_ARRAY -> {
+                com.fasterxml.jackson.databind.node.ArrayNode a = NODES.arrayNode();
+                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                    a.add(value(p, e));
+                }
+                return a;
+            }
+            case VALUE_STRING -> {
+                return NODES.textNode(p.getText());
+            }
+            case VALUE_NUMBER_INT -> {
+                return switch (p.getNumberType()) {
+                    case INT -> NODES.numberNode(p.getIntValue());
+                    case LONG -> NODES.numberNode(p.getLongValue());
+                    default -> NODES.numberNode(p.getBigIntegerValue());
+                };
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                return switch (p.getNumberType()) {
+                    case BIG_DECIMAL -> NODES.numberNode(p.getDecimalValue());
+                    case FLOAT -> NODES.numberNode(p.getFloatValue());
+                    default -> NODES.numberNode(p.getDoubleValue());
+                };
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return NODES.booleanNode(t == JsonToken.VALUE_TRUE);
+            }
+            case VALUE_NULL -> {
+                return NODES.nullNode();
+            }
+            case VALUE_EMBEDDED_OBJECT -> { // YAML's !!binary
+                Object embedded = p.getEmbeddedObject();
+                return embedded == null ? NODES.nullNode()
+                        : embedded instanceof byte[] bytes ? NODES.binaryNode(bytes) : NODES.pojoNode(embedded);
+            }
+            default -> throw new JsonParseException(p, "unexpected " + t, p.currentTokenLocation());
+        }
+    }
+}
