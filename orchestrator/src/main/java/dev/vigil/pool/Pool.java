@@ -794,7 +794,7 @@ public final class Pool implements AutoCloseable {
         if (!JournalException.isMemoryFault(e)) {
             throw e;
         }
-        String restored = orchestrator.restoreCutMailboxFile();
+        String restored = orchestrator.repairAfterMemoryFault();
         return restored != null ? restored : "memory fault on the mailbox file=" + orchestrator.mailboxes().mapFile()
                 + " (cut short while mapped; its length was restored already)";
     }
