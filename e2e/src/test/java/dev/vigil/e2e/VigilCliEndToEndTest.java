@@ -386,6 +386,17 @@ class VigilCliEndToEndTest {
     }
 
     /**
+     * SIGUSR2 and SIGUSR1 (what a user sends a daemon to reopen its logs) stop a run as SIGTERM does. Before, SIGUSR2
+     * crashed the JVM (HotSpot's thread-suspension signal: SIGSEGV in SR_handler, an hs_err file, exit 134) and SIGUSR1
+     * ended it at once (exit 138); neither journaled a close.
+     */
+    @Test
+    void sigusr2AndSigusr1DuringARunCloseThePoolsAndJournalItAsSigtermDoes() throws Exception {
+        stopDuringARunClosesThePoolsAndJournalsIt("USR2", 140);
+        stopDuringARunClosesThePoolsAndJournalsIt("USR1", 138);
+    }
+
+    /**
      * SIGTERM to {@code vigil session} waiting for its next request (its stdin open, as the pytest fixture holds it):
      * every pool closed and journaled, the close's answer printed, exit 143. Before, the session ended at
      * once: no close, no reap journaled, and the audit of that journal said CLEAN.
@@ -417,11 +428,11 @@ class VigilCliEndToEndTest {
 
     private void stopDuringARunClosesThePoolsAndJournalsIt(String signal, int exitCode) throws Exception {
         Path spec = Files.writeString(work.resolve("long.json"), """
-                {"journalDir": "int-journal", "cycles": 1000,
+                {"journalDir": "int-journal-%s", "cycles": 1000,
                  "pools": [{"id": "p1", "workload": {"controls": 100000},
                    "groups": [{"name": "c", "kind": "c", "children": 2, "env": {"VIGIL_DEMO_DELAY_MICROS": "2000"}},
                               {"name": "plain", "kind": "exec", "command": ["/bin/sleep", "600"], "children": 1}]}]}
-                """);
+                """.formatted(signal));
         Process p = Launchers.start(work, "vigil", "run", spec.toString());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.readString(work.resolve("vigil.out")).contains("ready in")) {
@@ -436,7 +447,7 @@ class VigilCliEndToEndTest {
         assertEquals(exitCode, r.exitCode(), r.toString());
         assertTrue(r.out().contains("stopped: every open pool was closed and journaled"), r.toString());
 
-        JournalFacts facts = JournalFacts.read(work.resolve("int-journal"));
+        JournalFacts facts = JournalFacts.read(work.resolve("int-journal-" + signal));
         assertEquals(3, facts.spawned.size());
         assertEquals(facts.spawned, facts.reaped, "every child reaped and journaled before exit");
         assertEquals(1, facts.closes);

@@ -58,10 +58,18 @@ public final class VigilCli implements Callable<Integer> {
      * signal ({@link PoolRunner#INTERRUPTED} for Ctrl-C). A second one escalates every close at once (SIGKILL to the
      * survivors, journaled). Before, SIGHUP took the JVM's default: exit 129 at once, no close journaled,
      * the guardian's kill, and an audit violation per open close. A signal ignored when the JVM started (SIGHUP
-     * under {@code nohup}) stays ignored: HotSpot installs no handler for it.
+     * under {@code nohup}) stays ignored: HotSpot installs no handler for it. SIGUSR1, SIGUSR2 and SIGALRM, whose
+     * default also ends a process, do the same: before, SIGUSR1 and SIGALRM ended the JVM at once (exit 138, 142: no
+     * close journaled, the guardian's kill), and SIGUSR2 crashed it (hs_err file, exit 134).
      */
+    /** The signals that stop a run (closing every pool, journaled) instead of ending the JVM at once. */
+    static final String[] STOP_SIGNALS = {"INT", "TERM", "HUP", "USR1", "USR2", "ALRM"};
+
     void stopOnSignals() {
-        for (String name : new String[] {"INT", "TERM", "HUP"}) {
+        for (String name : STOP_SIGNALS) {
+            if (name.equals("USR2") && System.getenv("_JAVA_SR_SIGNUM") == null) {
+                continue; // HotSpot's own (thread suspension) unless bin/vigil moved it: sun.misc.Signal refuses it
+            }
             SignalTrap.install(name, number -> {
                 Stoppable r = active;
                 if (r == null) {

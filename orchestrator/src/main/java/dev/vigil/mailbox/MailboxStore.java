@@ -56,6 +56,8 @@ public final class MailboxStore implements AutoCloseable {
     private final int valueLength;
     /** The map file as opened: the file the mappings are of, even once its name points elsewhere. */
     private final FileChannel file;
+    private long restores;
+    private String lastRestore;
     /** The longest the map file has been (it grows with extra tiers): what {@link #restoreCutLength} restores. */
     private long longestLength;
 
@@ -70,6 +72,19 @@ public final class MailboxStore implements AutoCloseable {
         this.recoveryNotes = List.copyOf(recoveryNotes);
         this.file = FileChannel.open(mapFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
         this.longestLength = file.size();
+    }
+
+    /**
+     * How many times {@link #restoreCutLength} restored the file, and what it said the last time: a reader of mailbox
+     * words that ran while the file was cut (a start's readiness poll) cannot trust what it read, whichever thread
+     * met the fault and restored the file.
+     */
+    public synchronized Restores restores() {
+        return new Restores(restores, lastRestore);
+    }
+
+    /** {@link #restores()}: the count of restores and the last one's words (null before any). */
+    public record Restores(long count, String last) {
     }
 
     /**
@@ -88,9 +103,11 @@ public final class MailboxStore implements AutoCloseable {
                 return null;
             }
             file.write(java.nio.ByteBuffer.wrap(new byte[1]), longestLength - 1); // extends the file: a hole reads as 0
-            return "mailbox file=" + mapFile + " was cut to " + now + " bytes while mapped (" + longestLength
+            lastRestore = "mailbox file=" + mapFile + " was cut to " + now + " bytes while mapped (" + longestLength
                     + " bytes): something truncated it (a child opening it with O_TRUNC?); its length is restored, the cut"
                     + " part's words read as 0";
+            restores++;
+            return lastRestore;
         } catch (IOException e) {
             return "mailbox file=" + mapFile + " cannot be checked: " + dev.vigil.journal.JournalException.plain(e);
         }

@@ -46,6 +46,7 @@ import dev.vigil.mailbox.InitOutcome;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxException;
 import dev.vigil.mailbox.MailboxId;
+import dev.vigil.mailbox.MailboxStore;
 import dev.vigil.mailbox.ProtocolMode;
 import dev.vigil.child.ChildRuntime;
 import dev.vigil.spawn.ChildProcess;
@@ -360,6 +361,7 @@ public final class Pool implements AutoCloseable {
         }
         List<PoolChild> started = new ArrayList<>();
         List<Planned> batch = new ArrayList<>(SPAWN_BATCH);
+        long cutsBefore = orchestrator.mailboxes().restores().count();
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
@@ -386,6 +388,9 @@ public final class Pool implements AutoCloseable {
             failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
         } catch (InternalError e) {
             failure = mapCut(e);
+        }
+        if (failure == null) {
+            failure = cutWhileStarting(cutsBefore);
         }
         if (failure != null) {
             throw rollback(failure, null);
@@ -791,7 +796,23 @@ public final class Pool implements AutoCloseable {
         }
         String restored = orchestrator.restoreCutMailboxFile();
         return restored != null ? restored : "memory fault on the mailbox file=" + orchestrator.mailboxes().mapFile()
-                + " (cut short while mapped?)";
+                + " (cut short while mapped; its length was restored already)";
+    }
+
+    /**
+     * Null unless the mailbox map was cut while this start ran ({@code cutsBefore}: the store's count of restores when
+     * it began): then the words the readiness poll read cannot be trusted, whichever thread met the fault and restored
+     * the file. A read of a page past the cut end returns whatever the register held before HotSpot raises the fault
+     * at a later instruction, so a poll can see a child ready that never was: a start at load 50 returned its pool
+     * although its children (sleeps that never report INIT_READY) were not, when the ring drainer met the fault first.
+     */
+    private String cutWhileStarting(long cutsBefore) {
+        String cutNow = orchestrator.restoreCutMailboxFile(); // cut, not yet met by any thread
+        if (cutNow != null) {
+            return cutNow;
+        }
+        MailboxStore.Restores restores = orchestrator.mailboxes().restores();
+        return restores.count() != cutsBefore ? restores.last() : null;
     }
 
     /** Closes whatever started (escalating: a failed start must leave nothing behind) and builds the exception. */
