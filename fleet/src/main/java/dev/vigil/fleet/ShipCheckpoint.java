@@ -13,7 +13,8 @@ import java.util.Properties;
  * The shipped position of one journal to one topic, beside the journal:
  * {@code JOURNAL_DIR/shipped-TOPIC.properties} with {@code host}, {@code topic} and {@code index} (the
  * journal index of the last event the cluster acknowledged, every event before it acknowledged too;
- * -1 = none). Written by rename, so a shipper killed at any point leaves the old or the new file.
+ * -1 = none), in hex ({@code 0x...}) as every message and the replay print an index; a decimal one (written before
+ * 2026-12-04) is still read. Written by rename, so a shipper killed at any point leaves the old or the new file.
  */
 public final class ShipCheckpoint {
     private final Path file;
@@ -46,8 +47,9 @@ public final class ShipCheckpoint {
             throw new FleetInputException("checkpoint file=" + file + " was written by host id=" + h
                     + ", this shipper is host id=" + host + " (keep the host id of a journal stable; or move the file away)");
         }
+        String index = p.getProperty("index", "-1").strip();
         try {
-            return Long.parseLong(p.getProperty("index", "-1").strip());
+            return index.startsWith("0x") ? Long.parseUnsignedLong(index.substring(2), 16) : Long.parseLong(index);
         } catch (NumberFormatException e) {
             throw new FleetInputException("checkpoint file=" + file + " has a malformed index=" + p.getProperty("index"));
         }
@@ -56,7 +58,8 @@ public final class ShipCheckpoint {
     public void store(long index) {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         String text = "# vigil ship: every journal event up to index is acknowledged by the cluster\n"
-                + "host=" + host + "\ntopic=" + topic + "\nindex=" + index + "\n";
+                + "host=" + host + "\ntopic=" + topic + "\nindex=" + (index < 0 ? "-1" : "0x" + Long.toHexString(index))
+                + "\n";
         try {
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

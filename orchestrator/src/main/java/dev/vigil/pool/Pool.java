@@ -796,7 +796,7 @@ public final class Pool implements AutoCloseable {
         }
         String restored = orchestrator.restoreCutMailboxFile();
         return restored != null ? restored : "memory fault on the mailbox file=" + orchestrator.mailboxes().mapFile()
-                + " (cut short while mapped?)";
+                + " (cut short while mapped; its length was restored already)";
     }
 
     /**
