@@ -29,8 +29,8 @@
  *   spin -a -DRING -DDRAINER_STOPS -DEXPECT_NO_LOSS mailbox.pml   -> errors: 1  (a stopped drainer does make writers lap)
  *   spin -a -DRING -DNO_FLOW_CONTROL mailbox.pml                  -> errors: 1  (without flow control a live drainer loses records)
  * Two writers (the parent's control path and the child) record N transitions each into a ring of CAP slots:
- * claim a ticket (fetch-and-add), wait while the ticket would lap the consumer position, write the slot as a
- * seqlock (busy mark, body, ticket + 1). The bounded wait's expiry is Promela's `timeout` (nothing else in the
+ * claim a ticket (fetch-and-add); at the cached limit (the position last read + CAP) re-read the position and wait
+ * while the ticket would lap it; write the slot as a seqlock (busy mark, body, ticket + 1). The bounded wait's expiry is Promela's `timeout` (nothing else in the
  * system can move): a live drainer always can, so only a drainer that stopped makes a writer lap. The drainer
  * reads tickets in order (marker, body, marker again), counts an overwritten slot as lost, publishes its position.
  */
@@ -57,13 +57,19 @@ proctype Writer(byte id)
 {
     byte i = 0;
     byte t;
+    byte limit = 0;                                      /* the cached limit: consumer position last read + CAP */
     do
     :: i < N ->
         atomic { t = head; head++ };                     /* fetch-and-add */
-        do                                               /* flow control: wait, bounded */
-        :: !flow || t - consumer < CAP -> break
-        :: timeout -> break                              /* the wait expired: the drainer is not draining; lap */
-        od;
+        if
+        :: t < limit -> skip                             /* below the cached limit: room, no read (the position only grows) */
+        :: else ->
+            do                                           /* flow control: re-read the position; wait, bounded */
+            :: !flow -> break
+            :: flow && t - consumer < CAP -> limit = consumer + CAP; break
+            :: timeout -> break                          /* the wait expired: the drainer is not draining; lap */
+            od
+        fi;
         marker[t % CAP] = 0;                             /* busy */
         body[t % CAP] = id * N + i;
         marker[t % CAP] = t + 1;                         /* publish (release) */

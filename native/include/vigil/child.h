@@ -35,6 +35,7 @@ struct vigil_child {
     char error_text[VIGIL_ERROR_TEXT_LENGTH + 1]; /* a handler may fill it before returning an error code */
     uint32_t ring_capacity;  /* from the mailbox's identity line, checked at attach (layout version 2) */
     int doorbell;            /* 1 (default): an idle child sleeps on the doorbell; 0 (VIGIL_CHILD_DOORBELL=off): it polls */
+    uint64_t ring_limit;     /* the consumer position last read + ring_capacity: tickets below it need no read */
 };
 
 struct vigil_child_handler {

@@ -264,6 +264,21 @@ static int ring_full(const struct vigil_mailbox *mailbox, uint64_t ticket, uint3
            && ticket - __atomic_load_n(&mailbox->ring_consumer_position, __ATOMIC_ACQUIRE) >= capacity;
 }
 
+/* A ticket below the cached limit has room whatever the drainer did since (its position only grows, so the limit
+ * is at most its own), and flow control off never waits: line 8, which the drainer writes every piece, is read only
+ * at the limit (Aeron's publisher limit). Signed: a stale limit may trail the ticket by a lot, never the reverse. */
+static int ring_past_limit(struct vigil_child *child, uint64_t ticket)
+{
+    if ((int64_t) (ticket - child->ring_limit) < 0) {
+        return 0;
+    }
+    if (__atomic_load_n(&child->mailbox->ring_flow_control, __ATOMIC_ACQUIRE) == 0) {
+        return 0;
+    }
+    child->ring_limit = __atomic_load_n(&child->mailbox->ring_consumer_position, __ATOMIC_ACQUIRE) + child->ring_capacity;
+    return (int64_t) (ticket - child->ring_limit) >= 0;
+}
+
 /* Flow control (docs/MAILBOX.md): wait, beating, until the parent has drained the record in this ticket's slot, for at
  * most ring_wait_nanos (spin, yield, then sleep); the condition is checked before the clock. Then lap: the drainer
  * journals the overwritten record's seq as lost. Same as MappedMailbox.awaitRingSpace. */
@@ -286,7 +301,7 @@ static void record_transition(struct vigil_child *child, uint64_t seq, uint64_t 
 {
     struct vigil_mailbox *mailbox = child->mailbox;
     uint64_t ticket = __atomic_fetch_add(&mailbox->ring_head, 1, __ATOMIC_SEQ_CST);
-    if (ring_full(mailbox, ticket, child->ring_capacity)) {
+    if (ring_past_limit(child, ticket)) {
         await_ring_space(child, ticket);
     }
     struct vigil_ring_record *record = &mailbox->ring[ticket & (child->ring_capacity - 1)];

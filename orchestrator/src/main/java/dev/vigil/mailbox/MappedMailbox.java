@@ -43,6 +43,13 @@ public final class MappedMailbox {
     private final int mailboxLength;
     /** Parent process only: told when one of its own writers finds the ring full (wakes the drainer). */
     private volatile Runnable ringFullListener;
+    /**
+     * The consumer position last read + the ring's capacity: a ticket below it has room whatever the drainer did
+     * since (its position only grows, so a stale limit is lower, never wrong), so line 8, which the drainer writes
+     * every piece, is read only at the limit (Aeron's publisher limit). Volatile: a long that never tears; writers
+     * of several threads may store an older limit over a newer one, which is only lower.
+     */
+    private volatile long ringLimit;
 
     private MappedMailbox(ByteBuffer buffer, long fileOffset, int ringCapacity) {
         this.mailboxLength = MailboxDescriptor.mailboxLength(ringCapacity);
@@ -389,8 +396,12 @@ public final class MappedMailbox {
      */
     public void recordTransition(long seq, long timeNanos, int from, int to, WriterRole writer, int writerPid) {
         long ticket = (long) LONGS.getAndAdd(buffer, RING_HEAD_OFFSET, 1L);
-        if (ringFlowControlAcquire() && ticket - ringConsumerPositionAcquire() >= ringCapacity) {
-            awaitRingSpace(ticket, writer);
+        if (ticket - ringLimit >= 0 && ringFlowControlAcquire()) {
+            long limit = ringConsumerPositionAcquire() + ringCapacity;
+            ringLimit = limit;
+            if (ticket - limit >= 0) {
+                awaitRingSpace(ticket, writer);
+            }
         }
         int slot = ringSlotOffset(ticket, ringCapacity);
         LONGS.setOpaque(buffer, slot + RECORD_TICKET_OFFSET, 0L);

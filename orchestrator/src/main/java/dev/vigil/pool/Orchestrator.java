@@ -135,6 +135,7 @@ public final class Orchestrator implements AutoCloseable {
             ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
                     c.root() == null ? "" : c.root().toString(),
                     c.processGroupsFile() == null ? "" : c.processGroupsFile().toString()));
+            MappedPathClasses.initialize(); // before the drainer and the close engine touch the map
             d = new RingDrainer(journal::append, RingDrainer.DEFAULT_STALL, b.ringSettings.flowControl());
             d.start(DRAIN_PERIOD, () -> 0L);
         } catch (InterruptedException e) {
