@@ -431,7 +431,8 @@ class VigilCliEndToEndTest {
                 {"journalDir": "int-journal-%s", "cycles": 1000,
                  "pools": [{"id": "p1", "workload": {"controls": 100000},
                    "groups": [{"name": "c", "kind": "c", "children": 2, "env": {"VIGIL_DEMO_DELAY_MICROS": "2000"}},
-                              {"name": "plain", "kind": "exec", "command": ["/bin/sleep", "600"], "children": 1}]}]}
+                              {"name": "plain", "kind": "exec", "children": 1,
+                               "command": ["/bin/sh", "-c", "echo suspend-signal=${_JAVA_SR_SIGNUM-unset}; exec /bin/sleep 600"]}]}]}
                 """.formatted(signal));
         Process p = Launchers.start(work, "vigil", "run", spec.toString());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -454,6 +455,9 @@ class VigilCliEndToEndTest {
         for (long pid : facts.spawned) {
             assertFalse(Files.exists(Path.of("/proc/" + pid)) && isChildOfInit(pid), "child " + pid + " left behind");
         }
+        // bin/vigil moves its own JVM's suspend signal off SIGUSR2; the pool's children do not inherit that setting
+        String said = Files.readString(work.resolve("int-journal-" + signal + "-logs/p1/plain-0.out"));
+        assertTrue(said.contains("suspend-signal=unset"), said);
     }
 
     /**

@@ -67,7 +67,7 @@ public final class VigilCli implements Callable<Integer> {
 
     void stopOnSignals() {
         for (String name : STOP_SIGNALS) {
-            if (name.equals("USR2") && System.getenv("_JAVA_SR_SIGNUM") == null) {
+            if (name.equals("USR2") && System.getenv(dev.vigil.pool.ChildRuntimes.HOTSPOT_SUSPEND_SIGNAL_ENV) == null) {
                 continue; // HotSpot's own (thread suspension) unless bin/vigil moved it: sun.misc.Signal refuses it
             }
             SignalTrap.install(name, number -> {

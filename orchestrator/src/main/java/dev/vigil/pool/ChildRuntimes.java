@@ -21,6 +21,12 @@ import dev.vigil.child.ChildMain;
  */
 public record ChildRuntimes(String javaBinary, String javaClassPath, String pythonBinary, Optional<Path> pythonPackageDir,
         Path nativeDir) {
+    /**
+     * HotSpot's thread-suspension signal, which bin/vigil moves off SIGUSR2 for the orchestrator's own JVM (so a
+     * user's SIGUSR2 stops a run instead of crashing it). Not a child's: a pool's children do not inherit it (a Java
+     * child whose stop signal is that real-time signal would have it taken by its JVM); a spec's env may still set it.
+     */
+    public static final String HOTSPOT_SUSPEND_SIGNAL_ENV = "_JAVA_SR_SIGNUM";
     public static final String PYTHON_PROPERTY = "vigil.python";
     public static final String PYTHON_ENV = "VIGIL_PYTHON";
     public static final String PYTHON_DIR_PROPERTY = "vigil.python.dir";
