@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,7 +47,7 @@ class CloseIndexTest {
             }
         }
 
-        deleteRecursively(dir.resolve(JournalSchema.CLOSE_INDEX_DIR));
+        TestFiles.deleteTree(dir.resolve(JournalSchema.CLOSE_INDEX_DIR));
         assertTrue(CloseIndex.load(dir).isEmpty());
         for (long closeId : List.of(101L, 305L, 999L)) {
             try (JournalReader r = JournalReader.open(dir)) {
@@ -133,11 +130,4 @@ class CloseIndexTest {
         return all;
     }
 
-    private static void deleteRecursively(Path p) throws IOException {
-        try (Stream<Path> files = Files.walk(p)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(f);
-            }
-        }
-    }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +45,7 @@ class FullFileSystemTest {
         for (int round = 0; round < ROUNDS; round++) {
             Path dir = tmpfs.path().resolve("journal-" + round);
             fillUpWhileWriting(dir, "round " + round + ": ");
-            deleteTree(dir); // the file system has room again for the next round
+            TestFiles.deleteTree(dir); // the file system has room again for the next round
             tmpfs.unfill();
         }
     }
@@ -126,14 +125,6 @@ class FullFileSystemTest {
                 + bytesAfterTheFirst[0] + " bytes; " + gap.describe());
         assertTrue(bytesAfterTheFirst[0] <= PageReservation.CHUNK - PageReservation.HEADROOM, "written after the first"
                 + " excerpt: " + bytesAfterTheFirst[0] + " bytes, past the chunk it reserved less its headroom; " + gap.describe());
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     /** A batch of the most transitions an event packs (24 KiB), times and pids varying. */

@@ -43,7 +43,7 @@ public final class StartExitBenchmark {
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
-        Path work = Files.createTempDirectory("vigil-start-bench-");
+        Path work = dev.vigil.journal.TestFiles.tempTreeDeletedAtExit("vigil-start-bench-");
         Path spec = work.resolve("spec.json");
         Files.writeString(spec, "{\"pools\":[{\"id\":\"start-bench\",\"groups\":[{\"name\":\"g\",\"kind\":\"exec\","
                 + "\"command\":[\"sleep\",\"30\"],\"children\":1}]}]}\n");

@@ -61,7 +61,7 @@ public final class IdleBench {
         int baseline = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         String parts = args.length > 3 ? args[3] : "idle,busy";
         SETTLE = Duration.ofSeconds(args.length > 4 ? Integer.parseInt(args[4]) : 10);
-        Path tmp = Files.createTempDirectory("vigil-idle-bench");
+        Path tmp = dev.vigil.journal.TestFiles.tempTreeDeletedAtExit("vigil-idle-bench");
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%d cpus; load before: %s%n%n", Runtime.getRuntime().availableProcessors(), load()));
         if (parts.contains("idle")) {

@@ -33,7 +33,7 @@ public final class ScaleBench {
         String sizes = args.length > 1 ? args[1] : "10,100,1000";
         int javaMax = args.length > 2 ? Integer.parseInt(args[2]) : 20;
         String variant = args.length > 3 ? args[3] : ""; // a variant's rows go under the table of the run before
-        Path root = Files.createTempDirectory("vigil-scale-bench");
+        Path root = dev.vigil.journal.TestFiles.tempTreeDeletedAtExit("vigil-scale-bench");
         if (variant.isEmpty()) {
             System.out.printf(Locale.ROOT, "mix=%s, %d pools, %d cpus, %s, load before %s%n%n", mix, POOLS, Runtime.getRuntime().availableProcessors(),
                     openFileLimit(), load());

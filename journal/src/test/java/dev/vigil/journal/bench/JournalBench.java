@@ -2,7 +2,6 @@ package dev.vigil.journal.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -11,7 +10,6 @@ import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 import org.HdrHistogram.Histogram;
 
@@ -748,16 +746,7 @@ public final class JournalBench {
     }
 
     private static void delete(Path p) {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(p)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(f);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        dev.vigil.journal.TestFiles.deleteTree(p);
         LockSupport.parkNanos(1);
     }
 }
