@@ -40,6 +40,10 @@ public interface LinuxCalls {
 
     int fcntl(int fd, int command, int argument);
 
+    int dup3(int oldFd, int newFd, int flags);
+
+    int open(CharSequence path, int flags, int mode);
+
     int kill(int pid, int signal);
 
     int waitpid(int pid, @Out int[] status, int options);
