@@ -3,7 +3,7 @@
  *
  * <pre>
  *  any thread --spawn()--> vigil-spawner threads (four per JVM, never exit: PDEATHSIG follows them)
- *                            | pipe2(O_CLOEXEC), posix_spawnp(vigil-spawn-shim ...), pidfd_open
+ *                            | pipe2(O_CLOEXEC), vigil_spawn / posix_spawnp(vigil-spawn-shim ...), pidfd_open
  *                            v
  *                          shim: PDEATHSIG, getppid check, setpgid, chdir, close fds, signals, execvp
  *                            | status pipe: EOF = exec ok / {stage, errno} = SpawnException
