@@ -147,10 +147,10 @@ class MisbehavingChildTest {
      * consumed was gone, the retry's ECHILD read as a lost child, and the close waited for an exit that could never
      * come. The reap now peeks first (SpawnerTest#aFaultRaisedAsTheReapReturnsDoesNotLoseTheStatus), and a lost child
      * ends its close at the budget (CloseMachineTest#aChildWhoseExitStatusWasLost...).
-     * A hang here fails the test after 3 minutes (on a thread of its own: a close once started ignores interrupts).
+     * A hang here fails the test after 90 s (on a thread of its own: a close once started ignores interrupts).
      */
     @Test
-    @org.junit.jupiter.api.Timeout(value = 180, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    @org.junit.jupiter.api.Timeout(value = 90, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
     void aMailboxFileCutInTheMiddleOfACloseDoesNotAbortThatClose() throws Exception {
         Path journal = tmp.resolve("journal");
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
