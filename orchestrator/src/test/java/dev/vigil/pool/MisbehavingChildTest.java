@@ -118,7 +118,7 @@ class MisbehavingChildTest {
             java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
                     java.util.concurrent.ExecutionException.class, () -> starting.get(20, TimeUnit.SECONDS));
             long tookMillis = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(failed.getCause() instanceof PoolStartException, String.valueOf(failed.getCause()));
+            assertTrue(failed.getCause() instanceof PoolStartException, () -> stackOf(failed.getCause()));
             String message = failed.getCause().getMessage();
             // one line says it all (the rollback's report follows it, as after any failed start); which thread met the
             // fault first (this start, or the ring drainer, which restores the length too) decides its wording
@@ -174,5 +174,12 @@ class MisbehavingChildTest {
         assertTrue(events.stream().noneMatch(e -> e instanceof dev.vigil.journal.CloseAborted), events.toString());
         assertEquals(1, events.stream().filter(e -> e instanceof dev.vigil.journal.CloseStarted).count(), "one close");
         assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), "reaps journaled");
+    }
+
+    /** The whole stack: where a raw error escaped is what a failure here must show. */
+    private static String stackOf(Throwable t) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
     }
 }
