@@ -631,7 +631,7 @@ final class CloseMachine {
             }
             CommandIssued open = journal.openCommand(run.poolId(), c.group(), c.index());
             SurvivorEvidence e = new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
-                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid()),
+                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid(), w == null ? null : c.mailboxFile()),
                     journal.lastEvents(run.poolId(), c.group(), c.index()), open == null ? null
                             : new SurvivorEvidence.OpenCommand(open.kind(), open.opcode(), open.commandId(),
                                     Math.max(0, now - open.timeNanos())));

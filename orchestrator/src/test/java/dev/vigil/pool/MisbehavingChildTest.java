@@ -182,4 +182,65 @@ class MisbehavingChildTest {
         t.printStackTrace(new java.io.PrintWriter(w));
         return w.toString();
     }
+
+    /**
+     * A C child (libvigil-child.a) that unmaps its mailbox inside a control handler and then waits, and one that execs
+     * {@code sleep 600} in its place (same pid, every mapping gone). Neither can see its shutdown word. The close ends
+     * within its window and grace, and names what happened: class DETACHED, {@code mailbox=unmapped} and the program
+     * that runs now. Before, both read STUCK_IN_HANDLER ("a handler that neither returns nor polls cancellation").
+     */
+    @Test
+    void aChildThatUnmapsItsMailboxOrExecsAnotherProgramIsClosedInItsBudgetAndNamedDetached() throws Exception {
+        Path nativeDir = dev.vigil.spawn.SpawnerOptions.defaults().nativeDir();
+        Path source = tmp.resolve("detaching_child.c");
+        Path binary = tmp.resolve("detaching_child");
+        try (var in = MisbehavingChildTest.class.getResourceAsStream("detaching_child.c")) {
+            java.nio.file.Files.copy(in, source);
+        }
+        Process cc = new ProcessBuilder("cc", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Werror", "-I",
+                nativeDir.getParent().resolve("include").toString(), "-o", binary.toString(), source.toString(),
+                nativeDir.resolve("libvigil-child.a").toString()).redirectErrorStream(true).start();
+        assertTrue(cc.waitFor(30, TimeUnit.SECONDS), "cc did not finish");
+        String ccOutput = new String(cc.getInputStream().readAllBytes());
+        assertEquals(0, cc.exitValue(), ccOutput);
+        Path journal = tmp.resolve("journal");
+        CloseSettings quick = CloseSettings.builder().window(Duration.ofMillis(700))
+                .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).grace(Duration.ofMillis(300)).build();
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
+            Pool pool = Pool.builder(o, "detached").group("c", 2, ChildSpec.c(binary)).closeSettings(quick).start();
+            assertEquals(5, pool.control("c", 0, 1, 5, Duration.ofSeconds(5)).value());
+            Path mapFile = pool.child("c", 0).mailbox().mapFile();
+            int unmapper = pool.child("c", 0).pid();
+            int execer = pool.child("c", 1).pid();
+            pool.sendControl("c", 0, 10, 0);
+            pool.sendControl("c", 1, 11, 0);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((maps(unmapper, mapFile) || !java.nio.file.Files.readSymbolicLink(Path.of("/proc/" + execer + "/exe"))
+                    .getFileName().toString().equals("sleep")) && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            long t0 = System.nanoTime();
+            CloseReport report = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> org.junit.jupiter.api.Assertions
+                    .assertThrows(dev.vigil.close.CloseFailedException.class, pool::closeWithReport).report());
+            long tookMillis = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(List.of(unmapper + " DETACHED", execer + " DETACHED"), report.failureClasses(), report.describeFailures());
+            String failures = report.describeFailures();
+            assertTrue(failures.contains("pid=" + unmapper + " group=c child=0 class=DETACHED") && failures.contains(
+                    "mailbox=unmapped exe=" + binary) && failures.contains("mailbox=unmapped exe=") && failures.contains(
+                    "/sleep") && failures.contains("cause: detached from its mailbox"), failures);
+            // window 0.7 s + SIGTERM (both die of it) + the evidence hook's stack capture (<= 5 s)
+            assertTrue(tookMillis < 8_000, "the close took " + tookMillis + " ms: " + failures);
+        }
+        List<JournalEvent> events = JournalChecks.readAll(journal);
+        assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.SurvivorDiagnosed d
+                && d.diagnosis().equals("DETACHED") && d.evidence().contains("mailbox=unmapped")).count(), events.toString());
+        assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), "reaps journaled");
+    }
+
+    /** Whether any line of /proc/PID/maps names {@code file}. */
+    private static boolean maps(int pid, Path file) throws java.io.IOException {
+        try (var lines = java.nio.file.Files.lines(Path.of("/proc/" + pid + "/maps"))) {
+            return lines.anyMatch(l -> l.endsWith(" " + file));
+        }
+    }
 }
