@@ -10,7 +10,7 @@
  *                            v
  *  Reaper thread (one per Spawner):  epoll_wait(one set: eventfd, every pidfd, -1)
  *  or an ExitWatch's owner (the close engine, for the children it closes: their pidfds moved into its own set)
- *                            | EPOLLIN on a pidfd -> out of the set, waitpid(that pid, WNOHANG) -> ExitStatus
+ *                            | EPOLLIN on a pidfd -> out of the set, waitid(that pid, WNOWAIT) peek, waitpid(that pid, WNOHANG) -> ExitStatus
  *                            v
  *                          ChildProcess.onExit() completes, ExitListeners are told (once: Reaper.reapNow)
  * </pre>

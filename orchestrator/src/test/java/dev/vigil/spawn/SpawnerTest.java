@@ -289,6 +289,48 @@ class SpawnerTest {
         }
     }
 
+    /**
+     * A memory fault met earlier on the reaping thread (a cut mapped file) is raised at its next return from native code,
+     * which may be the reap's waitpid: the status that call consumed must survive, and the retry must not take its own
+     * earlier reap's ECHILD for a lost child. The close engine met exactly this after a mailbox map was cut mid-close: the
+     * child was reported lost and its close waited for an exit that could never come. The hook stands in for the fault:
+     * HotSpot raises it where it likes, not where a test could put a real one.
+     */
+    @Test
+    void aFaultRaisedAsTheReapReturnsDoesNotLoseTheStatus() throws Exception {
+        int[] pid = new int[1];
+        assertEquals(0, Linux.calls().posix_spawnp(pid, "/bin/sh", null, null, new CharSequence[]{"sh", "-c", "exit 7"},
+                new CharSequence[0]));
+        // watched by no reaper: this thread's tries are the only ones
+        ChildProcess child = new ChildProcess(pid[0], -1, List.of("sh", "-c", "exit 7"), 0);
+        java.util.concurrent.atomic.AtomicInteger faults = new java.util.concurrent.atomic.AtomicInteger();
+        ChildProcess.afterReapCall = () -> {
+            if (faults.getAndIncrement() == 0) {
+                throw new InternalError("a fault occurred in a recent unsafe memory access operation in compiled Java code");
+            }
+        };
+        try {
+            ExitStatus status = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (status == null && System.nanoTime() < deadline) {
+                try {
+                    status = child.tryReap();
+                } catch (InternalError fault) {
+                    // the engine survives it and tries again
+                }
+                if (status == null) {
+                    Thread.sleep(5);
+                }
+            }
+            assertNotNull(status, "no exit within 20 s");
+            assertTrue(faults.get() >= 1, "the fault was never raised");
+            assertEquals(7, status.exitCode(), status.describe());
+            assertTrue(child.isReaped());
+        } finally {
+            ChildProcess.afterReapCall = null;
+        }
+    }
+
     private static int awaitPid(Path file) throws Exception {
         while (true) {
             if (Files.exists(file)) {

@@ -48,6 +48,9 @@ public interface LinuxCalls {
 
     int waitpid(int pid, @Out int[] status, int options);
 
+    /** {@code waitid(idtype, id, infop, options)}: {@code info} is a siginfo_t ({@link WaitStatus#SIGINFO_INTS} ints). */
+    int waitid(int idtype, int id, @Out int[] info, int options);
+
     int getpid();
 
     /**
