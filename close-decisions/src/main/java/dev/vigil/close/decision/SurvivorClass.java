@@ -3,7 +3,8 @@ package dev.vigil.close.decision;
 /**
  * Why a child (or what it left behind) failed a close: the one list of causes, the same live (CloseReport,
  * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first seven in this order, first
- * match wins; the last three are not read from one child's words: {@link #DESCENDANTS_LEFT} comes from the close's
+ * match wins; the last four are not read from one child's words: {@link #EXIT_STATUS_LOST} from a reap that found the
+ * child gone, {@link #DESCENDANTS_LEFT} from the close's
  * container scan (StrayFound), {@link #CONTAINMENT_ESCAPED} from its check of the children's cgroups
  * (ContainmentEscaped), {@link #ORCHESTRATOR_DIED} from the next orchestrator's recovery
  * (CloseEndedByOrchestratorDeath). Each has a one-line cause and a next step; {@link SurvivorDiagnosis#nextStep}
@@ -52,6 +53,12 @@ public enum SurvivorClass {
             + "cgroup.kill; the close killed it and what it found below it",
             "do not let children write cgroup.procs (run them as a user without write access to the cgroup tree); "
                     + "look in the cgroup the report names for what it forked that left its parentage"),
+    /** Its exit status was taken by someone else in the orchestrator's process: whether it still runs is unknown. */
+    EXIT_STATUS_LOST("exit status lost: something else in the orchestrator's process reaped the child (a waitpid(-1) or "
+            + "an ignored SIGCHLD), so the close cannot know how it ended, and signals no pid that may name another "
+            + "process now",
+            "find what reaps children in the orchestrator's JVM (a library calling wait() or waitpid(-1), a SIGCHLD set "
+                    + "to SIG_IGN) and remove it; this is a bug outside the child"),
     /** The orchestrator died during the close; its children were ended by the next one's recovery (or its guardian). */
     ORCHESTRATOR_DIED("the orchestrator died during the close: nobody reaped or reported its children",
             "find why the orchestrator died (its guardian record, dmesg for the OOM killer); the children were "

@@ -26,6 +26,12 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
         return new SurvivorDiagnosis(c, line(e, c));
     }
 
+    /** A child whose exit status someone else took: {@code why} is the reap's own line (pid, errno). */
+    public static SurvivorDiagnosis exitStatusLost(String group, int index, int pid, String why) {
+        return new SurvivorDiagnosis(SurvivorClass.EXIT_STATUS_LOST, "pid=" + pid + " group=" + group + " child=" + index
+                + " class=" + SurvivorClass.EXIT_STATUS_LOST.name() + " " + why);
+    }
+
     static SurvivorClass classOf(SurvivorEvidence e) {
         char proc = e.proc().state();
         if (proc == 'T' || proc == 't') {
