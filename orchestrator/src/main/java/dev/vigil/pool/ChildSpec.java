@@ -57,8 +57,9 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         }
         for (String s : strings) {
             if (whyNotExecString(s) != null) {
-                throw new IllegalArgumentException("child argument '" + dev.vigil.journal.JournalException.printable(s) + "' "
-                        + whyNotExecString(s));
+                String shown = dev.vigil.journal.JournalException.printable(s);
+                throw new IllegalArgumentException("child argument '" + (shown.length() <= 100 ? shown
+                        : shown.substring(0, 100) + "...") + "' " + whyNotExecString(s));
             }
         }
         for (Map.Entry<String, String> e : env.entrySet()) {
@@ -74,6 +75,11 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
      * there without a word ("x\u0000y" reached the child as "x").
      */
     public static String whyNotExecString(String s) {
+        String nul = whyNotCString(s);
+        return nul != null ? nul : dev.vigil.spawn.ExecLimits.whyTooLong(s);
+    }
+
+    private static String whyNotCString(String s) {
         return s.indexOf('\0') >= 0 ? "holds a NUL character (\\u0000): exec would cut it there" : null;
     }
 
@@ -89,7 +95,10 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
             return "name '" + dev.vigil.journal.JournalException.printable(name) + "' holds '=': the child would read it as variable '" + name.substring(0,
                     name.indexOf('=')) + "'";
         }
-        String bad = whyNotExecString(name) != null ? whyNotExecString(name) : whyNotExecString(value);
+        String bad = whyNotCString(name) != null ? whyNotCString(name) : whyNotCString(value);
+        if (bad == null) {
+            bad = dev.vigil.spawn.ExecLimits.whyTooLong(name + "=" + value); // the child's exec takes NAME=value whole
+        }
         return bad == null ? null : "variable " + dev.vigil.journal.JournalException.printable(name) + " " + bad;
     }
 

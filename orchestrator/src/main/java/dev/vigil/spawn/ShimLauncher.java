@@ -94,9 +94,9 @@ final class ShimLauncher {
             calls.close(writeFd);
             writeFd = -1;
             if (error != 0) {
-                throw new SpawnException(command, error, "posix_spawn", "shim=" + shim
-                        + " stdin=" + request.stdin() + " stdout=" + request.stdout() + " stderr=" + request.stderr()
-                        + " (a redirect file that cannot be opened fails here)");
+                throw new SpawnException(command, error, "posix_spawn", error == ExecLimits.E2BIG
+                        ? ExecLimits.describe(request.argv(), request.environment())
+                        : "shim=" + shim + redirectFiles(request));
             }
             long pid = spawned[0];
             long spawnedNanos = MonotonicClock.nanos();
@@ -440,5 +440,18 @@ final class ShimLauncher {
         List<String> entries = new ArrayList<>(env.size());
         env.forEach((name, value) -> entries.add(name + "=" + value));
         return entries.toArray(new CharSequence[0]);
+    }
+
+    /** The redirects that name files (a file that cannot be opened fails posix_spawn), or nothing. */
+    private static String redirectFiles(SpawnRequest request) {
+        StringBuilder sb = new StringBuilder();
+        Redirect[] r = {request.stdin(), request.stdout(), request.stderr()};
+        String[] names = {"stdin", "stdout", "stderr"};
+        for (int i = 0; i < r.length; i++) {
+            if (r[i] != null && r[i].file() != null) {
+                sb.append(' ').append(names[i]).append('=').append(r[i].file());
+            }
+        }
+        return sb.length() == 0 ? "" : sb.append(" (a redirect file that cannot be opened fails here)").toString();
     }
 }

@@ -12,6 +12,9 @@ public final class SpawnException extends RuntimeException {
     /** errno value when the cause has none (e.g. the doorbell pipe's reopen, an IOException). */
     public static final int UNKNOWN_ERRNO = -1;
 
+    /** How much of a command line a message shows. */
+    private static final int COMMAND_SHOWN = 200;
+
     private final String command;
     private final int errno;
     private final String stage;
@@ -24,7 +27,9 @@ public final class SpawnException extends RuntimeException {
     }
 
     private static String message(String command, int errno, String stage, String detail) {
-        StringBuilder text = new StringBuilder("spawn failed: command=").append(command);
+        // a command of megabytes (an E2BIG) would make a line of megabytes: its start names it
+        StringBuilder text = new StringBuilder("spawn failed: command=").append(command.length() <= COMMAND_SHOWN ? command
+                : command.substring(0, COMMAND_SHOWN) + "... (" + command.length() + " characters)");
         text.append(" errno=").append(errno == UNKNOWN_ERRNO ? "unknown" : Linux.describeErrno(errno));
         text.append(" stage=").append(stage);
         if (detail != null && !detail.isEmpty()) {

@@ -112,6 +112,23 @@ class SpecReaderTest {
                 e.problems().stream().map(SpecProblem::toString).toList());
     }
 
+    /**
+     * An argument or a variable longer than exec takes (MAX_ARG_STRLEN, 128 KiB with its NUL) is refused up front naming
+     * its field. Before, the spec ran and the pool's start failed (exit 1) in a line holding the whole argument.
+     */
+    @Test
+    void anArgumentOrVariableLongerThanExecTakesIsRefusedNamingIt() throws IOException {
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("long.json",
+                "{\"pools\": [{\"id\": \"p\", \"groups\": [{\"name\": \"g\", \"kind\": \"exec\", \"children\": 1,"
+                        + " \"command\": [\"/bin/echo\", \"" + "y".repeat(140_000) + "\"], \"env\": {\"BIG\": \""
+                        + "x".repeat(200_000) + "\"}}]}]}")));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).sorted().toList();
+        assertEquals(List.of("pools[0].groups[0].command[1]: is 140001 bytes with its NUL, more than the 131072 one exec "
+                        + "argument or variable may be (MAX_ARG_STRLEN): exec would fail with E2BIG",
+                "pools[0].groups[0].env.BIG: variable BIG is 200005 bytes with its NUL, more than the 131072 one exec "
+                        + "argument or variable may be (MAX_ARG_STRLEN): exec would fail with E2BIG"), got);
+    }
+
     @Test
     void aSpecNestedTooDeepIsNamedInTheSpecsWordsNotTheParsersMethod() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("deep.json",

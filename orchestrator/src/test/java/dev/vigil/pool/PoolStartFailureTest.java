@@ -51,4 +51,33 @@ class PoolStartFailureTest {
         }
         assertTrue(Files.readString(stderr).contains("no device /dev/chip0"), "the file named holds the child's stderr");
     }
+
+    /**
+     * Arguments and environment too long for exec all together (60 variables of 120,000 bytes, each under the 128 KiB
+     * one string may be, past ARG_MAX): the start fails in one line saying so with the sizes (E2BIG). Before, the line
+     * printed the whole command line, named three redirects as Java records ({@code Redirect[kind=DISCARD, file=null]})
+     * and blamed "a redirect file that cannot be opened".
+     */
+    @Test
+    void argumentsAndEnvironmentTooLongForExecFailTheStartInOneLineWithTheSizes() {
+        java.util.Map<String, String> env = new java.util.HashMap<>();
+        for (int i = 0; i < 60; i++) { // 7.2 MB: past ARG_MAX even under an unlimited stack (6 MB then)
+            env.put("E" + i, "v".repeat(120_000));
+        }
+        ChildSpec spec = ChildSpec.exec("/bin/true", "y".repeat(100_000));
+        for (var e : env.entrySet()) {
+            spec = spec.withEnv(e.getKey(), e.getValue());
+        }
+        ChildSpec big = spec;
+        PoolStartException e = assertThrows(PoolStartException.class, () -> Pool.builder(orchestrator, "e2big")
+                .group("g", 1, big).start());
+        String first = e.getMessage().lines().findFirst().orElseThrow();
+        assertTrue(first.contains("too long for exec (E2BIG): argv ") && first.contains(" environment ")
+                && first.contains("one may be at most 131072"), first);
+        assertTrue(first.length() < 1_000 && !first.contains("Redirect[") && !first.contains("redirect file"), first);
+        IllegalArgumentException one = assertThrows(IllegalArgumentException.class,
+                () -> ChildSpec.exec("/bin/true").withEnv("BIG", "x".repeat(200_000)));
+        assertTrue(one.getMessage().startsWith("child env variable BIG is 200005 bytes with its NUL, more than the 131072"),
+                one.getMessage());
+    }
 }
