@@ -311,22 +311,23 @@ def test_pip_installs_the_package_from_the_checkout_with_its_own_runtime_library
             child.wait(BOUND)
 
 
-def test_sigusr2_dumps_every_threads_stack_into_the_file_the_orchestrator_reads(tmp_path):
-    # the orchestrator's StackCapture signals only when this file exists, and reads what the dump appended
+def test_sigusr2_dumps_every_threads_stack_into_the_memfd_the_orchestrator_reads(tmp_path):
+    # the orchestrator's StackCapture signals only when this memfd is among the child's fds, and reads what the dump
+    # appended through /proc/PID/fd/N; nothing is written to disk (TMPDIR, the old place, stays empty)
     script = (
         "import os, sys, time\n"
         "from vigil_child import runtime\n"
         "f = runtime.arm_stack_dump()\n"
         "def stuck_in_handler():\n"
-        "    print(f.name, flush=True)\n"  # printed from inside: the signal cannot come before the frame exists
+        "    print(f.fileno(), flush=True)\n"  # printed from inside: the signal cannot come before the frame exists
         "    time.sleep(30)\n"
         "stuck_in_handler()\n")
-    env = dict(os.environ, VIGIL_STACKS_DIR=str(tmp_path))
+    env = dict(os.environ, TMPDIR=str(tmp_path))
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env,
                          cwd=os.path.join(ROOT, "python"))
     try:
-        path = p.stdout.readline().strip()
-        assert path == os.path.join(str(tmp_path), "vigil-stacks-%d.txt" % p.pid)
+        path = "/proc/%d/fd/%s" % (p.pid, p.stdout.readline().strip())
+        assert os.readlink(path) == "/memfd:vigil-stacks (deleted)"
         os.kill(p.pid, 12)
         deadline = time.monotonic() + BOUND
         text = ""
@@ -338,3 +339,4 @@ def test_sigusr2_dumps_every_threads_stack_into_the_file_the_orchestrator_reads(
     finally:
         p.kill()
         p.wait(BOUND)
+    assert os.listdir(str(tmp_path)) == [], "a killed child left a file behind"

@@ -219,25 +219,22 @@ def load_handler(name):
     return target
 
 
-def stacks_file_path(pid=None):
-    """Where this child's faulthandler writes its stacks: vigil-stacks-PID.txt in VIGIL_STACKS_DIR, TMPDIR or /tmp.
-
-    The orchestrator (dev.vigil.close.StackCapture) looks there, sends SIGUSR2 only when the file exists, and reads
-    what the dump appended."""
-    base = os.environ.get("VIGIL_STACKS_DIR") or os.environ.get("TMPDIR") or "/tmp"
-    return os.path.join(base, "vigil-stacks-%d.txt" % (os.getpid() if pid is None else pid))
+STACKS_MEMFD_NAME = "vigil-stacks"
 
 
 def arm_stack_dump(err=None):
-    """Dumps every thread's stack into stacks_file_path() on SIGUSR2 (faulthandler: works while a handler is stuck).
+    """Dumps every thread's stack on SIGUSR2 (faulthandler: works while a handler is stuck) into an anonymous in-memory
+    file, a memfd named "vigil-stacks": nothing on disk, so nothing is left behind however the child ends (a child
+    killed by escalation never ran its clean-up; a file in /tmp was left there). The orchestrator
+    (dev.vigil.close.StackCapture) finds it among /proc/PID/fd, sends SIGUSR2 only when it is there, and reads what the
+    dump appended.
 
     Returns the open file (kept open for the process's life), or None when it cannot be created (said on `err`)."""
     import faulthandler
     import signal
-    path = stacks_file_path()
     try:
-        f = open(path, "w")
-    except OSError as e:
+        f = os.fdopen(os.memfd_create(STACKS_MEMFD_NAME, os.MFD_CLOEXEC), "w")
+    except (OSError, AttributeError) as e:
         print("vigil_child: no stack dump on SIGUSR2: %s" % e, file=err or sys.stderr)
         return None
     faulthandler.register(signal.SIGUSR2, file=f, all_threads=True, chain=False)
@@ -259,7 +256,3 @@ def run(handler_name, err=None):
         child.close()
         if dump is not None:
             dump.close()
-            try:
-                os.unlink(dump.name)
-            except OSError:
-                pass

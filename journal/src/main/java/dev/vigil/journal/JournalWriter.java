@@ -188,7 +188,8 @@ public final class JournalWriter implements AutoCloseable {
      * Hands {@code event} to the appender thread. Safe from any thread. Waits (spinning, then
      * parking) while the ring is full, at most the publish timeout, then throws (and the journal is
      * incomplete from this event on). Once the journal is incomplete, returns at once: the event is
-     * counted in {@link #gap()}, not written.
+     * counted in {@link #gap()}, not written. A memory fault of the caller's raised inside it (a mapped file the caller
+     * touched was cut short) is thrown on once the event is written ({@link #rethrow}).
      */
     public void append(JournalEvent event) {
         if (event == null) {
@@ -202,14 +203,24 @@ public final class JournalWriter implements AutoCloseable {
         // Encoded here, on the caller's thread, before a slot is claimed (an encoding that throws leaves no claimed slot
         // unpublished): the appender thread then only copies bytes into the excerpt, so it carries Chronicle's own
         // cost per excerpt and little more (docs/BENCHMARKS.md, "Journal"). An event that cannot be encoded is the
-        // first not written, as one the appender could not write: a gap, not a throw.
-        EventEncoder encoder = EventCodec.encoder();
-        try {
-            encoder.encode(event);
-        } catch (RuntimeException | Error e) {
-            handler.notWritten.incrementAndGet();
-            handler.failAt(ring.getCursor() + 1, event, "the event could not be encoded: " + JournalException.plain(e));
-            return;
+        // first not written, as one the appender could not write: a gap, not a throw; a memory fault is not the
+        // encoder's but the caller's (rethrow says why).
+        EventEncoder encoder = null;
+        Error callersFault = null;
+        for (int attempt = 0; encoder == null; attempt++) {
+            try {
+                encoder = EventCodec.encoder();
+                encoder.encode(event);
+            } catch (RuntimeException | Error e) {
+                encoder = null;
+                if (attempt > 0 || !JournalException.isMemoryFault(e)) {
+                    handler.notWritten.incrementAndGet();
+                    handler.failAt(ring.getCursor() + 1, event, "the event could not be encoded: " + JournalException.plain(e));
+                    rethrow(callersFault);
+                    return;
+                }
+                callersFault = (Error) e; // the caller's (see below): encoded once more, written, and rethrown
+            }
         }
         long seq;
         try {
@@ -217,8 +228,39 @@ public final class JournalWriter implements AutoCloseable {
         } catch (InsufficientCapacityException full) {
             seq = nextWithBackpressure(event);
         }
-        ring.get(seq).set(event, encoder, bodies.put(seq, encoder.array(), encoder.length()));
+        Slot slot = ring.get(seq);
+        for (int attempt = 0;; attempt++) {
+            try {
+                slot.set(event, encoder, bodies.put(seq, encoder.array(), encoder.length()));
+                break;
+            } catch (RuntimeException | Error e) {
+                if (attempt > 0 || callersFault != null || !JournalException.isMemoryFault(e)) {
+                    slot.failed(event, JournalException.plain(e)); // published all the same: the appender waits for
+                    break;                                          // every sequence claimed, in order
+                }
+                callersFault = (Error) e;
+            }
+        }
         ring.publish(seq);
+        rethrow(callersFault);
+    }
+
+    /**
+     * callersFault in {@link #append}: a memory fault raised on a producer's thread inside append is never the
+     * journal's: encoding reads the event on the heap into a heap array, and the ring's bodies are plain off-heap
+     * memory; only the appender thread touches the journal's mapped files. It is the fault of a mapped file the caller
+     * read or wrote just before (a mailbox map cut short while mapped), which the JVM raises at a later instruction than
+     * the access: inside the encoder when that is the caller's next call into the VM (the first event of a kind, a
+     * sink grown). Before, it was taken for an event that could not be encoded, and the journal named itself
+     * incomplete from there ("1 events not written, from MailboxReleased ... memory fault on a mapped journal file")
+     * for a fault it did not cause, while the caller never learned its map was cut. Now the event is written (the JVM
+     * raises such a fault once: the second encoding runs through) and the fault goes on to the caller, as if raised
+     * just after the append, where the caller's repair (the close engine's, the ring drainer's, a start's) meets it.
+     */
+    private static void rethrow(Error callersFault) {
+        if (callersFault != null) {
+            throw callersFault;
+        }
     }
 
     private long nextWithBackpressure(JournalEvent event) {
@@ -387,6 +429,8 @@ public final class JournalWriter implements AutoCloseable {
      */
     private static final class Slot {
         JournalEvent event;
+        /** Why handing this event to the ring failed after its sequence was claimed (not written: the gap), or null. */
+        String failure;
         /** The body when it did not fit its slot of {@link RingBodies}; else null. */
         byte[] large;
         int length;
@@ -396,12 +440,19 @@ public final class JournalWriter implements AutoCloseable {
             large = inRingBodies ? null : java.util.Arrays.copyOf(encoder.array(), n);
             length = n;
             event = e;
+            failure = null;
+        }
+
+        void failed(JournalEvent e, String why) {
+            event = e;
+            failure = why;
         }
 
         /** Forgets the event once written (the ring must not keep 65,536 events reachable). */
         void clear() {
             event = null;
             large = null;
+            failure = null;
         }
     }
 
@@ -500,6 +551,9 @@ public final class JournalWriter implements AutoCloseable {
             if (sequence >= failedAtSequence) {
                 notWritten.incrementAndGet();
                 logGap();
+            } else if (slot.failure != null) {
+                notWritten.incrementAndGet();
+                failAt(sequence, event, "the event could not be handed to the appender: " + slot.failure);
             } else {
                 try {
                     write(event, body(slot, sequence), slot.length);

@@ -16,7 +16,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * introspection) took ~100-150 ms of the main thread on the way to a run's first child (bin/vigil-bench start; a spec
  * needs none of it). A field written twice in one object is refused at its second value, as the ObjectMapper refused it
  * with FAIL_ON_READING_DUP_TREE_KEY. Numbers become the nodes the ObjectMapper made: int, long or big integer by size,
- * a big decimal or float where the parser says so, else a double. Empty input is a missing node.
+ * a big decimal or float where the parser says so, else a double. Empty input is a missing node. A YAML tag
+ * ({@code !!java.io.File a}, {@code !foo}) is refused naming its field: a spec takes plain values, and a tag that
+ * names a type is what a YAML loader would instantiate (the parser used to give the plain string, silently).
  */
 final class JsonTree {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -27,16 +29,39 @@ final class JsonTree {
     /** The first value {@code p} reads (what follows it is not read), or a missing node when there is none. */
     static JsonNode read(JsonParser p) throws IOException {
         JsonToken t = p.nextToken();
-        return t == null ? MissingNode.getInstance() : value(p, t);
+        return t == null ? MissingNode.getInstance() : value(p, t, "$");
     }
 
-    private static JsonNode value(JsonParser p, JsonToken t) throws IOException {
+    /** A YAML tag on the value at {@code path} (a spec path such as {@code pools[0].id}, {@code $} for the whole). */
+    static final class TagRefused extends JsonParseException {
+        private static final long serialVersionUID = 1L;
+        final String path;
+
+        TagRefused(JsonParser p, String path, String tag) {
+            super(p, "the YAML tag " + tag + " is not allowed (line " + p.currentTokenLocation().getLineNr()
+                    + ", column " + p.currentTokenLocation().getColumnNr() + "): a spec takes plain values, write the value"
+                    + " without the tag", p.currentTokenLocation());
+            this.path = path;
+        }
+    }
+
+    /** The tag as written ({@code !!java.io.File}, {@code !local}), from the parser's resolved form. */
+    private static String tagAsWritten(String typeId) {
+        String core = "tag:yaml.org,2002:";
+        return typeId.startsWith(core) ? "!!" + typeId.substring(core.length()) : "!" + typeId;
+    }
+
+    private static JsonNode value(JsonParser p, JsonToken t, String path) throws IOException {
+        Object tag = p.canReadTypeId() ? p.getTypeId() : null;
+        if (tag != null) {
+            throw new TagRefused(p, path, tagAsWritten(tag.toString()));
+        }
         switch (t) {
             case START_OBJECT -> {
                 ObjectNode o = NODES.objectNode();
                 for (JsonToken k = p.nextToken(); k == JsonToken.FIELD_NAME; k = p.nextToken()) {
                     String name = p.currentName();
-                    if (o.replace(name, value(p, p.nextToken())) != null) {
+                    if (o.replace(name, value(p, p.nextToken(), path.equals("$") ? name : path + "." + name)) != null) {
                         throw new JsonParseException(p, "field '" + name + "' is written twice (only one may be)",
                                 p.currentTokenLocation());
                     }
@@ -46,7 +71,7 @@ final class JsonTree {
             case START_ARRAY -> {
                 com.fasterxml.jackson.databind.node.ArrayNode a = NODES.arrayNode();
                 for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-                    a.add(value(p, e));
+                    a.add(value(p, e, path + "[" + a.size() + "]"));
                 }
                 return a;
             }

@@ -46,6 +46,8 @@ public final class PoolRunner implements Stoppable {
     static final Duration START_STOP_BOUND = Duration.ofSeconds(60);
 
     private final RunSpec spec;
+    /** The spec's close settings, built once for every close of the run. */
+    private final CloseSettings settings;
     private final RunHooks hooks;
     private final PrintStream out;
     private final List<Pool> open = new ArrayList<>();
@@ -76,6 +78,7 @@ public final class PoolRunner implements Stoppable {
 
     public PoolRunner(RunSpec spec, RunHooks hooks, PrintStream out) {
         this.spec = spec;
+        this.settings = closeSettings(spec.close());
         this.hooks = hooks;
         this.out = out;
     }
@@ -151,7 +154,7 @@ public final class PoolRunner implements Stoppable {
         }
         dev.vigil.journal.JournalWriter journalWriter;
         JournalShipping shipping = null;
-        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(closeSettings())
+        try (Orchestrator orchestrator = Orchestrator.builder().journalDir(journal).closeSettings(settings)
                 .maxMailboxes(Math.max(256, spec.totalChildren() + 64)).open()) {
             this.orchestrator = orchestrator;
             applyStop(); // a stop that came while it opened
@@ -163,7 +166,7 @@ public final class PoolRunner implements Stoppable {
             }
             closeOpenPools();
             journalWriter = orchestrator.journal().writer();
-            if (closeSettings().escalation() == EscalationPolicy.LEAK) {
+            if (settings.escalation() == EscalationPolicy.LEAK) {
                 // leak means kept: no further close; what the closes kept outlives this run, listed with its reaper
                 printKept(orchestrator.leave(), journal, out);
             }
@@ -448,7 +451,7 @@ public final class PoolRunner implements Stoppable {
                 reports.add(r);
                 // leak means kept: a pool whose close kept survivors is never closed again (not by the next cycle's
                 // close, not at the end of the run); the run ends listing them
-                if (pools.get(i).trackedChildren().isEmpty() || closeSettings().escalation() == EscalationPolicy.LEAK) {
+                if (pools.get(i).trackedChildren().isEmpty() || settings.escalation() == EscalationPolicy.LEAK) {
                     open.remove(pools.get(i));
                 }
             }
@@ -481,7 +484,7 @@ public final class PoolRunner implements Stoppable {
      */
     private CloseReport awaitReport(Pool pool, CompletableFuture<CloseReport> close)
             throws ExecutionException, InterruptedException {
-        return CloseReportWait.await(pool.poolId(), close, closeSettings(), stillRunningNote, out, "  ");
+        return CloseReportWait.await(pool.poolId(), close, settings, stillRunningNote, out, "  ");
     }
 
     /**
@@ -541,10 +544,6 @@ public final class PoolRunner implements Stoppable {
             String why = pick.isClean() ? "" : "   # explains the failed close";
             out.println("  " + replay + " show " + dir + " " + pick.closeId() + why);
         }
-    }
-
-    private CloseSettings closeSettings() {
-        return closeSettings(spec.close());
     }
 
     static CloseSettings closeSettings(RunSpec.Close c) {

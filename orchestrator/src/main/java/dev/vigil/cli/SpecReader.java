@@ -64,6 +64,8 @@ public final class SpecReader {
         JsonNode root;
         try (JsonParser p = (yaml ? new YAMLFactory() : new JsonFactory()).createParser(file.toFile())) {
             root = JsonTree.read(p); // a field written twice is a mistake to name, not a silent "the last one wins"
+        } catch (JsonTree.TagRefused e) {
+            throw new SpecInvalidException(file.toString(), List.of(new SpecProblem(e.path, e.getOriginalMessage())));
         } catch (JsonProcessingException e) {
             String where = e.getLocation() == null ? "$"
                     : "line " + e.getLocation().getLineNr() + " column " + e.getLocation().getColumnNr();

@@ -449,7 +449,7 @@ final class CloseMachine {
         run.members.put(c, t);
         run.tracks.add(t);
         t.watch = new ChildWatch(c.mailboxWords(), now);
-        if (c.exit().isDone()) {
+        if (exitKnown(c)) {
             reaped(run, t, c.exit().getNow(null), now);
             return null;
         }
@@ -524,6 +524,27 @@ final class CloseMachine {
         }
     }
 
+    /** Whether the child's exit is known: collected (its exit input is handled, or queued), not lost. */
+    private static boolean exitKnown(ClosingChild c) {
+        return c.exit().isDone() && !c.exit().isCompletedExceptionally();
+    }
+
+    /**
+     * Why the child's exit status was lost (someone else reaped it: a waitpid(-1) or an ignored SIGCHLD elsewhere in
+     * the JVM), or null: such a child is not waited for (no exit input will come) nor signalled (its pid may name
+     * another process now); the close reports it, as a survivor of class EXIT_STATUS_LOST.
+     */
+    private static String lostExit(ClosingChild c) {
+        if (!c.exit().isCompletedExceptionally()) {
+            return null;
+        }
+        Throwable e = c.exit().handle((x, error) -> error).join();
+        if (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return JournalException.plain(e);
+    }
+
     static String describe(ChildExit exit) {
         return exit.signal() > 0 ? "signal=" + exit.signal() : "exitCode=" + exit.exitCode();
     }
@@ -592,10 +613,17 @@ final class CloseMachine {
     private void diagnose(Run run, long now) {
         long window = run.settings.window().toNanos();
         for (Track t : run.tracks) {
-            if (t.exit != null || t.child.exit().isDone()) {
+            if (t.exit != null || exitKnown(t.child)) {
                 continue; // exited while we looked: its exit input reports it as reaped, not as a survivor
             }
             ClosingChild c = t.child;
+            String lost = lostExit(c);
+            if (lost != null) {
+                t.diagnosis = SurvivorDiagnosis.exitStatusLost(c.group(), c.index(), c.pid(), lost);
+                journal.append(new SurvivorDiagnosed(now, pid(), run.poolId(), run.closeId, c.group(), c.index(),
+                        c.pid(), t.diagnosis.survivorClass().name(), t.diagnosis.line()));
+                continue;
+            }
             MailboxWords w = c.mailboxWords();
             if (w != null && t.watch.observe(w, now).firstAck()) {
                 journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
@@ -603,7 +631,7 @@ final class CloseMachine {
             }
             CommandIssued open = journal.openCommand(run.poolId(), c.group(), c.index());
             SurvivorEvidence e = new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
-                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid()),
+                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid(), w == null ? null : c.mailboxFile()),
                     journal.lastEvents(run.poolId(), c.group(), c.index()), open == null ? null
                             : new SurvivorEvidence.OpenCommand(open.kind(), open.opcode(), open.commandId(),
                                     Math.max(0, now - open.timeNanos())));
@@ -643,7 +671,7 @@ final class CloseMachine {
                         // reaped, not reported kept: its exit input comes next and advances this close again.
                         inputs.collectReadyExits();
                         for (Track t : run.tracks) {
-                            if (t.exit == null && t.child.exit().isDone()) {
+                            if (t.exit == null && exitKnown(t.child)) {
                                 return;
                             }
                         }

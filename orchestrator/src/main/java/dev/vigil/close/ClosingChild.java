@@ -36,6 +36,11 @@ public interface ClosingChild {
     /** The mailbox words now; null when {@link #hasMailbox()} is false or the mailbox was released. */
     MailboxWords mailboxWords();
 
+    /** The file its mailbox lives in (a survivor's /proc maps are checked for it); null without a mailbox. */
+    default java.nio.file.Path mailboxFile() {
+        return null;
+    }
+
     /** Completes once the child's exit status is collected. Never completes exceptionally for a live child. */
     CompletableFuture<ChildExit> exit();
 

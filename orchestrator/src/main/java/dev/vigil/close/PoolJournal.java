@@ -60,7 +60,9 @@ public final class PoolJournal implements CloseJournal {
     /**
      * Appends {@code event}; never throws for a journal that cannot be written (a full disk, a
      * stalled appender): the writer then counts what it did not write ({@link #gap()}), and the
-     * caller goes on with its safety duties (closes still broadcast, reap, escalate).
+     * caller goes on with its safety duties (closes still broadcast, reap, escalate). A memory fault of the caller's
+     * own raised inside it (a mailbox map cut short) goes on to the caller once the event is written
+     * ({@link JournalWriter#append}).
      */
     @Override
     public void append(JournalEvent event) {

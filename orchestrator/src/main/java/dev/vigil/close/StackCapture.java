@@ -22,7 +22,7 @@ import dev.vigil.journal.SurvivorStacks;
  * Captures each survivor's own (user-space) stacks before the close's first escalation signal, journals them
  * ({@link SurvivorStacks}) and hands the close a one-line summary per child for its report. Per kind: a Java child's
  * threads through {@code jcmd PID Thread.print}; a Python child's through {@code faulthandler} on SIGUSR2 (the
- * runtime arms it and names its file, {@code vigil-stacks-PID.txt} in {@code VIGIL_STACKS_DIR} or the temp dir);
+ * runtime arms it into a memfd named {@code vigil-stacks}, read through {@code /proc/PID/fd/N}: nothing on disk);
  * any other process's threads through {@code eu-stack -p PID} (elfutils), else {@code gdb -batch}. Where no tool is
  * present the summary says so in one line. Every capture is bounded by {@link #BOUND} (the tool is killed then);
  * the close waits for them at most that long before it signals. Tools run on two daemon threads, never on the
@@ -161,7 +161,7 @@ public final class StackCapture implements CloseMachine.BeforeEscalation {
     private static Captured python(ClosingChild c, long start, long deadlineNanos) throws IOException {
         Path file = pythonStacksFile(c.pid());
         if (file == null || !Files.exists(file)) {
-            return none(start, "no faulthandler file armed by pid " + c.pid() + " (vigil_child runtime not started, "
+            return none(start, "no faulthandler memfd armed by pid " + c.pid() + " (vigil_child runtime not started, "
                     + "or too old)");
         }
         long before = Files.size(file);
@@ -197,24 +197,23 @@ public final class StackCapture implements CloseMachine.BeforeEscalation {
         return new Captured("faulthandler", took, "faulthandler " + seconds(took) + ", " + summarizePython(text), text);
     }
 
-    /** Where the Python runtime armed faulthandler: {@code vigil-stacks-PID.txt} in its VIGIL_STACKS_DIR, TMPDIR or /tmp. */
+    /** What /proc/PID/fd/N reads for the Python runtime's stack-dump memfd (vigil_child.runtime.STACKS_MEMFD_NAME). */
+    static final String PYTHON_STACKS_MEMFD = "/memfd:vigil-stacks (deleted)";
+
+    /** The memfd the Python runtime armed faulthandler into, as its {@code /proc/PID/fd/N} link; null when none. */
     static Path pythonStacksFile(int pid) {
-        String dir = null;
-        String tmp = null;
-        try {
-            for (String kv : new String(Files.readAllBytes(Path.of("/proc", Integer.toString(pid), "environ")),
-                    StandardCharsets.UTF_8).split("\0")) {
-                if (kv.startsWith("VIGIL_STACKS_DIR=")) {
-                    dir = kv.substring("VIGIL_STACKS_DIR=".length());
-                } else if (kv.startsWith("TMPDIR=")) {
-                    tmp = kv.substring("TMPDIR=".length());
+        Path fds = Path.of("/proc", Integer.toString(pid), "fd");
+        try (java.util.stream.Stream<Path> links = Files.list(fds)) {
+            return links.filter(l -> {
+                try {
+                    return Files.readSymbolicLink(l).toString().equals(PYTHON_STACKS_MEMFD);
+                } catch (IOException | RuntimeException e) {
+                    return false; // closed while we looked
                 }
-            }
+            }).findFirst().orElse(null);
         } catch (IOException | RuntimeException e) {
             return null;
         }
-        String base = dir != null && !dir.isEmpty() ? dir : tmp != null && !tmp.isEmpty() ? tmp : "/tmp";
-        return Path.of(base, "vigil-stacks-" + pid + ".txt");
     }
 
     /** eu-stack ({@code TID n:} / {@code #0  0x... name}) or gdb ({@code Thread n} / {@code #0  0x... in name (...)}). */

@@ -16,8 +16,8 @@ import dev.vigil.spawn.internal.Linux;
 /** A pool's cgroup (v2) directory: membership from cgroup.procs, emptiness from cgroup.events, cgroup.kill to end it. */
 final class CgroupPool implements PoolContainment {
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    /** SIGSTOP (19 on every Linux architecture): cannot be caught; a stopped process does not fork. */
-    private static final int SIGSTOP = 19;
+    /** SIGSTOP: cannot be caught; a stopped process does not fork. */
+    private static final int SIGSTOP = jnr.constants.platform.Signal.SIGSTOP.intValue();
 
     private final Path dir;
 

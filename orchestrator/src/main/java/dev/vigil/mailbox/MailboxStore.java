@@ -186,8 +186,13 @@ public final class MailboxStore implements AutoCloseable {
                 throw r;
             }
             throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + ": "
-                    + (full != null ? full : dev.vigil.journal.JournalException.plain(e)), e);
+                    + inWords(full, e), e);
         }
+    }
+
+    /** What {@code t} failed of, in words: {@code full} (the full file system's words) when not null, else plain. */
+    private static String inWords(String full, Throwable t) {
+        return full != null ? full : dev.vigil.journal.JournalException.plain(t);
     }
 
     /** Chronicle Map's header: an 8-byte checksum, then a 4-byte size word whose ready bit its creator sets last. */
@@ -222,10 +227,9 @@ public final class MailboxStore implements AutoCloseable {
         try {
             try {
                 Files.copy(mapFile, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            } catch (IOException noRoom) { // a full disk (or a read-only dir) has no room for the copy: the map itself
-                String full = dev.vigil.journal.JournalException.noSpaceLeft(copy, noRoom); // still opens, unchecked
-                notes.add("segments not checked (no copy " + copy + ": "
-                        + (full != null ? full : dev.vigil.journal.JournalException.plain(noRoom)) + ")");
+            } catch (IOException noRoom) { // a full disk (or a read-only dir) has no room for the copy
+                notes.add("segments not checked (no copy " + copy + ": " // the map itself still opens, unchecked
+                        + inWords(dev.vigil.journal.JournalException.noSpaceLeft(copy, noRoom), noRoom) + ")");
                 return;
             }
             builder.recoverPersistedTo(copy.toFile(), false, corruption -> damage.add(corruption.message())).close();

@@ -26,8 +26,6 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         List<String> classPath, List<String> runtimeOptions) {
     /** SIGTERM, the default stop signal of a plain executable. */
     public static final int SIGTERM = 15;
-    /** SIGSTOP (19 on every Linux architecture): pauses a process, cannot be caught, never ends it. */
-    private static final int SIGSTOP = 19;
     /** Name of the C demo child in the native build directory. */
     public static final String DEMO_CHILD = "vigil-demo-child";
     /** The Python child runtime's entry module: {@code python3 -m vigil_child HANDLER}. */
@@ -140,7 +138,7 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         if (signal < 1 || signal > 64) {
             return "must be a signal number 1..64";
         }
-        if (signal == SIGSTOP) {
+        if (signal == jnr.constants.platform.Signal.SIGSTOP.intValue()) { // pauses a process, cannot be caught
             return "is SIGSTOP: it pauses a process and never ends it; use one the program exits on (TERM, INT, QUIT; KILL"
                     + " ends it at once)";
         }

@@ -386,11 +386,11 @@ public final class Pool implements AutoCloseable {
         String failure;
         try {
             failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+            if (failure == null) {
+                failure = cutWhileStarting(cutsBefore); // its file I/O may be where a fault of the poll is raised
+            }
         } catch (InternalError e) {
             failure = mapCut(e);
-        }
-        if (failure == null) {
-            failure = cutWhileStarting(cutsBefore);
         }
         if (failure != null) {
             throw rollback(failure, null);
@@ -950,6 +950,14 @@ public final class Pool implements AutoCloseable {
                     return report;
                 } catch (java.util.concurrent.TimeoutException e) {
                     orchestrator.closeEngine().checkAlive(); // its thread gone: this close fails now, next turn
+                } catch (InternalError e) {
+                    // A memory fault this thread met before (a cut mailbox map: a start's readiness poll), raised by
+                    // HotSpot at its next return from native code, the wait's park: not this close's, which runs on
+                    // the engine. The map is restored, and the wait goes on.
+                    if (!JournalException.isMemoryFault(e)) {
+                        throw e;
+                    }
+                    orchestrator.repairAfterMemoryFault();
                 } catch (InterruptedException e) {
                     interrupted = true; // a close once started runs to its report
                 } catch (ExecutionException e) {

@@ -134,6 +134,11 @@ public final class PoolChild implements ClosingChild {
     }
 
     @Override
+    public java.nio.file.Path mailboxFile() {
+        return mailbox == null ? null : mailbox.mapFile();
+    }
+
+    @Override
     public CompletableFuture<ChildExit> exit() {
         return exit;
     }

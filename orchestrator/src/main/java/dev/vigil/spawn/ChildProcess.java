@@ -38,6 +38,10 @@ public final class ChildProcess {
     private ExitStatus status;
     /** Guarded by {@link #lock}; why our reap found no child (someone else collected it), else null. */
     private String lost;
+    /** Guarded by {@link #lock}: the status the peek before the reap read; the reap sets {@link #status} from it. */
+    private ExitStatus peeked;
+    /** Test hook: runs right after the reap's waitpid returned (a fault raised there); null in production. */
+    static volatile Runnable afterReapCall;
 
     /** Guarded by {@link #lock}: the write end of the child's doorbell pipe, or null; closed by the reap. */
     private java.io.FileOutputStream doorbell;
@@ -132,12 +136,16 @@ public final class ChildProcess {
     }
 
     /**
-     * Collects the status if the child has exited (waitpid(pid, WNOHANG) for this pid only, safe
-     * because nothing else in the JVM reaps our children) and closes the pidfd. Null while it runs.
+     * Collects the status if the child has exited and closes the pidfd; null while it runs. For this pid only, safe
+     * because nothing else in the JVM reaps our children: first a peek ({@code waitid(P_PID, pid, WEXITED | WNOHANG |
+     * WNOWAIT)}, the child stays waitable) whose status is kept, then the reap ({@code waitpid(pid, WNOHANG)}).
+     * The peek is what makes a retry safe: a memory fault met earlier on this thread (a cut mapped file) is raised at its
+     * next return from native code, which may be the reap's; the status the reap consumed is then still here, and the
+     * retry's ECHILD is our own earlier reap, not a lost child.
      * Called by the reaper thread only; completing {@link #onExit()} is the caller's job, outside the lock.
      *
-     * @throws ChildLostException when waitpid says there is no such child: something else in the JVM
-     *                            collected it; the pidfd is closed and signals are refused from then on
+     * @throws ChildLostException when there is no such child before our reap: something else in the JVM collected it;
+     *                            the pidfd is closed and signals are refused from then on
      */
     ExitStatus tryReap() {
         synchronized (lock) {
@@ -147,28 +155,48 @@ public final class ChildProcess {
             if (lost != null) {
                 throw new ChildLostException(lost);
             }
-            int[] raw = new int[1];
-            int rc = Linux.calls().waitpid(pid, raw, Linux.WNOHANG);
+            if (peeked == null) {
+                int[] info = new int[WaitStatus.SIGINFO_INTS];
+                if (Linux.calls().waitid(Linux.P_PID, pid, info, Linux.WEXITED | Linux.WNOHANG | Linux.WNOWAIT) != 0) {
+                    return failedWait("waitid", Linux.errno());
+                }
+                if (!WaitStatus.infoNamesChild(info)) {
+                    return null;
+                }
+                long now = MonotonicClock.nanos();
+                peeked = WaitStatus.infoExited(info) ? ExitStatus.exited(WaitStatus.infoStatus(info), now)
+                        : ExitStatus.killed(WaitStatus.infoStatus(info), now);
+            }
+            int rc = Linux.calls().waitpid(pid, new int[1], Linux.WNOHANG);
+            Runnable hook = afterReapCall;
+            if (hook != null) {
+                hook.run();
+            }
             if (rc == 0) {
-                return null;
+                return null; // cannot be (the peek saw it waitable): looked at again
             }
             if (rc != pid) {
                 int errno = Linux.errno();
-                if (errno == Linux.EINTR) {
-                    return null;
+                if (errno != Linux.ECHILD) {
+                    return failedWait("waitpid", errno);
                 }
-                lost = "exit status lost: pid=" + pid + " waitpid errno=" + Linux.describeErrno(errno)
-                        + " (something else reaped this child: a waitpid(-1) or an ignored SIGCHLD elsewhere in the JVM?)";
-                closePidfd();
-                throw new ChildLostException(lost);
+                // ECHILD: the reap of an earlier try that a fault cut short consumed it; the peek has its status
             }
-            long now = MonotonicClock.nanos();
-            status = WaitStatus.signalled(raw[0])
-                    ? ExitStatus.killed(WaitStatus.termSignal(raw[0]), now)
-                    : ExitStatus.exited(WaitStatus.exitCode(raw[0]), now);
+            status = peeked;
             closePidfd();
             return status;
         }
+    }
+
+    /** A wait that failed: null when it is to be tried again (EINTR), else the child is lost. */
+    private ExitStatus failedWait(String call, int errno) {
+        if (errno == Linux.EINTR) {
+            return null;
+        }
+        lost = "exit status lost: pid=" + pid + " " + call + " errno=" + Linux.describeErrno(errno)
+                + " (something else reaped this child: a waitpid(-1) or an ignored SIGCHLD elsewhere in the JVM?)";
+        closePidfd();
+        throw new ChildLostException(lost);
     }
 
     /** Reaper thread: the status was collected; complete the future (outside the lock). */

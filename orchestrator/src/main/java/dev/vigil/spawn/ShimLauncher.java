@@ -4,6 +4,7 @@ import dev.vigil.journal.MonotonicClock;
 import dev.vigil.spawn.internal.Linux;
 import dev.vigil.spawn.internal.LinuxCalls;
 import dev.vigil.spawn.internal.ShimProtocol;
+import dev.vigil.spawn.internal.SpawnCalls;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,10 +31,19 @@ final class ShimLauncher {
     private final LinuxCalls calls = Linux.calls();
     private final int ownPid;
 
+    /** libvigil-spawn next to the shim, or null: posix_spawnp then (a child copies the whole descriptor table). */
+    private final SpawnCalls spawnCalls;
+
     ShimLauncher(Path shim, boolean pidfds) {
         this.shim = shim;
         this.pidfds = pidfds;
         this.ownPid = calls.getpid();
+        this.spawnCalls = SpawnCalls.in(shim.getParent());
+    }
+
+    /** Whether the shim is started with libvigil-spawn (a child keeps copies of the few lowest descriptors only). */
+    boolean spawnsWithSmallTables() {
+        return spawnCalls != null;
     }
 
     Path shim() {
@@ -255,16 +265,21 @@ final class ShimLauncher {
      * descriptors: 0 with the pid in {@code pid[0]}, or the error number of the step that failed.
      */
     private int spawn(SpawnRequest request, int statusWriteFd, int doorbellReadFd, int[] pid) {
+        if (spawnCalls != null) {
+            int[] slots = Slots.ofThisThread();
+            if (slots != null) {
+                return spawnKeepingSlots(request, statusWriteFd, doorbellReadFd, pid, slots);
+            }
+        }
         Pointer actions = Memory.allocateDirect(Linux.runtime(), Linux.POSIX_SPAWN_FILE_ACTIONS_SIZE);
         int error = calls.posix_spawn_file_actions_init(actions);
         if (error != 0) {
             return error;
         }
         try {
-            error = redirect(actions, 0, request.stdin());
-            if (request.log() == null) { // with a log the shim makes 1 and 2 its log writer's pipes
-                error = error != 0 ? error : redirect(actions, 1, request.stdout());
-                error = error != 0 ? error : redirect(actions, 2, request.stderr());
+            for (Open o : opens(request)) {
+                error = error != 0 ? error : calls.posix_spawn_file_actions_addopen(actions, o.fd(), o.path(), o.flags(),
+                        FILE_MODE);
             }
             error = error != 0 ? error : calls.posix_spawn_file_actions_adddup2(actions, statusWriteFd, ShimProtocol.STATUS_FD);
             if (error == 0 && doorbellReadFd >= 0) {
@@ -277,18 +292,114 @@ final class ShimLauncher {
         }
     }
 
-    /** Adds the open that makes {@code fd} the redirect's file (nothing for INHERIT): 0, or the error number. */
-    private int redirect(Pointer actions, int fd, Redirect redirect) {
-        return switch (redirect.kind()) {
-            case INHERIT -> 0;
-            case DISCARD -> calls.posix_spawn_file_actions_addopen(actions, fd, "/dev/null",
-                    fd == 0 ? Linux.O_RDONLY : Linux.O_WRONLY, 0);
-            case READ -> calls.posix_spawn_file_actions_addopen(actions, fd, redirect.file().toString(), Linux.O_RDONLY, 0);
-            case WRITE -> calls.posix_spawn_file_actions_addopen(actions, fd, redirect.file().toString(),
-                    Linux.O_WRONLY | Linux.O_CREAT | Linux.O_TRUNC, FILE_MODE);
-            case APPEND -> calls.posix_spawn_file_actions_addopen(actions, fd, redirect.file().toString(),
-                    Linux.O_WRONLY | Linux.O_CREAT | Linux.O_APPEND, FILE_MODE);
-        };
+    /** An open the child makes before its exec: {@code path} with {@code flags} as descriptor {@code fd}. */
+    private record Open(int fd, String path, int flags) {
+    }
+
+    /** The opens that make 0, 1 and 2 the request's redirect files (none for INHERIT, 1 and 2 none with a log). */
+    private static List<Open> opens(SpawnRequest request) {
+        List<Open> out = new ArrayList<>(3);
+        addOpen(out, 0, request.stdin());
+        if (request.log() == null) { // with a log the shim makes 1 and 2 its log writer's pipes
+            addOpen(out, 1, request.stdout());
+            addOpen(out, 2, request.stderr());
+        }
+        return out;
+    }
+
+    private static void addOpen(List<Open> out, int fd, Redirect redirect) {
+        switch (redirect.kind()) {
+            case INHERIT -> {
+            }
+            case DISCARD -> out.add(new Open(fd, "/dev/null", fd == 0 ? Linux.O_RDONLY : Linux.O_WRONLY));
+            case READ -> out.add(new Open(fd, redirect.file().toString(), Linux.O_RDONLY));
+            case WRITE -> out.add(new Open(fd, redirect.file().toString(), Linux.O_WRONLY | Linux.O_CREAT | Linux.O_TRUNC));
+            case APPEND -> out.add(new Open(fd, redirect.file().toString(), Linux.O_WRONLY | Linux.O_CREAT | Linux.O_APPEND));
+        }
+    }
+
+    /**
+     * {@link #spawn} through libvigil-spawn: the status (and doorbell) pipe ends are put in this thread's slots, low
+     * descriptors reserved early, and the child keeps copies of the descriptors up to its slots only; the slots get
+     * their placeholder back afterwards (the pipe ends must not stay open here).
+     */
+    private int spawnKeepingSlots(SpawnRequest request, int statusWriteFd, int doorbellReadFd, int[] pid, int[] slots) {
+        try {
+            if (calls.dup3(statusWriteFd, slots[0], Linux.O_CLOEXEC) < 0
+                    || doorbellReadFd >= 0 && calls.dup3(doorbellReadFd, slots[1], Linux.O_CLOEXEC) < 0) {
+                return Linux.errno();
+            }
+            List<Open> opens = opens(request);
+            int n = opens.size();
+            int[] openFd = new int[n];
+            CharSequence[] openPath = new CharSequence[n];
+            int[] openFlags = new int[n];
+            int[] openMode = new int[n];
+            for (int i = 0; i < n; i++) {
+                openFd[i] = opens.get(i).fd();
+                openPath[i] = opens.get(i).path();
+                openFlags[i] = opens.get(i).flags();
+                openMode[i] = FILE_MODE;
+            }
+            int[] dupFrom = doorbellReadFd >= 0 ? new int[] {slots[0], slots[1]} : new int[] {slots[0]};
+            int[] dupTo = doorbellReadFd >= 0 ? new int[] {ShimProtocol.STATUS_FD, ShimProtocol.DOORBELL_FD}
+                    : new int[] {ShimProtocol.STATUS_FD};
+            return spawnCalls.vigil_spawn(pid, shim.toString(), shimArgv(request).toArray(new CharSequence[0]),
+                    environment(request), slots[1] + 1, openFd, openPath, openFlags, openMode, n, dupFrom, dupTo,
+                    dupFrom.length);
+        } finally {
+            Slots.release(slots);
+        }
+    }
+
+    /**
+     * Two low descriptors per spawning thread (status pipe, doorbell pipe), close-on-exec copies of /dev/null, put
+     * back so after each spawn: reserved for each spawner thread as they start ({@link SpawnThread}, at the first spawn,
+     * while the table is small), else at a thread's first spawn. Null when none could be reserved below {@link #MOST}:
+     * posix_spawnp then.
+     */
+    static final class Slots {
+        /** Past this a slot saves too little: the child would copy that many descriptors anyway. */
+        static final int MOST = 1024;
+        private static final int PLACEHOLDER = Linux.calls().open("/dev/null", Linux.O_RDONLY | Linux.O_CLOEXEC, 0);
+        private static final ThreadLocal<int[]> OF_THREAD = ThreadLocal.withInitial(Slots::reserve);
+
+        private Slots() {
+        }
+
+        static int[] ofThisThread() {
+            return OF_THREAD.get();
+        }
+
+        /** Makes {@code slots} (from {@link #reserve}) this thread's. */
+        static void adopt(int[] slots) {
+            OF_THREAD.set(slots);
+        }
+
+        static int[] reserve() {
+            if (PLACEHOLDER < 0) {
+                return null;
+            }
+            LinuxCalls calls = Linux.calls();
+            // above DOORBELL_FD: a slot must never be a descriptor the child dup2s onto
+            int status = calls.fcntl(PLACEHOLDER, Linux.F_DUPFD_CLOEXEC, ShimProtocol.DOORBELL_FD + 1);
+            int doorbell = status < 0 ? -1 : calls.fcntl(PLACEHOLDER, Linux.F_DUPFD_CLOEXEC, status + 1);
+            if (doorbell >= 0 && doorbell < MOST) {
+                return new int[] {status, doorbell};
+            }
+            for (int fd : new int[] {status, doorbell}) {
+                if (fd >= 0) {
+                    calls.close(fd);
+                }
+            }
+            return null;
+        }
+
+        static void release(int[] slots) {
+            for (int fd : slots) {
+                Linux.calls().dup3(PLACEHOLDER, fd, Linux.O_CLOEXEC);
+            }
+        }
     }
 
     private List<String> shimArgv(SpawnRequest request) {

@@ -24,7 +24,11 @@ final class SpawnThread {
     private static java.util.Set<Thread> startThreads(int count) {
         java.util.Set<Thread> threads = new java.util.HashSet<>();
         for (int i = 0; i < count; i++) {
-            Thread thread = new Thread(SpawnThread::serve, count == 1 ? "vigil-spawner" : "vigil-spawner-" + i);
+            int[] slots = ShimLauncher.Slots.reserve(); // here, now: low descriptors (later ones would be higher)
+            Thread thread = new Thread(() -> {
+                ShimLauncher.Slots.adopt(slots);
+                serve();
+            }, count == 1 ? "vigil-spawner" : "vigil-spawner-" + i);
             thread.setDaemon(true);
             thread.start();
             threads.add(thread);

@@ -3,14 +3,14 @@
  *
  * <pre>
  *  any thread --spawn()--> vigil-spawner threads (four per JVM, never exit: PDEATHSIG follows them)
- *                            | pipe2(O_CLOEXEC), posix_spawnp(vigil-spawn-shim ...), pidfd_open
+ *                            | pipe2(O_CLOEXEC), vigil_spawn / posix_spawnp(vigil-spawn-shim ...), pidfd_open
  *                            v
  *                          shim: PDEATHSIG, getppid check, setpgid, chdir, close fds, signals, execvp
  *                            | status pipe: EOF = exec ok / {stage, errno} = SpawnException
  *                            v
  *  Reaper thread (one per Spawner):  epoll_wait(one set: eventfd, every pidfd, -1)
  *  or an ExitWatch's owner (the close engine, for the children it closes: their pidfds moved into its own set)
- *                            | EPOLLIN on a pidfd -> out of the set, waitpid(that pid, WNOHANG) -> ExitStatus
+ *                            | EPOLLIN on a pidfd -> out of the set, waitid(that pid, WNOWAIT) peek, waitpid(that pid, WNOHANG) -> ExitStatus
  *                            v
  *                          ChildProcess.onExit() completes, ExitListeners are told (once: Reaper.reapNow)
  * </pre>

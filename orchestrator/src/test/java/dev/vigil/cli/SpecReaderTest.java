@@ -86,6 +86,32 @@ class SpecReaderTest {
         assertEquals("child argument 'a\\u0000b' holds a NUL character (\\u0000): exec would cut it there", api.getMessage());
     }
 
+    /**
+     * A YAML tag is refused naming its field and line, whatever it names: a type a YAML loader would build
+     * ({@code !!java.io.File}), a core one ({@code !!str}), a local one, a tagged collection. Before, the parser gave the
+     * plain value and the spec ran ({@code id: !!java.io.File a} became pool "a").
+     */
+    @Test
+    void aYamlTagIsRefusedNamingItsFieldAndLine() throws IOException {
+        for (String[] c : new String[][] {
+                {"id: !!java.io.File a", "pools[0].id: the YAML tag !!java.io.File is not allowed (line 2, column 9)"},
+                {"id: !!str a", "pools[0].id: the YAML tag !!str is not allowed (line 2, column 9)"},
+                {"id: !mine a", "pools[0].id: the YAML tag !mine is not allowed (line 2, column 9)"}}) {
+            SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("tag.yaml",
+                    "pools:\n  - " + c[0] + "\n    groups: [{name: g, kind: exec, command: [/bin/true], children: 1}]\n")));
+            List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+            assertEquals(1, got.size(), got.toString());
+            assertTrue(got.get(0).startsWith(c[1] + ": a spec takes plain values"), got.get(0));
+            assertTrue(e.getMessage().contains(dir.resolve("tag.yaml").toString()), e.getMessage());
+        }
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("set.yaml",
+                "pools:\n  - id: p\n    groups:\n      - name: g\n        kind: exec\n        command: !!seq [/bin/true]\n"
+                        + "        children: 1\n")));
+        assertEquals(List.of("pools[0].groups[0].command: the YAML tag !!seq is not allowed (line 6, column 18): a spec "
+                + "takes plain values, write the value without the tag"),
+                e.problems().stream().map(SpecProblem::toString).toList());
+    }
+
     @Test
     void aSpecNestedTooDeepIsNamedInTheSpecsWordsNotTheParsersMethod() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("deep.json",

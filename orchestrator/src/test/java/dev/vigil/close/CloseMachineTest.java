@@ -123,7 +123,7 @@ class CloseMachineTest {
     }
 
     /** A child with a script: when (if ever) it acks, beats, exits, whether SIGTERM ends it. */
-    static final class Child implements ClosingChild {
+    static class Child implements ClosingChild {
         final World w;
         final String group;
         final int index;
@@ -511,6 +511,51 @@ class CloseMachineTest {
         assertEquals(1, aborted.get(0).closeId());
         assertEquals(1, aborted.get(0).unreaped());
         assertTrue(aborted.get(0).reason().contains("long overflow"), aborted.get(0).reason());
+        assertTrue(w.machine.idle(), "nothing left running in the machine");
+    }
+
+    /**
+     * A child whose exit status someone else took (its exit future fails with the reap's "exit status lost") gets no
+     * exit input, ever: the close must end anyway, at its budget, with that child reported (EXIT_STATUS_LOST) and never
+     * signalled, its pid possibly another process's now. The machine used to wait at the end of its plan for an exit
+     * input of a child whose future was done, and the close never ended.
+     */
+    @Test
+    void aChildWhoseExitStatusWasLostEndsTheCloseAtItsBudgetReportedAndNeverSignalled() {
+        World w = new World(3);
+        Child lost = new Child(w, "g", 0, 1 * MS, 0, 0, -1, false, false) {
+            @Override
+            public ShutdownDelivery deliverShutdown(long epoch) {
+                ShutdownDelivery d = super.deliverShutdown(epoch);
+                w.at(w.now + 2 * MS, () -> exit.completeExceptionally(new java.util.concurrent.CompletionException(
+                        new IllegalStateException("exit status lost: pid=" + pid() + " waitpid errno=10 (No child processes)"))));
+                return d;
+            }
+
+            @Override
+            public boolean signal(int signal) {
+                throw new AssertionError("signalled a lost child: " + signal);
+            }
+
+            @Override
+            public boolean signalProcessGroup(int signal) {
+                throw new AssertionError("signalled a lost child's group: " + signal);
+            }
+        };
+        Child fine = new Child(w, "g", 1, 1 * MS, 0, 0, 5 * MS, false, false);
+        Target target = new Target(w, CloseSettings.builder().window(Duration.ofMillis(100))
+                .escalation(EscalationPolicy.TERM_THEN_KILL).build(), List.of(lost, fine));
+        CompletableFuture<CloseReport> result = new CompletableFuture<>();
+        long start = w.now;
+        w.at(w.now, () -> w.machine.closeRequested(target, 1, result));
+        w.run(result, w.now + 60_000 * MS);
+        assertTrue(result.isDone(), "the close never ended: " + w.journal);
+        CloseReport report = result.join();
+        assertTrue(report.outcome() != CloseReport.Outcome.CLEAN, report.toJson());
+        assertTrue(report.toJson().contains("EXIT_STATUS_LOST") && report.toJson().contains("errno=10"), report.toJson());
+        assertTrue(w.now - start < 10_000 * MS, "ended at its budget, not at the test's bound");
+        assertTrue(w.journal.stream().noneMatch(e -> e instanceof dev.vigil.journal.EscalationSent
+                && ((dev.vigil.journal.EscalationSent) e).index() == 0), "no signal journaled for the lost child");
         assertTrue(w.machine.idle(), "nothing left running in the machine");
     }
 

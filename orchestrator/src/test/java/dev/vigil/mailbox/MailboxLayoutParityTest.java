@@ -77,7 +77,7 @@ class MailboxLayoutParityTest {
     private static Map<String, Long> javaLayout() throws IllegalAccessException {
         Map<String, Long> java = new TreeMap<>();
         constants(MailboxDescriptor.class, "", java);
-        constants(MailboxState.class, "state.", java);
+        constants(dev.vigil.journal.MailboxStateCodes.class, "state.", java);
         constants(ChildExitCodes.class, "exit.", java);
         java.remove("exit.ABORTED"); // in-process runs only; no C counterpart
         for (WriterRole role : WriterRole.values()) {

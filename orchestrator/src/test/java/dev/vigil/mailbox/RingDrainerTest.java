@@ -40,6 +40,18 @@ class RingDrainerTest {
         return e instanceof MailboxTransitionBatch b ? b.transitions() : List.of(e);
     }
 
+    /** A drainer that journals into this test's lists, with {@code handle} registered (flow control on). */
+    private RingDrainer registered(MailboxHandle handle) {
+        RingDrainer drainer = new RingDrainer(this::journal);
+        drainer.register(handle);
+        return drainer;
+    }
+
+    /** The parent's {@code n}-th transition of a TASK_READY / IDLE back and forth (odd n: TASK_READY); its new word. */
+    private static long parentTurn(MappedMailbox mailbox, long word, long n) {
+        return mailbox.casTransition(word, n % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+    }
+
     @BeforeEach
     void map() throws Exception {
         file = MailboxFiles.mapSlots(dir.resolve("slots"), 4);
@@ -91,7 +103,7 @@ class RingDrainerTest {
         long word = big.stateAcquire();
         long firstAt = System.nanoTime();
         for (int i = 0; i < capacity; i++) {
-            word = big.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(big, word, i + 1);
         }
         assertEquals(capacity, drainer.drain(handle, 7));
         assertEquals(2, written.size(), "two batches of the bound each: " + written);
@@ -133,14 +145,13 @@ class RingDrainerTest {
     void recordsTheCommandPathDrainedWaitForTheJournalBoundedAndAreNeverDropped() {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(this::journal);
-        drainer.register(handle);
+        RingDrainer drainer = registered(handle);
         int half = mailbox.ringCapacity() / 2;
         long word = mailbox.stateAcquire();
         long made = 0;
         for (int round = 1; round <= RingDrainer.JOURNAL_EVERY / half; round++) {
             for (int i = 0; i < half; i++) {
-                word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+                word = parentTurn(mailbox, word, ++made);
             }
             drainer.commandCompleted(handle);
             assertEquals(made, mailbox.ringConsumerPositionAcquire(), "the command path freed the ring's slots");
@@ -151,10 +162,10 @@ class RingDrainerTest {
         assertEquals(RingDrainer.JOURNAL_EVERY / MailboxTransitionBatch.MAX_TRANSITIONS, written.size(),
                 "JOURNAL_EVERY waiting: journaled at once, as full batches back to back");
         for (int i = 0; i < half; i++) {
-            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, ++made);
         }
         drainer.commandCompleted(handle);
-        word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1); // not drained yet
+        word = parentTurn(mailbox, word, ++made); // not drained yet
         assertEquals(RingDrainer.JOURNAL_EVERY, journal.size());
         drainer.forget(handle); // as after a final drain: what waits is journaled, not dropped
         assertEquals(RingDrainer.JOURNAL_EVERY + half, journal.size());
@@ -171,7 +182,7 @@ class RingDrainerTest {
         long word = mailbox.stateAcquire();
         int total = MailboxDescriptor.DEFAULT_RING_CAPACITY + 10;
         for (int i = 0; i < total; i++) {
-            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, i + 1);
         }
         new RingDrainer(this::journal).drain(handle, 0);
         RingOverrun overrun = (RingOverrun) journal.get(0);
@@ -229,7 +240,7 @@ class RingDrainerTest {
             drainer.start(Duration.ofMillis(5), () -> 0L);
             long word = mailbox.stateAcquire();
             for (int i = 0; i < 20_000; i++) { // 2,500 ring lengths, as fast as one thread can CAS
-                word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+                word = parentTurn(mailbox, word, i + 1);
             }
             drainer.stop();
             drainer.drainFinal(handle, 0);
@@ -246,11 +257,10 @@ class RingDrainerTest {
     void aDrainCountsTheWritersAFullRingHeldBack() throws Exception {
         MailboxHandle handle = smallRing(0, Duration.ofSeconds(10));
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(this::journal);
-        drainer.register(handle);
+        RingDrainer drainer = registered(handle);
         long word = mailbox.stateAcquire();
         for (int i = 0; i < 8; i++) { // the ring full, nobody draining
-            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, i + 1);
         }
         long full = word;
         Thread writer = new Thread(() -> mailbox.casTransition(full, TASK_READY, WriterRole.CHILD, PID));
@@ -297,12 +307,12 @@ class RingDrainerTest {
         drainer.register(handle);
         long word = mailbox.stateAcquire();
         for (int i = 0; i < 10; i++) {
-            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, i + 1);
         }
         drainer.start(Duration.ofMillis(5), () -> 0L);
         assertTrue(passInSink.await(10, TimeUnit.SECONDS), "the pass drained seqs 1-10 and is handing them to the sink");
         for (int i = 10; i < 20; i++) {
-            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, i + 1);
         }
         Thread other = new Thread(() -> drainer.drain(handle, 0));
         other.start();
@@ -325,20 +335,19 @@ class RingDrainerTest {
     void aCommandIssuedCopiesAPieceOfTheRingOutWhileTheChildAnswers() {
         MailboxHandle handle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(this::journal);
-        drainer.register(handle);
+        RingDrainer drainer = registered(handle);
         long word = mailbox.stateAcquire();
         long made = 0;
         while (made < RingDrainer.PIECE_MIN + RingDrainer.PIECE_KEEP - 1) {
-            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, ++made);
         }
         drainer.commandIssued(handle);
         assertEquals(0, mailbox.ringConsumerPositionAcquire(), "less than a piece: left in the ring");
-        word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+        word = parentTurn(mailbox, word, ++made);
         drainer.commandIssued(handle);
         assertEquals(RingDrainer.PIECE_MIN, mailbox.ringConsumerPositionAcquire(), "a piece, the last records left");
         while (made < RingDrainer.PIECE_MIN + RingDrainer.PIECE_KEEP + 2 * RingDrainer.PIECE_MAX || MailboxDescriptor.state(word) != IDLE) {
-            word = mailbox.casTransition(word, ++made % 2 == 1 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, ++made);
         }
         assertEquals(IDLE, MailboxDescriptor.state(word));
         handle.sendControl(1, 0); // the handle's hook: one more transition, then a piece of at most PIECE_MAX
@@ -381,12 +390,11 @@ class RingDrainerTest {
     void aWedgedDrainerMakesWritersLapAfterTheirBoundedWaitAndTheOverrunCountsExactlyTheLostRecords() {
         MailboxHandle handle = smallRing(1, Duration.ofMillis(30));
         MappedMailbox mailbox = handle.mailbox();
-        RingDrainer drainer = new RingDrainer(this::journal);
-        drainer.register(handle); // flow control on, position 0; then the drainer does nothing (wedged)
+        RingDrainer drainer = registered(handle); // flow control on, position 0; then the drainer does nothing (wedged)
         long word = mailbox.stateAcquire();
         long start = System.nanoTime();
         for (int i = 0; i < 8 + 3; i++) {
-            word = mailbox.casTransition(word, i % 2 == 0 ? TASK_READY : IDLE, WriterRole.PARENT, 1);
+            word = parentTurn(mailbox, word, i + 1);
         }
         long waited = System.nanoTime() - start;
         assertTrue(waited >= 3 * Duration.ofMillis(30).toNanos(), "each of the 3 lapping writes waited the bound first: " + waited);

@@ -118,6 +118,10 @@ class StackCaptureTest {
         SurvivorStacks s = journaled(c.pid());
         assertEquals("faulthandler", s.tool());
         assertTrue(s.stacks().contains("in on_control"), s.stacks());
+        // killed by escalation, the child never ran its clean-up: its dump lived in a memfd, so nothing is left on disk
+        // (before, /tmp/vigil-stacks-PID.txt stayed: 18 such files piled up over one session's test runs)
+        Path oldPlace = Path.of(System.getenv().getOrDefault("TMPDIR", "/tmp"), "vigil-stacks-" + c.pid() + ".txt");
+        assertTrue(!java.nio.file.Files.exists(oldPlace), "left behind: " + oldPlace);
         System.out.println("Python survivor: " + c.stacks());
     }
 

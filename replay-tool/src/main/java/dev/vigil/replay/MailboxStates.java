@@ -2,29 +2,16 @@ package dev.vigil.replay;
 
 /**
  * Names of the mailbox state-word states as journaled in {@link dev.vigil.journal.MailboxTransition}
- * (DESIGN section 3; the numbering pool-runner users know).
+ * ({@link dev.vigil.journal.MailboxStateCodes}, their one place), and where a child in each is.
  */
-public final class MailboxStates {
-    public static final int IDLE = 0;
-    public static final int TASK_READY = 1;
-    public static final int TASK_DONE = 2;
-    /** Written into the state word by the closer in legacy mode only. */
-    public static final int SHUTDOWN = 3;
-    public static final int CONTROL_REQUEST = 4;
-    public static final int CONTROL_DONE = 5;
-    public static final int INIT_READY = 6;
-    public static final int INIT_FAILED = 7;
-
-    private static final String[] NAMES = {
-        "IDLE", "TASK_READY", "TASK_DONE", "SHUTDOWN", "CONTROL_REQUEST", "CONTROL_DONE", "INIT_READY", "INIT_FAILED",
-    };
-
+public final class MailboxStates implements dev.vigil.journal.MailboxStateCodes {
     private MailboxStates() {
     }
 
     /** The state's name, or {@code STATE_<n>} for a number this tool does not know. */
     public static String name(int state) {
-        return state >= 0 && state < NAMES.length ? NAMES[state] : "STATE_" + state;
+        String name = dev.vigil.journal.MailboxStateCodes.nameOf(state);
+        return name != null ? name : "STATE_" + state;
     }
 
     /** Where a child in this state is, in words a reader of a verdict understands. */

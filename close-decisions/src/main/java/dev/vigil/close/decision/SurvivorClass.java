@@ -2,8 +2,9 @@ package dev.vigil.close.decision;
 
 /**
  * Why a child (or what it left behind) failed a close: the one list of causes, the same live (CloseReport,
- * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first six in this order, first
- * match wins; the last three are not read from one child's words: {@link #DESCENDANTS_LEFT} comes from the close's
+ * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first seven in this order, first
+ * match wins; the last four are not read from one child's words: {@link #EXIT_STATUS_LOST} from a reap that found the
+ * child gone, {@link #DESCENDANTS_LEFT} from the close's
  * container scan (StrayFound), {@link #CONTAINMENT_ESCAPED} from its check of the children's cgroups
  * (ContainmentEscaped), {@link #ORCHESTRATOR_DIED} from the next orchestrator's recovery
  * (CloseEndedByOrchestratorDeath). Each has a one-line cause and a next step; {@link SurvivorDiagnosis#nextStep}
@@ -14,6 +15,14 @@ public enum SurvivorClass {
     STOPPED("stopped (SIGSTOP, a job-control stop or a tracer): it cannot run its loop",
             "find who stopped it (ps -o pid,stat,ppid; a debugger or strace attached?), send SIGCONT, "
                     + "or close with term-then-kill (SIGKILL ends a stopped process)"),
+    /**
+     * Past INIT_READY, the child maps no part of its mailbox file any more (/proc/PID/maps): it unmapped it, or exec'd
+     * another program (an exec drops every mapping; {@code exe=} of the evidence names what runs now).
+     */
+    DETACHED("detached from its mailbox: the child no longer maps its mailbox file (it unmapped it, or exec'd another "
+            + "program), so it cannot see the shutdown word",
+            "keep the mailbox mapped until the child exits; a program exec'd in its place must attach again (it inherits "
+                    + "the VIGIL_* variables) or exit on its own; term-then-kill ends it"),
     /** The shutdown request is not visible in its mailbox (legacy: the state word was overwritten; sticky: a bug of ours). */
     NOT_DELIVERED("shutdown never delivered: the request is not in its mailbox (legacy mode: a lost update, the child's "
             + "own state-word write erased SHUTDOWN)",
@@ -44,6 +53,12 @@ public enum SurvivorClass {
             + "cgroup.kill; the close killed it and what it found below it",
             "do not let children write cgroup.procs (run them as a user without write access to the cgroup tree); "
                     + "look in the cgroup the report names for what it forked that left its parentage"),
+    /** Its exit status was taken by someone else in the orchestrator's process: whether it still runs is unknown. */
+    EXIT_STATUS_LOST("exit status lost: something else in the orchestrator's process reaped the child (a waitpid(-1) or "
+            + "an ignored SIGCHLD), so the close cannot know how it ended, and signals no pid that may name another "
+            + "process now",
+            "find what reaps children in the orchestrator's JVM (a library calling wait() or waitpid(-1), a SIGCHLD set "
+                    + "to SIG_IGN) and remove it; this is a bug outside the child"),
     /** The orchestrator died during the close; its children were ended by the next one's recovery (or its guardian). */
     ORCHESTRATOR_DIED("the orchestrator died during the close: nobody reaped or reported its children",
             "find why the orchestrator died (its guardian record, dmesg for the OOM killer); the children were "

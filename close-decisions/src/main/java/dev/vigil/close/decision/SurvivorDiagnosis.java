@@ -8,7 +8,8 @@ import java.util.Map;
  * A survivor's class and the one-line evidence behind it, e.g.
  * {@code pid=4711 group=chips child=2 class=STUCK_IN_HANDLER state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age=3.2s op=3 command=17 in_handler=20.1s proc=S wchan=futex_wait}.
  *
- * <p>Rules, first match wins: STOPPED (/proc T or t) > NOT_DELIVERED (shutdown not visible in the
+ * <p>Rules, first match wins: STOPPED (/proc T or t) > DETACHED (past INIT_READY, its mailbox file no longer in its
+ * /proc maps: unmapped, or an exec) > NOT_DELIVERED (shutdown not visible in the
  * mailbox) > STUCK_IN_HANDLER (visible, never acknowledged, inside a handler: the state word says
  * TASK_READY / CONTROL_REQUEST, or, in legacy mode where SHUTDOWN replaced that state, a command is
  * still open) > NOT_OBSERVED (visible, never acknowledged, idle: it ignores shutdown) > WEDGED
@@ -25,6 +26,12 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
         return new SurvivorDiagnosis(c, line(e, c));
     }
 
+    /** A child whose exit status someone else took: {@code why} is the reap's own line (pid, errno). */
+    public static SurvivorDiagnosis exitStatusLost(String group, int index, int pid, String why) {
+        return new SurvivorDiagnosis(SurvivorClass.EXIT_STATUS_LOST, "pid=" + pid + " group=" + group + " child=" + index
+                + " class=" + SurvivorClass.EXIT_STATUS_LOST.name() + " " + why);
+    }
+
     static SurvivorClass classOf(SurvivorEvidence e) {
         char proc = e.proc().state();
         if (proc == 'T' || proc == 't') {
@@ -33,6 +40,9 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
         MailboxWords w = e.words();
         if (w == null) {
             return proc == 'D' ? SurvivorClass.WEDGED : SurvivorClass.NOT_OBSERVED;
+        }
+        if (Boolean.FALSE.equals(e.proc().mapsMailbox()) && !(w.state() == 0 && w.seq() == 0)) {
+            return SurvivorClass.DETACHED;
         }
         if (!w.shutdownVisible()) {
             return SurvivorClass.NOT_DELIVERED;
@@ -79,6 +89,9 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
             }
         }
         sb.append(" proc=").append(e.proc().state()).append(" wchan=").append(e.proc().wchan());
+        if (Boolean.FALSE.equals(e.proc().mapsMailbox())) {
+            sb.append(" mailbox=unmapped exe=").append(e.proc().exe() == null ? "?" : e.proc().exe());
+        }
         if (!e.proc().stack().isEmpty()) {
             sb.append(" stack=").append(String.join("<", e.proc().stack()));
         }
@@ -162,6 +175,9 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                         + c.nextStep();
             case STOPPED:
                 return "stopped (" + proc + "): " + c.nextStep();
+            case DETACHED:
+                return "it maps no part of its mailbox file now and runs " + ev.getOrDefault("exe", "?") + " (" + proc
+                        + "): " + c.nextStep();
             default:
                 return c.nextStep();
         }

@@ -38,6 +38,10 @@ public final class Linux {
     public static final int EPOLL_EVENT_DATA_OFFSET = EPOLL_EVENT_SIZE == 12 ? 4 : 8;
 
     public static final int WNOHANG = 1;
+    /** waitid(2): wait for exited children; leave the child waitable (a peek); the id is a pid. */
+    public static final int WEXITED = 4;
+    public static final int WNOWAIT = 0x01000000;
+    public static final int P_PID = 1;
 
     public static final int RLIMIT_NOFILE = 7;
     /** sizeof(posix_spawn_file_actions_t): 80 bytes in glibc on every 64-bit ABI (jnr-posix allocates the same). */
@@ -45,6 +49,7 @@ public final class Linux {
 
     public static final int EINTR = 4;
     public static final int ESRCH = 3;
+    public static final int ECHILD = 10;
     public static final int ENOSYS = 38;
 
     private static final LinuxCalls CALLS = LibraryLoader.create(LinuxCalls.class).load("c");

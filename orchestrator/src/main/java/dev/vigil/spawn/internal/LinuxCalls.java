@@ -40,9 +40,16 @@ public interface LinuxCalls {
 
     int fcntl(int fd, int command, int argument);
 
+    int dup3(int oldFd, int newFd, int flags);
+
+    int open(CharSequence path, int flags, int mode);
+
     int kill(int pid, int signal);
 
     int waitpid(int pid, @Out int[] status, int options);
+
+    /** {@code waitid(idtype, id, infop, options)}: {@code info} is a siginfo_t ({@link WaitStatus#SIGINFO_INTS} ints). */
+    int waitid(int idtype, int id, @Out int[] info, int options);
 
     int getpid();
 
