@@ -426,6 +426,39 @@ class VigilCliEndToEndTest {
         }
     }
 
+    /**
+     * SIGQUIT (Ctrl-\\) to {@code vigil session}: the JVM's thread dump goes to stderr, the session's stdout (JSON lines
+     * the pytest fixture parses) stays JSON lines, and the session goes on: its next close is answered, exit 0. Before,
+     * the ~80-line dump landed in the middle of stdout.
+     */
+    @Test
+    void sigquitPrintsTheThreadDumpOnStderrAndLeavesStdoutAndTheRunAlone() throws Exception {
+        Path spec = Files.writeString(work.resolve("quit.json"), """
+                {"journalDir": "quit-journal", "pools": [{"id": "p1", "groups": [{"name": "c", "kind": "c", "children": 2}]}]}
+                """);
+        Process p = Launchers.start(work, "vigil", "session", spec.toString());
+        try {
+            awaitOutput(p, "\"event\":\"ready\"", 60);
+            new ProcessBuilder("kill", "-QUIT", Long.toString(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.readString(work.resolve("vigil.err")).contains("Full thread dump")) {
+                assertTrue(System.nanoTime() < deadline, "no thread dump on stderr:\n" + Launchers.collect(work, "vigil", -1));
+                Thread.sleep(20);
+            }
+            assertTrue(p.isAlive(), "SIGQUIT ended the session");
+            p.getOutputStream().close(); // end of input: the session closes its pools
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the session did not end after its input did");
+            Launchers.Result r = Launchers.collect(work, "vigil", p.exitValue());
+            assertEquals(0, r.exitCode(), r.toString());
+            for (String line : r.out().split("\n")) {
+                assertTrue(line.startsWith("{") && line.endsWith("}"), "not a JSON line on stdout: '" + line + "'\n" + r);
+            }
+            assertTrue(r.out().contains("\"outcome\":\"CLEAN\""), r.toString());
+        } finally {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     private void stopDuringARunClosesThePoolsAndJournalsIt(String signal, int exitCode) throws Exception {
         Path spec = Files.writeString(work.resolve("long.json"), """
                 {"journalDir": "int-journal-%s", "cycles": 1000,

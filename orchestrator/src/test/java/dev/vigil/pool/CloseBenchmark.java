@@ -115,9 +115,11 @@ public final class CloseBenchmark {
             configs.add(new Config("Java", 1, inFlight, quick ? 3 : 8));
             configs.add(new Config("Java", 4, inFlight, quick ? 2 : 5));
         }
-        String only = System.getProperty("vigil.bench.close.only"); // e.g. "C x256 idle": one configuration, for study
+        // e.g. "C x256 idle", or a comma-separated list ("C x1 idle,C x16 idle"): only those configurations, for study
+        String only = System.getProperty("vigil.bench.close.only");
         if (only != null) {
-            configs.removeIf(c -> !c.label().equals(only));
+            List<String> labels = List.of(only.split(","));
+            configs.removeIf(c -> !labels.contains(c.label()));
         }
         Path work = Files.createTempDirectory(Path.of("/dev/shm"), "vigil-close-bench");
         try (Orchestrator o = Orchestrator.builder().journalDir(work.resolve("journal")).maxMailboxes(600)
