@@ -16,8 +16,6 @@ import dev.vigil.spawn.internal.Linux;
 /** A pool's cgroup (v2) directory: membership from cgroup.procs, emptiness from cgroup.events, cgroup.kill to end it. */
 final class CgroupPool implements PoolContainment {
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    /** SIGSTOP: cannot be caught; a stopped process does not fork. */
-    private static final int SIGSTOP = jnr.constants.platform.Signal.SIGSTOP.intValue();
 
     private final Path dir;
     /**
@@ -191,14 +189,17 @@ final class CgroupPool implements PoolContainment {
      * descendants stopped.
      */
     static List<Integer> stopWithDescendants(int pid) {
-        Linux.calls().kill(pid, SIGSTOP);
+        // SIGSTOP cannot be caught, and a stopped process does not fork; read here, not at a pool's open (its class
+        // loads jnr-constants' platform tables)
+        int sigstop = jnr.constants.platform.Signal.SIGSTOP.intValue();
+        Linux.calls().kill(pid, sigstop);
         java.util.Set<Integer> stopped = new java.util.LinkedHashSet<>();
         for (int scan = 0; scan < 16; scan++) {
             java.util.Map<Integer, Integer> parents = ProcFiles.parents();
             boolean found = false;
             for (int p : parents.keySet()) {
                 if (!stopped.contains(p) && below(p, pid, parents)) {
-                    Linux.calls().kill(p, SIGSTOP);
+                    Linux.calls().kill(p, sigstop);
                     stopped.add(p);
                     found = true;
                 }

@@ -188,12 +188,20 @@ public final class Orchestrator implements AutoCloseable {
      * MisbehavingChildTest's mid-close cut at load 20). Null when no cut explains the fault.
      */
     String repairAfterMemoryFault() {
+        return cutSince(restoresSeenByThisThread.get());
+    }
+
+    /**
+     * {@link #restoreCutMailboxFile}'s words for a cut no thread met yet; else, when the map was restored since the
+     * restore count {@code seen[0]} (what a caller saw last: per thread for a fault, per start for its readiness poll),
+     * the last restore's words; else null. {@code seen[0]} becomes the count now.
+     */
+    String cutSince(long[] seen) {
         String now = restoreCutMailboxFile();
         MailboxStore.Restores restores = mailboxes.restores();
-        long[] seen = restoresSeenByThisThread.get();
-        boolean byAnother = restores.count() != seen[0];
+        boolean since = restores.count() != seen[0];
         seen[0] = restores.count();
-        return now != null ? now : byAnother ? restores.last() : null;
+        return now != null ? now : since ? restores.last() : null;
     }
 
     /** The mailbox map opened by {@code opening}; its own failure is rethrown as it was. */

@@ -46,7 +46,6 @@ import dev.vigil.mailbox.InitOutcome;
 import dev.vigil.mailbox.MailboxHandle;
 import dev.vigil.mailbox.MailboxException;
 import dev.vigil.mailbox.MailboxId;
-import dev.vigil.mailbox.MailboxStore;
 import dev.vigil.mailbox.ProtocolMode;
 import dev.vigil.child.ChildRuntime;
 import dev.vigil.spawn.ChildProcess;
@@ -808,12 +807,7 @@ public final class Pool implements AutoCloseable {
      * although its children (sleeps that never report INIT_READY) were not, when the ring drainer met the fault first.
      */
     private String cutWhileStarting(long cutsBefore) {
-        String cutNow = orchestrator.restoreCutMailboxFile(); // cut, not yet met by any thread
-        if (cutNow != null) {
-            return cutNow;
-        }
-        MailboxStore.Restores restores = orchestrator.mailboxes().restores();
-        return restores.count() != cutsBefore ? restores.last() : null;
+        return orchestrator.cutSince(new long[] {cutsBefore});
     }
 
     /** Closes whatever started (escalating: a failed start must leave nothing behind) and builds the exception. */

@@ -33,7 +33,9 @@ import org.HdrHistogram.Histogram;
  *       the off round next to it (the load of the moment divides out; the rounds' quartiles are printed beside it);
  *       drained rounds are checked lossless (every transition made in the round is in a MailboxTransitionBatch, no
  *       RingOverrun); where each round's time went, by thread kind (schedstat: on a CPU and waiting for one), against
- *       the whole machine's busy time ({@link Time});</li>
+ *       the whole machine's busy time ({@link Time}); and, robust to the host's modes and the load, the share of off's CPU
+ *       the drivers and children kept and what they made per ms of it, with the command path's copying timed on a sample
+ *       ({@link #decomposition});</li>
  *   <li>control round trip p50 of one C child with flow control on (drainer registered and running) against the
  *       same child with no drainer (what every round trip cost before flow control: no position to read);</li>
  *   <li>the drainer thread's CPU: 16 idle children for 10 s, and during the 16-children journaled rounds;</li>
@@ -94,6 +96,7 @@ public final class RingFlowControlBenchmark {
         StringBuilder perRound = new StringBuilder();
         StringBuilder warmups = new StringBuilder();
         StringBuilder drainerCounts = new StringBuilder();
+        StringBuilder decompositions = new StringBuilder();
         for (int children : CHILDREN) {
             List<List<Run>> runs = new ArrayList<>();
             for (Variant v : Variant.values()) {
@@ -150,6 +153,7 @@ public final class RingFlowControlBenchmark {
                 switches.append(sum.switchRow(children + " " + v.label));
                 drainerCounts.append(countsRow(children + " " + v.label, runs.get(v.ordinal())));
             }
+            decompositions.append(decomposition(children, runs));
             String who = children + " C " + (children == 1 ? "child" : "children") + " (back-to-back controls)";
             String spread = String.format(Locale.ROOT, "%.1f %% (rounds p25-p75 %.1f-%.1f %%; the median's 95 %% interval %.1f-%.1f %%)",
                     100.0 * onRatio, 100.0 * percentile(onRatios, 25), 100.0 * percentile(onRatios, 75), 100 * onInterval[0], 100 * onInterval[1]);
@@ -197,6 +201,12 @@ public final class RingFlowControlBenchmark {
             report.append(String.format(Locale.ROOT, " %13s", kind));
         }
         report.append('\n').append(drainerCounts);
+        report.append("against off, from the sums over each variant's rounds: the share of off's CPU the drivers and children kept,"
+                + " the transitions they made per ms of it (the product is about the rate ratio), the ms a second this JVM's other threads"
+                + " and other processes took beyond off's; the command path's copying (RingDrainer.commandIssued, 1 call in "
+                + ISSUED_SAMPLE + " timed): ns a transition and share of the drivers' CPU, pieces a second, transitions a piece:\n");
+        report.append(String.format(Locale.ROOT, "  %-15s %11s %15s %13s %11s %16s %11s %11s %9s%n", "children", "CPU kept", "trans per CPU",
+                "JVM others ms", "others ms", "copy/trans", "of drivers", "pieces/s", "per piece")).append(decompositions);
         report.append(pacedCost());
         report.append(cpuPerTransition());
         if (!Boolean.getBoolean("vigil.bench.rates.only")) {
@@ -247,7 +257,42 @@ public final class RingFlowControlBenchmark {
     }
 
     /** Drainer and journal appender CPU over the journaled rounds: what journaling a transition costs besides the children. */
-    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time, RingDrainer.Counts counts) {
+    record Run(double rate, long lost, long drainerCpuNanos, long appenderCpuNanos, long wallNanos, Time time, RingDrainer.Counts counts,
+            long sampledIssuedNanos, long sampledIssued) {
+    }
+
+    /**
+     * One in {@value} of the command path's {@link RingDrainer#commandIssued} calls is timed: two clock reads on every call
+     * (~50 ns) would be 5-10 % of a round trip of the rounds they measure; one in 64 is under 1 ns a control.
+     */
+    static final int ISSUED_SAMPLE = 64;
+
+    /**
+     * Where the pair's time went, journaled (drained) rounds against off, from the sums over all rounds of each variant
+     * (robust to the host's modes and the load, which the rates are not): the share of off's CPU the drivers and children
+     * kept (the rest went to this JVM's other threads and to other processes), and the transitions they made per ms of it
+     * against off's (the cost of draining on their own path: the command path's copies and the cache lines they move).
+     * Their product is about the rate ratio. Then the command path's copying, from the sampled {@link RingDrainer#commandIssued}
+     * calls: ns a transition and share of the drivers' CPU, pieces a second and records a piece.
+     */
+    private static String decomposition(int children, List<List<Run>> runs) {
+        Time off = Time.sum(runs.get(Variant.OFF.ordinal()).stream().map(Run::time).toList());
+        StringBuilder out = new StringBuilder();
+        for (Variant v : new Variant[] {Variant.DRAINED, Variant.JOURNALED}) {
+            List<Run> rs = runs.get(v.ordinal());
+            Time t = Time.sum(rs.stream().map(Run::time).toList());
+            double kept = t.pairShare() / off.pairShare();
+            double perCpu = t.transitionsPerPairNanos() / off.transitionsPerPairNanos();
+            long sampledNanos = rs.stream().mapToLong(Run::sampledIssuedNanos).sum();
+            long sampled = rs.stream().mapToLong(Run::sampledIssued).sum();
+            long pieces = rs.stream().mapToLong(r -> r.counts().pieces()).sum();
+            double copyPerTransition = (double) sampledNanos / Math.max(1, sampled) / 3.0; // a control is 3 transitions
+            out.append(String.format(Locale.ROOT, "  %-15s %9.1f %% %13.1f %% %13.0f %11.0f %13.1f ns %9.1f %% %11.0f %9.1f%n", children + " " + v.label,
+                    100 * kept, 100 * perCpu, t.perSecond(t.ourOthers()) - off.perSecond(off.ourOthers()), t.perSecond(t.rest()) - off.perSecond(off.rest()),
+                    copyPerTransition, 100 * copyPerTransition * t.transitions() / Math.max(1, t.cpu()[0]), pieces * 1e9 / Math.max(1, t.wall()),
+                    (double) t.transitions() / Math.max(1, pieces)));
+        }
+        return out.toString();
     }
 
     /** One row: per second of the variant's rounds, the drainer's counts ({@link RingDrainer.Counts}); empty for off. */
@@ -302,11 +347,34 @@ public final class RingFlowControlBenchmark {
             return new Time(cpu, waiting, busy, steal, wall, switches, transitions);
         }
 
+        /** The drivers' and children's CPU over all CPUs' wall (2 CPUs spinning: 1.0). */
+        double pairShare() {
+            return (double) (cpu[0] + cpu[1]) / Math.max(1, wall * Runtime.getRuntime().availableProcessors());
+        }
+
+        double transitionsPerPairNanos() {
+            return (double) transitions / Math.max(1, cpu[0] + cpu[1]);
+        }
+
+        /** CPU of this JVM's threads other than the drivers (drainer, appender, GC, JIT, the rest of the JVM). */
+        long ourOthers() {
+            long sum = 0;
+            for (int k = 2; k < KINDS.length; k++) {
+                sum += cpu[k];
+            }
+            return sum;
+        }
+
+        /** Busy time of the machine that is not this bench's (other processes, kernel threads). */
+        long rest() {
+            return machineBusy - java.util.Arrays.stream(cpu).sum();
+        }
+
         /** One row: context switches of the drivers and the children per 1,000 transitions (SWITCHES). */
         String switchRow(String label) {
             StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "  %-15s", label));
             for (long n : switches) {
-                out.append(String.format(Locale.ROOT, " %13.1f", 1e3 * n / Math.max(1, transitions)));
+                out.append(String.format(Locale.ROOT, " %13.2f", 1e3 * n / Math.max(1, transitions)));
             }
             return out.append('\n').toString();
         }
@@ -324,7 +392,7 @@ public final class RingFlowControlBenchmark {
                     perSecond(Math.max(0, idle)))).toString();
         }
 
-        private double perSecond(long nanos) {
+        double perSecond(long nanos) {
             return 1e3 * nanos / Math.max(1, wall) ;
         }
     }
@@ -466,10 +534,23 @@ public final class RingFlowControlBenchmark {
             };
             RingDrainer drainer = variant == Variant.OFF ? null : new RingDrainer(sink);
             long[] seqBefore = new long[handles.size()];
+            List<long[]> issuedSamples = new ArrayList<>(); // per handle: calls, sampled ns, sampled calls (its driver's alone)
             if (drainer != null) {
                 for (MailboxHandle handle : handles) {
                     drainer.register(handle);
                     caughtUpBeforeTheClock(drainer, handle);
+                    long[] n = new long[3];
+                    issuedSamples.add(n);
+                    handle.onCommandIssued(() -> { // the drainer's own hook, one call in ISSUED_SAMPLE timed
+                        if (++n[0] % ISSUED_SAMPLE != 0) {
+                            drainer.commandIssued(handle);
+                            return;
+                        }
+                        long t0 = System.nanoTime();
+                        drainer.commandIssued(handle);
+                        n[1] += System.nanoTime() - t0;
+                        n[2]++;
+                    });
                 }
                 drainer.start(dev.vigil.pool.Orchestrator.DRAIN_PERIOD, () -> 0L);
             }
@@ -558,7 +639,12 @@ public final class RingFlowControlBenchmark {
                     journal.flush();
                 }
             }
-            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time, counts);
+            long[] sampled = new long[2];
+            for (long[] n : issuedSamples) {
+                sampled[0] += n[1];
+                sampled[1] += n[2];
+            }
+            return new Run(3.0 * controls.get() * 1e9 / wall, lost, cpu, appenderCpu, wall, time, counts, sampled[0], sampled[1]);
         }
 
         /**
