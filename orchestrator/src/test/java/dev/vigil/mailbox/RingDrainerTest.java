@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -271,12 +272,12 @@ class RingDrainerTest {
         }
         Thread.sleep(20);
         assertTrue(writer.isAlive(), "the writer waits for the drain");
-        assertEquals(new RingDrainer.Counts(1, 0, 0, 0, 0, 0, 0), drainer.counts());
+        assertEquals(new RingDrainer.Counts(1, 0, 0, 0, 0, 0, 0, 0), drainer.counts());
         assertEquals(8, drainer.drain(handle, 0));
         writer.join(TimeUnit.SECONDS.toMillis(5));
         assertFalse(writer.isAlive(), "the drain let it write");
         assertEquals(1, drainer.drain(handle, 0));
-        assertEquals(new RingDrainer.Counts(1, 1, 0, 0, 0, 0, 0), drainer.counts(), "one writer held, seen by the first drain only");
+        assertEquals(new RingDrainer.Counts(1, 1, 0, 0, 0, 0, 0, 0), drainer.counts(), "one writer held, seen by the first drain only");
         drainer.close();
     }
 
@@ -383,6 +384,45 @@ class RingDrainerTest {
             assertEquals(3, events.size(), "the three transitions journaled");
             assertTrue(waited < TimeUnit.MILLISECONDS.toNanos(500), "journaled within 0.5 s, not at the end of a multi-second park: "
                     + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+        }
+    }
+
+    /**
+     * While one ring is busy (the background pass every 5 ms), the idle mailboxes beside it are looked at seldom (each
+     * empty look doubles its wait, up to IDLE_LOOK_MAX_NANOS), not in every pass: a start of thousands of children kept
+     * the pass reading every mailbox 200 times a second.
+     */
+    @Test
+    void idleMailboxesBesideABusyRingAreNotLookedAtInEveryPass() throws Exception {
+        int idle = 64;
+        MappedByteBuffer many = MailboxFiles.mapSlots(dir.resolve("many"), idle + 1);
+        List<MailboxHandle> handles = new ArrayList<>();
+        for (int i = 0; i <= idle; i++) {
+            int offset = i * MailboxDescriptor.DEFAULT_MAILBOX_LENGTH;
+            MappedMailbox m = MappedMailbox.over(many.slice(offset, MailboxDescriptor.mailboxLength(8)), offset, 8);
+            m.format(ProtocolMode.STICKY, PID, 1, MailboxDescriptor.DEFAULT_RING_WAIT_NANOS);
+            handles.add(MailboxHandle.over(new MailboxId("test", "many", i), dir, m));
+        }
+        MappedMailbox busy = handles.get(0).mailbox();
+        AtomicInteger journaled = new AtomicInteger();
+        try (RingDrainer drainer = new RingDrainer(e -> journaled.addAndGet(unpacked(e).size()))) {
+            handles.forEach(drainer::register);
+            drainer.start(Duration.ofSeconds(1), () -> 0L);
+            long word = busy.stateAcquire();
+            int written = 0;
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            while (System.nanoTime() < end) { // a record every ~2 ms: every pass finds some
+                word = parentTurn(busy, word, ++written);
+                Thread.sleep(2);
+            }
+            drainer.stop();
+            RingDrainer.Counts counts = drainer.counts();
+            assertTrue(counts.passes() >= 40, "the busy ring kept the pass at its 5 ms cadence: " + counts);
+            double idleLooksEach = (double) (counts.passLooks() - counts.passes()) / idle;
+            // back-offs 5, 10, ..., 160 ms: ~6 looks, then one every 160 ms (~6 more in a second)
+            assertTrue(idleLooksEach <= 20, "each idle mailbox looked at " + idleLooksEach + " times in " + counts.passes() + " passes");
+            handles.forEach(h -> drainer.drainFinal(h, 0));
+            assertEquals(written, journaled.get(), "every record of the busy ring journaled");
         }
     }
 

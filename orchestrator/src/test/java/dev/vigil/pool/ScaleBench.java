@@ -133,6 +133,11 @@ public final class ScaleBench {
             long startWall = System.nanoTime() - t0;
             long startCpu = cpu()[0] - cpu0[0];
             long lastFork = pools.stream().flatMap(p -> p.children().stream()).mapToLong(c -> c.process().spawnedNanos()).max().orElse(t0) - t0;
+            if (Long.getLong(HOLD, 0) > 0) {
+                System.out.printf(Locale.ROOT, "start: %d children, ring drainer %.1f ms CPU in the start (%.2f s)%n", n,
+                        drainerCpuNanos() / 1e6, startWall / 1e9);
+            }
+            holdIdle(n);
             String rss = status("VmRSS");
             int threadCount = count("/proc/self/task");
             int fds = count("/proc/self/fd");
@@ -180,6 +185,39 @@ public final class ScaleBench {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    static final String HOLD = "vigil.bench.scale.hold";
+
+    /**
+     * With -D{@value #HOLD}=SECONDS: keeps the started children idle that long and prints the CPU the ring drainer's
+     * background thread used meanwhile (its /proc task stat), per second and per child per second.
+     */
+    static void holdIdle(int n) throws Exception {
+        long seconds = Long.getLong(HOLD, 0);
+        if (seconds <= 0) {
+            return;
+        }
+        Thread.sleep(2_000); // the start's last records drained, the pass backed off
+        long before = drainerCpuNanos();
+        long t = System.nanoTime();
+        Thread.sleep(seconds * 1000);
+        double wall = (System.nanoTime() - t) / 1e9;
+        long used = drainerCpuNanos() - before;
+        System.out.printf(Locale.ROOT, "idle hold: %d children, %.1f s: ring drainer %.2f ms CPU a second, %.3f us a child a second%n",
+                n, wall, used / 1e6 / wall, used / 1e3 / wall / n);
+    }
+
+    /** On-CPU time of this process's "vigil-ring-drai" task (its schedstat, nanoseconds); -1 when there is none. */
+    static long drainerCpuNanos() throws IOException {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                if (Files.readString(task.resolve("comm")).trim().startsWith("vigil-ring-drai")) {
+                    return Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]);
+                }
+            }
+        }
+        return -1;
     }
 
     /** {this process's utime + stime, its reaped children's cutime + cstime} in nanoseconds (/proc/self/stat, 100 Hz ticks). */
