@@ -57,6 +57,38 @@ public final class EventCodec {
         return ENCODERS.get();
     }
 
+    /**
+     * Makes every kind's layout and generated writer now, on the calling thread, and encodes an event of each kind
+     * once (empty fields) into a scratch encoder: what a kind's first append would otherwise do on the appending thread
+     * (reflection on the record and its annotations, a dynamic proxy, the writer's hidden class). An orchestrator calls
+     * it when it opens: a thread that reads mapped memory (the close engine, the ring drainer, a pool's caller) may have
+     * the fault of a cut map raised inside that work (MappedPathClasses). ~60 ms of CPU at load 30; a first non-ASCII
+     * string (Chronicle's UTF-8 encoder, ~45 ms more) is left to its first event.
+     */
+    public static void prepareEveryKind() {
+        EventEncoder scratch = new EventEncoder();
+        for (EventType type : EventType.values()) {
+            scratch.encode(emptyEvent(type));
+        }
+    }
+
+    /** An event of {@code type} whose numbers are 0, booleans false, strings and byte arrays empty. */
+    private static JournalEvent emptyEvent(EventType type) {
+        RecordComponent[] components = type.recordClass().getRecordComponents();
+        Class<?>[] types = new Class<?>[components.length];
+        Object[] values = new Object[components.length];
+        for (int i = 0; i < components.length; i++) {
+            types[i] = components[i].getType();
+            values[i] = types[i] == long.class ? (Object) 0L : types[i] == int.class ? (Object) 0
+                    : types[i] == boolean.class ? (Object) false : types[i] == byte[].class ? new byte[0] : "";
+        }
+        try {
+            return (JournalEvent) type.recordClass().getDeclaredConstructor(types).newInstance(values);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot make an empty " + type.recordClass().getSimpleName(), e);
+        }
+    }
+
     /** Reads one whole body (any layout version this reader knows), checking its checksum. */
     public static JournalEvent read(BytesIn<?> in) {
         return new EventDecoder(true).read(in);

@@ -42,14 +42,18 @@ final class ProcFiles {
         return f == null || f[0].isEmpty() ? '?' : f[0].charAt(0);
     }
 
-    /** The command line, arguments joined by spaces (or [comm] for a kernel thread / zombie); "?" when gone. */
+    /**
+     * The command line, arguments joined by spaces (or [comm] for a kernel thread / zombie); "?" when gone. Control
+     * characters are escaped ({@code \\n}, {@code \\x1b}): a {@code sh -c} or {@code python3 -c} script's newlines
+     * would break the one line a report gives each process.
+     */
     static String command(int pid) {
         Path dir = PROC.resolve(Integer.toString(pid));
         try {
             byte[] raw = Files.readAllBytes(dir.resolve("cmdline"));
             if (raw.length > 0) {
                 String s = new String(raw, StandardCharsets.UTF_8);
-                return s.replace('\0', ' ').trim();
+                return oneLine(s.replace('\0', ' ').trim());
             }
             return "[" + Files.readString(dir.resolve("comm"), StandardCharsets.UTF_8).trim() + "]";
         } catch (NoSuchFileException e) {
@@ -110,5 +114,25 @@ final class ProcFiles {
 
     static ContainedProcess describe(int pid) {
         return new ContainedProcess(pid, parentPid(pid), state(pid), command(pid));
+    }
+
+    /** {@code s} with its control characters escaped: \\n, \\t, \\r, else \\xNN. */
+    static String oneLine(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\n') {
+                sb.append("\\n");
+            } else if (c == '\t') {
+                sb.append("\\t");
+            } else if (c == '\r') {
+                sb.append("\\r");
+            } else if (c < 0x20 || c == 0x7f) {
+                sb.append(String.format(java.util.Locale.ROOT, "\\x%02x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 }

@@ -2,20 +2,27 @@ package dev.vigil.pool;
 
 import java.util.List;
 
+import dev.vigil.journal.EventCodec;
+import dev.vigil.mailbox.MailboxId;
+import dev.vigil.mailbox.MailboxStore;
+import dev.vigil.mailbox.internal.Futex;
+
 /**
- * The classes with a static initializer that the threads touching mapped mailbox memory after an orchestrator opened
- * (the close engine, the ring drainer) would otherwise initialize first, initialized when it opens. The JVM raises the
- * memory fault of a read or write of a cut mailbox map at a later instruction; raised inside a class's static set-up it
- * fails that class for the rest of the JVM ("Could not initialize class X"), and every later pool of the orchestrator
- * with it. MappedPathClassesTest runs those paths (starts, commands, closes, a cut map in the middle of a close) in a
- * JVM of its own under {@code -Xlog:class+init} and fails naming any class they still initialize first that is not
- * here. Not covered: the hidden classes generated there (the journal's event writers, method-handle LambdaForms)
- * and dynamic proxies, which have no stable name to initialize ahead; nor the callers' threads (a pool's start and its
- * INIT_READY poll, commands), whose first pool initializes what they use.
+ * What the threads touching mapped mailbox memory after an orchestrator opened (the close engine, the ring drainer,
+ * the callers: a pool's start and its INIT_READY poll, commands) would otherwise initialize first, initialized when it
+ * opens, on a thread of its own ({@code vigil-open-prepare}) that the open waits for before the ring drainer starts.
+ * The JVM raises the memory fault of a read or write of a cut mailbox map at a later instruction; raised inside a
+ * class's static set-up it fails that class for the rest of the JVM ("Could not initialize class X"), and every later
+ * pool of the orchestrator with it. So: the named classes below; every journal event kind's layout and generated
+ * writer, with the dynamic proxy of its annotations ({@link EventCodec#prepareEveryKind}); Chronicle Map's query
+ * path ({@link #queried}); the futex binding. MappedPathClassesTest runs those paths (starts, commands, closes, a cut
+ * map in the middle of a close) in a JVM of its own under {@code -Xlog:class+init} and fails naming any class they
+ * still initialize first, named or not, but the JDK's LambdaForm classes (harmless: the test says why).
  */
 final class MappedPathClasses {
     /** Binary names; a name that no longer resolves fails the open (and the test) rather than being skipped. */
     static final List<String> CLASSES = List.of(
+            // the close engine and the ring drainer
             "dev.vigil.close.CloseEngine$1",
             "dev.vigil.close.CloseMachine$1",
             "dev.vigil.close.CloseMachine$Phase",
@@ -29,13 +36,42 @@ final class MappedPathClasses {
             "dev.vigil.journal.JournalException",
             "dev.vigil.journal.FieldCursor",
             "com.lmax.disruptor.TimeoutException",
-            "java.util.regex.Pattern$Bound");
+            "java.util.regex.Pattern$Bound",
+            // the callers: a pool's start (its mailboxes mapped, INIT_READY polled) and commands
+            "dev.vigil.pool.Pool",
+            "dev.vigil.pool.ExitPolicy",
+            "dev.vigil.pool.ExitPolicy$Kind",
+            "dev.vigil.pool.ChildKind",
+            "dev.vigil.pool.ChildSpec$1",
+            "dev.vigil.contain.CgroupPool",
+            "dev.vigil.mailbox.MailboxHandle",
+            "dev.vigil.mailbox.InitOutcome",
+            "jnr.constants.platform.Signal",
+            "jnr.constants.platform.linux.Signal",
+            "jnr.constants.ConstantSet",
+            "jnr.constants.PlatformConstants",
+            "jnr.constants.PlatformConstants$PackageNameResolver",
+            "java.util.stream.LongPipeline$StatelessOp",
+            "java.util.AbstractList$RandomAccessSpliterator",
+            "java.nio.file.Files$AcceptAllFilter",
+            "jdk.internal.misc.ExtendedMapMode",
+            "sun.nio.ch.FileChannelImpl$Unmapper",
+            "java.lang.invoke.VarHandleByteArrayAsLongs",
+            "java.lang.invoke.VarHandleByteArrayAsInts",
+            "java.util.concurrent.ConcurrentSkipListMap",
+            "java.util.regex.ASCII",
+            "java.net.InetAddress",
+            "java.net.Inet4Address",
+            "java.net.Inet6Address",
+            "java.net.InetAddress$CachedAddresses",
+            "sun.net.InetAddressCachePolicy");
 
     private MappedPathClasses() {
     }
 
-    /** Initializes every class of {@link #CLASSES} on the calling thread. */
+    /** Initializes all of it on the calling thread. */
     static void initialize() {
+        EventCodec.prepareEveryKind();
         ClassLoader loader = MappedPathClasses.class.getClassLoader();
         for (String name : CLASSES) {
             try {
@@ -44,5 +80,19 @@ final class MappedPathClasses {
                 throw new IllegalStateException("class " + name + " of MappedPathClasses is gone: update its list", e);
             }
         }
+        try {
+            Futex.warmUp(); // its libc binding's classes (also warmed for the first close: CloseEngine)
+        } catch (RuntimeException | LinkageError e) {
+            // no futex here (another architecture, no libc binding): the first ring says so where it happens
+        }
+    }
+
+    /**
+     * {@code store} once a lookup ran through it: Chronicle Map's query context and its stages (a dozen classes), which
+     * a pool's first mailbox allocation would otherwise initialize on its caller's thread.
+     */
+    static MailboxStore queried(MailboxStore store) {
+        store.lookup(new MailboxId("", "", 0)); // no pool is named ""
+        return store;
     }
 }

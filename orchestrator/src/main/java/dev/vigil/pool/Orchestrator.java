@@ -98,11 +98,18 @@ public final class Orchestrator implements AutoCloseable {
         // The mailbox map opens on a thread of its own while the journal, containment, spawner and guardian
         // start here: the two Chronicle stores load separate classes, and start-up is mostly class loading.
         CompletableFuture<MailboxStore> mapOpening = CompletableFuture.supplyAsync(
-                () -> MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings), task -> {
+                () -> MappedPathClasses.queried(MailboxStore.createOrOpen(mapFile, b.maxMailboxes, b.ringSettings)),
+                task -> {
                     Thread t = new Thread(task, "vigil-open-mailboxes");
                     t.setDaemon(true);
                     t.start();
                 });
+        // and MappedPathClasses (~60-90 ms of CPU at load 30, most of it the journal's writers), done before the drainer
+        CompletableFuture<Void> preparing = CompletableFuture.runAsync(MappedPathClasses::initialize, task -> {
+            Thread t = new Thread(task, "vigil-open-prepare");
+            t.setDaemon(true);
+            t.start();
+        });
         JournalWriter writer;
         try {
             writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
@@ -144,7 +151,7 @@ public final class Orchestrator implements AutoCloseable {
             ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
                     c.root() == null ? "" : c.root().toString(),
                     c.processGroupsFile() == null ? "" : c.processGroupsFile().toString()));
-            MappedPathClasses.initialize(); // before the drainer and the close engine touch the map
+            opened(preparing); // before the drainer and the close engine touch the map
             d = new RingDrainer(journal::append, RingDrainer.DEFAULT_STALL, b.ringSettings.flowControl());
             d.start(DRAIN_PERIOD, () -> 0L);
         } catch (InterruptedException e) {
@@ -213,8 +220,8 @@ public final class Orchestrator implements AutoCloseable {
         return now != null ? now : since ? restores.last() : null;
     }
 
-    /** The mailbox map opened by {@code opening}; its own failure is rethrown as it was. */
-    private static MailboxStore opened(CompletableFuture<MailboxStore> opening) {
+    /** What {@code opening} made (the mailbox map, ...); its own failure is rethrown as it was. */
+    private static <T> T opened(CompletableFuture<T> opening) {
         try {
             return opening.join();
         } catch (java.util.concurrent.CompletionException e) {

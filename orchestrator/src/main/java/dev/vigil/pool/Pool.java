@@ -1006,13 +1006,7 @@ public final class Pool implements AutoCloseable {
                 break;
             }
         }
-        tracked.removeIf(c -> {
-            boolean gone = c.exit().isDone();
-            if (gone) {
-                journal.forget(poolId, c.group(), c.index());
-            }
-            return gone;
-        });
+        forget(c -> c.exit().isDone()); // their mailboxes stay allocated until the orchestrator closes
         return killed + children.size() + " children SIGKILLed here, " + reaped + " reaped"
                 + (reaped < children.size() ? " (" + (children.size() - reaped) + " not within "
                         + KILLED_REAP_BOUND.toSeconds() + " s)" : "");
@@ -1110,15 +1104,20 @@ public final class Pool implements AutoCloseable {
 
         /** Stops tracking the children that exited and whose mailboxes are released. */
         private void forgetGone() {
-            // one pass (the list copies itself once, not once per child: a 256-child close removed 256 times)
-            tracked.removeIf(c -> {
-                boolean gone = c.exit().isDone() && (!c.hasMailbox() || c.mailboxReleased());
-                if (gone) {
-                    journal.forget(poolId, c.group(), c.index());
-                }
-                return gone;
-            });
+            forget(c -> c.exit().isDone() && (!c.hasMailbox() || c.mailboxReleased()));
         }
+    }
+
+    /** Stops tracking the children that are {@code gone}, and the journal's memory of them. */
+    private void forget(java.util.function.Predicate<PoolChild> gone) {
+        // one pass (the list copies itself once, not once per child: a 256-child close removed 256 times)
+        tracked.removeIf(c -> {
+            boolean forgotten = gone.test(c);
+            if (forgotten) {
+                journal.forget(poolId, c.group(), c.index());
+            }
+            return forgotten;
+        });
     }
 
     /**

@@ -46,7 +46,11 @@ public final class MappedPathClassesMain {
                             .build()).start();
             cut.control("c", 0, DemoHandler.OP_ECHO, 7, WAIT);
             Path mapFile = cut.child("c", 0).mailbox().mapFile();
-            CompletableFuture<CloseReport> closing = CompletableFuture.supplyAsync(cut::closeWithReport);
+            // a caller thread of its own, alive until the threads are listed (the common pool of a 2-core machine
+            // runs each task on a new thread, gone by then)
+            java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newSingleThreadExecutor(
+                    r -> new Thread(r, "cut-closer"));
+            CompletableFuture<CloseReport> closing = CompletableFuture.supplyAsync(cut::closeWithReport, closer);
             Thread.sleep(400); // both children acked and are in their clean-up
             try (FileChannel ch = FileChannel.open(mapFile, StandardOpenOption.WRITE)) {
                 ch.truncate(0);
@@ -65,6 +69,7 @@ public final class MappedPathClassesMain {
                     System.out.println("TID " + t.getFileName() + " " + java.nio.file.Files.readString(t.resolve("comm")).trim());
                 }
             }
+            closer.shutdown();
         }
     }
 

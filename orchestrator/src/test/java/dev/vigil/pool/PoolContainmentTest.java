@@ -254,6 +254,25 @@ class PoolContainmentTest {
         assertFalse(Files.exists(pool.containment().cgroup()));
     }
 
+    /**
+     * A stray whose command line holds a newline (a {@code python3 -c} or {@code sh -c} script) is still one line of the
+     * report, its control characters escaped ({@code \\n}). Before, the raw newline split the stray's line in two and
+     * its {@code class=DESCENDANTS_LEFT} landed on a line of its own.
+     */
+    @Test
+    void aStrayWhoseCommandLineHoldsANewlineIsStillOneLineOfTheReport() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "stray-newline");
+        Pool pool = Pool.builder(o, "newline").closeSettings(termThenKill())
+                .group("starter", 1, script("setsid -f sh -c 'sleep 600\n:'; exit 0")).start();
+        pool.child("starter", 0).exit().get();
+        assertEquals(2, marked.awaitAlive(2, 10_000).size(), marked.alive().toString()); // the daemon sh and its sleep
+        CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
+        assertTrue(failed.getMessage().lines().anyMatch(l -> l.contains("outcome=STRAY") && l.contains(
+                "command=sh -c sleep 600\\n: class=DESCENDANTS_LEFT")), failed.getMessage());
+        assertTrue(marked.awaitNone(5_000).isEmpty(), marked.alive().toString());
+    }
+
     @Test
     void underLeakAStrayIsReportedAndKeptUntilTheOrchestratorCloses() throws Exception {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
