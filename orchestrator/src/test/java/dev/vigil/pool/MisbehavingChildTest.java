@@ -29,6 +29,10 @@ import dev.vigil.mailbox.MailboxDescriptor;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class MisbehavingChildTest {
+    /** A 0.7 s window, then SIGTERM, SIGKILL after 0.3 s: the C child of the detached and garbled tests. */
+    private static final CloseSettings WINDOW_THEN_TERM = CloseSettings.builder().window(Duration.ofMillis(700))
+            .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).grace(Duration.ofMillis(300)).build();
+
     @TempDir
     Path tmp;
 
@@ -193,10 +197,8 @@ class MisbehavingChildTest {
     void aChildThatUnmapsItsMailboxOrExecsAnotherProgramIsClosedInItsBudgetAndNamedDetached() throws Exception {
         Path binary = detachingChild();
         Path journal = tmp.resolve("journal");
-        CloseSettings quick = CloseSettings.builder().window(Duration.ofMillis(700))
-                .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).grace(Duration.ofMillis(300)).build();
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
-            Pool pool = Pool.builder(o, "detached").group("c", 2, ChildSpec.c(binary)).closeSettings(quick).start();
+            Pool pool = Pool.builder(o, "detached").group("c", 2, ChildSpec.c(binary)).closeSettings(WINDOW_THEN_TERM).start();
             assertEquals(5, pool.control("c", 0, 1, 5, Duration.ofSeconds(5)).value());
             Path mapFile = pool.child("c", 0).mailbox().mapFile();
             int unmapper = pool.child("c", 0).pid();
@@ -235,10 +237,8 @@ class MisbehavingChildTest {
     void aChildThatWritesOverItsMailboxWordsIsClosedInItsBudgetAndNamedGarbled() throws Exception {
         Path binary = detachingChild();
         Path journal = tmp.resolve("journal");
-        CloseSettings quick = CloseSettings.builder().window(Duration.ofMillis(700))
-                .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).grace(Duration.ofMillis(300)).build();
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
-            Pool pool = Pool.builder(o, "garbled").group("c", 1, ChildSpec.c(binary)).closeSettings(quick).start();
+            Pool pool = Pool.builder(o, "garbled").group("c", 1, ChildSpec.c(binary)).closeSettings(WINDOW_THEN_TERM).start();
             int pid = pool.child("c", 0).pid();
             pool.sendControl("c", 0, 12, 0);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
