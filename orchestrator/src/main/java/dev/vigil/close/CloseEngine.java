@@ -214,6 +214,13 @@ public final class CloseEngine implements AutoCloseable {
         return machine.running();
     }
 
+    /** The closes submitted and not completed yet, each as {@code pool=<id> close=<id>}, in no order. */
+    public java.util.List<String> closesInProgress() {
+        java.util.List<String> closes = new java.util.ArrayList<>();
+        pending.forEach((closeId, p) -> closes.add("pool=" + p.poolId() + " close=" + closeId));
+        return closes;
+    }
+
     /**
      * What restores a mapped file a child cut short (the mailbox map) and says so in one line, null when nothing was
      * cut: called before each close, and when a close faults on mapped memory (its CloseAborted then names the file).

@@ -36,8 +36,9 @@ import dev.vigil.spawn.SpawnerOptions;
  *
  * <p>{@link #close()} first closes, through the close engine and journaled, every pool that still tracks
  * children (pools never closed, survivors of a LEAK close), with escalation TERM_THEN_KILL whatever the
- * pool's policy: nothing would track them afterwards. Anything still alive then is SIGKILLed by the
- * spawner.
+ * pool's policy: nothing would track them afterwards. Closes other threads run are waited for at most
+ * {@link #CLOSE_PATIENCE} ({@link Builder#closePatience}), then escalated. Anything still alive then is SIGKILLed by
+ * the spawner.
  */
 public final class Orchestrator implements AutoCloseable {
     /**
@@ -45,6 +46,12 @@ public final class Orchestrator implements AutoCloseable {
      * are drained within ~1 ms, or inline by the command path at half full): one wake-up a second, ~0.03 % of a core.
      */
     public static final Duration DRAIN_PERIOD = Duration.ofSeconds(1);
+
+    /**
+     * How long {@link #close()} waits for closes run by other threads ({@link Pool#closeWithReport}) before it escalates
+     * them ({@link Builder#closePatience}; default): as systemd's stop timeout, then their kill step ends them.
+     */
+    public static final Duration CLOSE_PATIENCE = Duration.ofSeconds(30);
 
     /** How long {@link #close()} waits for pool containers it kills to empty. */
     private static final long CONTAINER_KILL_BOUND_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
@@ -65,6 +72,7 @@ public final class Orchestrator implements AutoCloseable {
     private final RingDrainer drainer;
     private final CloseEngine engine;
     private final CloseSettings closeSettings;
+    private final Duration closePatience;
     private final ChildRuntimes runtimes;
     private final java.util.Set<Pool> pools = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The ids of the pools started and not yet closed, under their child log file name (guarded by itself). */
@@ -114,6 +122,7 @@ public final class Orchestrator implements AutoCloseable {
         this.ownsJournal = b.journal == null;
         this.journal = new PoolJournal(writer);
         this.closeSettings = b.closeSettings;
+        this.closePatience = b.closePatience;
         this.runtimes = ChildRuntimes.locate(b.spawnerOptions.nativeDir());
         Spawner s = null;
         MailboxStore m = null;
@@ -411,6 +420,7 @@ public final class Orchestrator implements AutoCloseable {
             }
         }
         stopStarts("the orchestrator is closing");
+        java.util.concurrent.CountDownLatch poolsClosed = watchClosesInProgress();
         RuntimeException failure = null;
         for (Pool pool : pools) {
             try {
@@ -423,6 +433,7 @@ public final class Orchestrator implements AutoCloseable {
                 }
             }
         }
+        poolsClosed.countDown(); // cancels the watchdog
         pools.clear();
         try {
             closeParts();
@@ -435,6 +446,40 @@ public final class Orchestrator implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /**
+     * {@link #close()}'s bound on the closes other threads run: when some run as it begins, a watchdog thread waits
+     * {@link #closePatience} for the returned latch (counted down once the pools are closed); closes still in progress
+     * then are escalated now ({@link CloseEngine#escalateAll}, origin journaled in EscalateNowRequested) and one stderr
+     * line names them and the wait. Otherwise no thread is started.
+     */
+    private java.util.concurrent.CountDownLatch watchClosesInProgress() {
+        java.util.concurrent.CountDownLatch poolsClosed = new java.util.concurrent.CountDownLatch(1);
+        if (engine.closesInProgress().isEmpty()) {
+            return poolsClosed;
+        }
+        long began = System.nanoTime();
+        Thread watchdog = new Thread(() -> {
+            try {
+                if (poolsClosed.await(closePatience.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            java.util.List<String> closes = engine.closesInProgress();
+            if (closes.isEmpty()) {
+                return;
+            }
+            String waited = String.format(java.util.Locale.ROOT, "%.1f s", (System.nanoTime() - began) / 1e9);
+            engine.escalateAll("orchestrator close after " + waited);
+            System.err.println("vigil: orchestrator close waited " + waited + " (patience " + closePatience.toMillis()
+                    + " ms) for closes in progress, escalated now (SIGKILL): " + String.join(", ", closes));
+        }, "vigil-close-patience");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        return poolsClosed;
     }
 
     /** A pool left holding processes by {@link #leave()}: its container and what is alive in it. */
@@ -594,6 +639,7 @@ public final class Orchestrator implements AutoCloseable {
         private CloseSettings closeSettings;
         private ContainmentSettings containmentSettings;
         private RingSettings ringSettings;
+        private Duration closePatience = CLOSE_PATIENCE;
 
         /** Journal directory (opened and owned by the orchestrator). */
         public Builder journalDir(Path dir) {
@@ -647,6 +693,18 @@ public final class Orchestrator implements AutoCloseable {
         /** Transition-ring capacity, writer wait and flow control (default: {@link RingSettings#from} system properties). */
         public Builder ringSettings(RingSettings settings) {
             this.ringSettings = Objects.requireNonNull(settings, "ringSettings");
+            return this;
+        }
+
+        /**
+         * How long {@link Orchestrator#close()} waits for closes other threads run (a child that acknowledged shutdown
+         * and keeps beating holds a close without hard cap open) before escalating them (default {@link Orchestrator#CLOSE_PATIENCE}).
+         */
+        public Builder closePatience(Duration patience) {
+            if (patience.isNegative()) {
+                throw new IllegalArgumentException("closePatience: " + patience.toMillis() + " ms is negative");
+            }
+            this.closePatience = patience;
             return this;
         }
 

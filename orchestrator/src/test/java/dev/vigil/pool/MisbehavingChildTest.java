@@ -29,6 +29,10 @@ import dev.vigil.mailbox.MailboxDescriptor;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class MisbehavingChildTest {
+    /** A 0.7 s window, then SIGTERM, SIGKILL after 0.3 s: the C child of the detached and garbled tests. */
+    private static final CloseSettings WINDOW_THEN_TERM = CloseSettings.builder().window(Duration.ofMillis(700))
+            .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).grace(Duration.ofMillis(300)).build();
+
     @TempDir
     Path tmp;
 
@@ -191,23 +195,10 @@ class MisbehavingChildTest {
      */
     @Test
     void aChildThatUnmapsItsMailboxOrExecsAnotherProgramIsClosedInItsBudgetAndNamedDetached() throws Exception {
-        Path nativeDir = dev.vigil.spawn.SpawnerOptions.defaults().nativeDir();
-        Path source = tmp.resolve("detaching_child.c");
-        Path binary = tmp.resolve("detaching_child");
-        try (var in = MisbehavingChildTest.class.getResourceAsStream("detaching_child.c")) {
-            java.nio.file.Files.copy(in, source);
-        }
-        Process cc = new ProcessBuilder("cc", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Werror", "-I",
-                nativeDir.getParent().resolve("include").toString(), "-o", binary.toString(), source.toString(),
-                nativeDir.resolve("libvigil-child.a").toString()).redirectErrorStream(true).start();
-        assertTrue(cc.waitFor(30, TimeUnit.SECONDS), "cc did not finish");
-        String ccOutput = new String(cc.getInputStream().readAllBytes());
-        assertEquals(0, cc.exitValue(), ccOutput);
+        Path binary = detachingChild();
         Path journal = tmp.resolve("journal");
-        CloseSettings quick = CloseSettings.builder().window(Duration.ofMillis(700))
-                .escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL).grace(Duration.ofMillis(300)).build();
         try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
-            Pool pool = Pool.builder(o, "detached").group("c", 2, ChildSpec.c(binary)).closeSettings(quick).start();
+            Pool pool = Pool.builder(o, "detached").group("c", 2, ChildSpec.c(binary)).closeSettings(WINDOW_THEN_TERM).start();
             assertEquals(5, pool.control("c", 0, 1, 5, Duration.ofSeconds(5)).value());
             Path mapFile = pool.child("c", 0).mailbox().mapFile();
             int unmapper = pool.child("c", 0).pid();
@@ -235,6 +226,48 @@ class MisbehavingChildTest {
         assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.SurvivorDiagnosed d
                 && d.diagnosis().equals("DETACHED") && d.evidence().contains("mailbox=unmapped")).count(), events.toString());
         assertEquals(2, events.stream().filter(e -> e instanceof dev.vigil.journal.ChildReaped).count(), "reaps journaled");
+    }
+
+    /**
+     * A C child that writes 0xFF over its own mailbox words (state word to ring) and waits: the close ends in its window
+     * and grace and names it GARBLED (state=UNKNOWN(255)). Before, the written-over ack word read as "acknowledged"
+     * and the child was diagnosed WEDGED ("acknowledged shutdown, then stopped making progress").
+     */
+    @Test
+    void aChildThatWritesOverItsMailboxWordsIsClosedInItsBudgetAndNamedGarbled() throws Exception {
+        Path binary = detachingChild();
+        Path journal = tmp.resolve("journal");
+        try (Orchestrator o = Orchestrator.builder().journalDir(journal).closeSettings(CloseSettings.defaults()).open()) {
+            Pool pool = Pool.builder(o, "garbled").group("c", 1, ChildSpec.c(binary)).closeSettings(WINDOW_THEN_TERM).start();
+            int pid = pool.child("c", 0).pid();
+            pool.sendControl("c", 0, 12, 0);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!java.nio.file.Files.readString(Path.of("/proc/" + pid + "/wchan")).contains("pause")
+                    && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            CloseReport report = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> org.junit.jupiter.api.Assertions
+                    .assertThrows(dev.vigil.close.CloseFailedException.class, pool::closeWithReport).report());
+            assertEquals(List.of(pid + " GARBLED"), report.failureClasses(), report.describeFailures());
+            assertTrue(report.describeFailures().contains("state=UNKNOWN(255)"), report.describeFailures());
+        }
+    }
+
+    /** The C child of these tests, built with cc and libvigil-child.a. */
+    private Path detachingChild() throws Exception {
+        Path nativeDir = dev.vigil.spawn.SpawnerOptions.defaults().nativeDir();
+        Path source = tmp.resolve("detaching_child.c");
+        Path binary = tmp.resolve("detaching_child");
+        try (var in = MisbehavingChildTest.class.getResourceAsStream("detaching_child.c")) {
+            java.nio.file.Files.copy(in, source);
+        }
+        Process cc = new ProcessBuilder("cc", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Werror", "-I",
+                nativeDir.getParent().resolve("include").toString(), "-o", binary.toString(), source.toString(),
+                nativeDir.resolve("libvigil-child.a").toString()).redirectErrorStream(true).start();
+        assertTrue(cc.waitFor(30, TimeUnit.SECONDS), "cc did not finish");
+        String ccOutput = new String(cc.getInputStream().readAllBytes());
+        assertEquals(0, cc.exitValue(), ccOutput);
+        return binary;
     }
 
     /** Whether any line of /proc/PID/maps names {@code file}. */

@@ -2,7 +2,7 @@ package dev.vigil.close.decision;
 
 /**
  * Why a child (or what it left behind) failed a close: the one list of causes, the same live (CloseReport,
- * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first seven in this order, first
+ * SurvivorDiagnosed) and in the replay. {@link SurvivorDiagnosis#classify} tries the first eight in this order, first
  * match wins; the last four are not read from one child's words: {@link #EXIT_STATUS_LOST} from a reap that found the
  * child gone, {@link #DESCENDANTS_LEFT} from the close's
  * container scan (StrayFound), {@link #CONTAINMENT_ESCAPED} from its check of the children's cgroups
@@ -23,6 +23,14 @@ public enum SurvivorClass {
             + "program), so it cannot see the shutdown word",
             "keep the mailbox mapped until the child exits; a program exec'd in its place must attach again (it inherits "
                     + "the VIGIL_* variables) or exit on its own; term-then-kill ends it"),
+    /**
+     * Its state word holds a state or writer no protocol writer writes ({@code UNKNOWN(n)}): the child (or whatever else
+     * maps the file) wrote over its mailbox words, so none of them (shutdown, ack, heartbeat) can be trusted.
+     */
+    GARBLED("its mailbox words were written over: the state word holds a state or writer no protocol writer writes, so "
+            + "its shutdown, ack and heartbeat words cannot be trusted",
+            "find the write that overran the mailbox in the child (a stray pointer, a wrong offset or length, a second "
+                    + "mapping of the file); term-then-kill ends it"),
     /** The shutdown request is not visible in its mailbox (legacy: the state word was overwritten; sticky: a bug of ours). */
     NOT_DELIVERED("shutdown never delivered: the request is not in its mailbox (legacy mode: a lost update, the child's "
             + "own state-word write erased SHUTDOWN)",

@@ -9,7 +9,8 @@ import java.util.Map;
  * {@code pid=4711 group=chips child=2 class=STUCK_IN_HANDLER state=CONTROL_REQUEST shutdown=set ack=none heartbeat_age=3.2s op=3 command=17 in_handler=20.1s proc=S wchan=futex_wait}.
  *
  * <p>Rules, first match wins: STOPPED (/proc T or t) > DETACHED (past INIT_READY, its mailbox file no longer in its
- * /proc maps: unmapped, or an exec) > NOT_DELIVERED (shutdown not visible in the
+ * /proc maps: unmapped, or an exec) > GARBLED (a state or writer no writer writes: its words were written over) >
+ * NOT_DELIVERED (shutdown not visible in the
  * mailbox) > STUCK_IN_HANDLER (visible, never acknowledged, inside a handler: the state word says
  * TASK_READY / CONTROL_REQUEST, or, in legacy mode where SHUTDOWN replaced that state, a command is
  * still open) > NOT_OBSERVED (visible, never acknowledged, idle: it ignores shutdown) > WEDGED
@@ -43,6 +44,9 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
         }
         if (Boolean.FALSE.equals(e.proc().mapsMailbox()) && !(w.state() == 0 && w.seq() == 0)) {
             return SurvivorClass.DETACHED;
+        }
+        if (w.stateName().startsWith("UNKNOWN(") || w.writerName().startsWith("UNKNOWN(")) {
+            return SurvivorClass.GARBLED;
         }
         if (!w.shutdownVisible()) {
             return SurvivorClass.NOT_DELIVERED;
