@@ -134,8 +134,8 @@ public final class ScaleBench {
             long startCpu = cpu()[0] - cpu0[0];
             long lastFork = pools.stream().flatMap(p -> p.children().stream()).mapToLong(c -> c.process().spawnedNanos()).max().orElse(t0) - t0;
             if (Long.getLong(HOLD, 0) > 0) {
-                System.out.printf(Locale.ROOT, "start: %d children, ring drainer %.1f ms CPU in the start (%.2f s)%n", n,
-                        drainerCpuNanos() / 1e6, startWall / 1e9);
+                System.out.printf(Locale.ROOT, "start: %d children, ring drainer %.1f ms CPU in the start (%.2f s); threads: %s%n", n,
+                        drainerCpuNanos() / 1e6, startWall / 1e9, threadCpu());
             }
             holdIdle(n);
             String rss = status("VmRSS");
@@ -206,6 +206,23 @@ public final class ScaleBench {
         long used = drainerCpuNanos() - before;
         System.out.printf(Locale.ROOT, "idle hold: %d children, %.1f s: ring drainer %.2f ms CPU a second, %.3f us a child a second%n",
                 n, wall, used / 1e6 / wall, used / 1e3 / wall / n);
+    }
+
+    /** This process's threads' on-CPU time so far, summed by name with digits dropped, the largest first (ms). */
+    static String threadCpu() throws IOException {
+        java.util.Map<String, Long> byName = new java.util.TreeMap<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).trim().replaceAll("[0-9]+", "#");
+                    byName.merge(name, Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split(" ")[0]), Long::sum);
+                } catch (IOException gone) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return byName.entrySet().stream().sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                .map(e -> e.getKey() + " " + e.getValue() / 1_000_000).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** On-CPU time of this process's "vigil-ring-drai" task (its schedstat, nanoseconds); -1 when there is none. */
