@@ -163,6 +163,14 @@ public final class CrashRecovery {
                 note(e, open, unreaped);
                 return true;
             });
+        } catch (dev.vigil.journal.JournalCorruptException damaged) {
+            // Its processes are gone already (killed above); what cannot be done is ending its closes in a journal
+            // that stops at the damage: events appended after it would be unreadable too. Every restart would meet
+            // the same damage, so the line says how to go on.
+            throw new dev.vigil.journal.JournalCorruptException(damaged.getMessage() + "; the closes orchestrator pid="
+                    + deadPid + " left open cannot be ended in a journal read only up to its damage, so nothing "
+                    + "starts on it (that orchestrator's processes were ended): move the journal dir aside "
+                    + "(vigil-replay still reads it up to the damage) and start again", damaged.index(), damaged);
         }
         int ended = 0;
         for (CloseStarted s : open.values()) {

@@ -274,6 +274,47 @@ class OrchestratorCrashTest {
         }
     }
 
+    /**
+     * A crash, then damage in the journal (bytes overwritten among its last events): the restart ends the
+     * dead orchestrator's processes, then cannot end its closes in a journal read only up to the damage. It refuses in
+     * one line naming the file and the damage and saying how to go on, and every restart says the same (before, the
+     * line named the damage only, and a user restarted into it again and again).
+     */
+    @Test
+    void aRestartOnADamagedJournalAfterACrashEndsTheDeadOnesProcessesAndSaysHowToGoOn() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        MarkedProcesses marked = new MarkedProcesses();
+        Path journal = tmp.resolve("damaged");
+        try {
+            assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
+        } finally {
+            marked.killAll();
+        }
+        Path cycle;
+        try (var files = java.nio.file.Files.list(journal)) {
+            cycle = files.filter(f -> f.getFileName().toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(cycle);
+        int written = bytes.length;
+        while (written > 0 && bytes[written - 1] == 0) {
+            written--;
+        }
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(cycle, java.nio.file.StandardOpenOption.WRITE)) {
+            byte[] junk = new byte[64];
+            java.util.Arrays.fill(junk, (byte) 0xff);
+            ch.write(java.nio.ByteBuffer.wrap(junk), written - 200); // inside the last events, past the header and index
+        }
+        for (int restart = 0; restart < 2; restart++) {
+            RuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+                    () -> Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
+                            .closeSettings(CloseSettings.defaults()).open().close());
+            String line = refused.getMessage();
+            assertTrue(line.contains(cycle.getFileName().toString()) && line.contains("checksum")
+                    && line.contains("move the journal dir aside") && !line.contains("\n"), line);
+        }
+        assertTrue(marked.alive().isEmpty(), "nothing of the crashed run alive: " + marked.alive());
+    }
+
     @Test
     void aSecondOrchestratorOnALiveOnesJournalDirRefusesAtOnceNamingTheOwner() throws Exception {
         MarkedProcesses marked = new MarkedProcesses();
