@@ -620,27 +620,27 @@ final class CloseMachine {
             }
             ClosingChild c = t.child;
             String lost = lostExit(c);
-            if (lost != null) {
-                t.diagnosis = SurvivorDiagnosis.exitStatusLost(c.group(), c.index(), c.pid(), lost);
-                journal.append(new SurvivorDiagnosed(now, pid(), run.poolId(), run.closeId, c.group(), c.index(),
-                        c.pid(), t.diagnosis.survivorClass().name(), t.diagnosis.line()));
-                continue;
-            }
-            MailboxWords w = c.mailboxWords();
-            if (w != null && t.watch.observe(w, now).firstAck()) {
-                journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
-                        w.ackNanos()));
-            }
-            CommandIssued open = journal.openCommand(run.poolId(), c.group(), c.index());
-            SurvivorEvidence e = new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
-                    w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid(), w == null ? null : c.mailboxFile()),
-                    journal.lastEvents(run.poolId(), c.group(), c.index()), open == null ? null
-                            : new SurvivorEvidence.OpenCommand(open.kind(), open.opcode(), open.commandId(),
-                                    Math.max(0, now - open.timeNanos())));
-            t.diagnosis = SurvivorDiagnosis.classify(e);
+            t.diagnosis = lost != null ? SurvivorDiagnosis.exitStatusLost(c.group(), c.index(), c.pid(), lost)
+                    : SurvivorDiagnosis.classify(evidence(run, t, now, window));
             journal.append(new SurvivorDiagnosed(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
                     t.diagnosis.survivorClass().name(), t.diagnosis.line()));
         }
+    }
+
+    /** What a survivor's diagnosis is read from: its mailbox words (an ack seen now is journaled), /proc, its last events. */
+    private SurvivorEvidence evidence(Run run, Track t, long now, long window) {
+        ClosingChild c = t.child;
+        MailboxWords w = c.mailboxWords();
+        if (w != null && t.watch.observe(w, now).firstAck()) {
+            journal.append(new ChildAcked(now, pid(), run.poolId(), run.closeId, c.group(), c.index(), c.pid(),
+                    w.ackNanos()));
+        }
+        CommandIssued open = journal.openCommand(run.poolId(), c.group(), c.index());
+        return new SurvivorEvidence(c.group(), c.index(), c.pid(), c.kind(), w,
+                w == null ? -1 : t.watch.heartbeatAgeNanos(now), window, ProcSnapshot.read(c.pid(), w == null ? null : c.mailboxFile()),
+                journal.lastEvents(run.poolId(), c.group(), c.index()), open == null ? null
+                        : new SurvivorEvidence.OpenCommand(open.kind(), open.opcode(), open.commandId(),
+                                Math.max(0, now - open.timeNanos())));
     }
 
     private void advance(Run run, long now) {

@@ -788,7 +788,8 @@ public final class Pool implements AutoCloseable {
      * ({@link Orchestrator#restoreCutMailboxFile}) and the start fails in one line naming the file, and rolls back
      * what it spawned, journaled, as any failed start. Before, the InternalError left start() past its rollback: the
      * spawned children were never closed in the journal (audit: POOL_NOT_CLOSED, 64 children) and the run said
-     * "memory fault on a mapped journal file". Rethrows another error.
+     * "memory fault on a mapped journal file". Also for such a fault raised in a close's wait on this thread
+     * ({@link #awaitClose}). Rethrows another error.
      */
     private String mapCut(InternalError e) {
         if (!JournalException.isMemoryFault(e)) {
@@ -947,11 +948,8 @@ public final class Pool implements AutoCloseable {
                 } catch (InternalError e) {
                     // A memory fault this thread met before (a cut mailbox map: a start's readiness poll), raised by
                     // HotSpot at its next return from native code, the wait's park: not this close's, which runs on
-                    // the engine. The map is restored, and the wait goes on.
-                    if (!JournalException.isMemoryFault(e)) {
-                        throw e;
-                    }
-                    orchestrator.repairAfterMemoryFault();
+                    // the engine. The map is restored (its line is the start's, if a start asked), and the wait goes on.
+                    mapCut(e);
                 } catch (InterruptedException e) {
                     interrupted = true; // a close once started runs to its report
                 } catch (ExecutionException e) {
