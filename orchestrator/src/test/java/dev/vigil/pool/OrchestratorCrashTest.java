@@ -84,6 +84,20 @@ class OrchestratorCrashTest {
         }
     }
 
+    /**
+     * The journal dir {@code name} of a holder crashed inside a close (cgroups, guardian on), its processes
+     * {@code marked}, none of them alive.
+     */
+    private Path crashedJournal(String name, MarkedProcesses marked) throws Exception {
+        Path journal = tmp.resolve(name);
+        try {
+            assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
+        } finally {
+            marked.killAll();
+        }
+        return journal;
+    }
+
     /** What {@link #crashOnce} found alive 1 s after its SIGKILL (or later, if its own checks took longer). */
     private List<ProcessTree.Proc> aliveOneSecondLater = List.of();
 
@@ -247,12 +261,7 @@ class OrchestratorCrashTest {
     void aRestartOnTheSameSpecAfterTheCrashRecoversAndStarts() throws Exception {
         assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
         MarkedProcesses marked = new MarkedProcesses();
-        Path journal = tmp.resolve("restart");
-        try {
-            assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
-        } finally {
-            marked.killAll();
-        }
+        Path journal = crashedJournal("restart", marked);
         // The container held the shells' forks all through the close, so no C child's mailbox was freed at its reap.
         assertEquals(0, JournalChecks.readAll(journal).stream().filter(e -> e instanceof MailboxReleased).count(),
                 "mailboxes freed before the crash");
@@ -284,12 +293,7 @@ class OrchestratorCrashTest {
     void aRestartOnADamagedJournalAfterACrashEndsTheDeadOnesProcessesAndSaysHowToGoOn() throws Exception {
         assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
         MarkedProcesses marked = new MarkedProcesses();
-        Path journal = tmp.resolve("damaged");
-        try {
-            assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
-        } finally {
-            marked.killAll();
-        }
+        Path journal = crashedJournal("damaged", marked);
         Path cycle;
         try (var files = java.nio.file.Files.list(journal)) {
             cycle = files.filter(f -> f.getFileName().toString().endsWith(".cq4")).findFirst().orElseThrow();
