@@ -345,11 +345,29 @@ class PoolContainmentTest {
                 .group("segv", 1, script("trap 'kill -SEGV $$' TERM; while :; do :; done"))
                 .group("zombie-parent", 1, script("sh -c 'exit 0' & exec sleep 600")).start();
         marked.awaitNamed("sleep", 1, 5_000);
+        // its trap set before the close tells it: a SIGTERM sooner ends the shell by TERM, not SEGV (seen once in a
+        // clean-clone CI run once spawns and closes got faster: signal 15 after 0.3 ms)
+        awaitCaught(pool.child("segv", 0).pid(), 15, 5_000);
         CloseReport report = pool.closeWithReport();
         assertEquals(CloseReport.ChildOutcome.SIGNALED, report.child("segv", 0).outcome(), report.toJson());
         assertEquals(11, report.child("segv", 0).signal(), report.toJson());
         assertEquals(CloseReport.ChildOutcome.SIGNALED, report.child("zombie-parent", 0).outcome(), report.toJson());
         assertEquals(15, report.child("zombie-parent", 0).signal(), report.toJson());
+    }
+
+    /** Waits until process {@code pid} catches {@code signal} (its SigCgt mask in /proc/PID/status); fails after the bound. */
+    private static void awaitCaught(int pid, int signal, long boundMillis) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(boundMillis);
+        while (true) {
+            String caught = Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                    .filter(l -> l.startsWith("SigCgt:")).findFirst().orElseThrow().substring(7).trim();
+            if ((new java.math.BigInteger(caught, 16).testBit(signal - 1))) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "pid " + pid + " does not catch signal " + signal + " after "
+                    + boundMillis + " ms (SigCgt " + caught + ")");
+            Thread.sleep(5);
+        }
     }
 
     private void loopedCloses(int cycles) throws Exception {
