@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 public record ChildSpec(ChildKind kind, String program, List<String> args, Map<String, String> env, int stopSignal,
         List<String> classPath, List<String> runtimeOptions) {
     /** SIGTERM, the default stop signal of a plain executable. */
-    public static final int SIGTERM = 15;
+    public static final int SIGTERM = dev.vigil.close.decision.EscalationStep.SIGTERM;
     /** Name of the C demo child in the native build directory. */
     public static final String DEMO_CHILD = "vigil-demo-child";
     /** The Python child runtime's entry module: {@code python3 -m vigil_child HANDLER}. */
