@@ -431,7 +431,7 @@ public final class SpecReader {
         int signal = stopSignal == null ? -1 : SignalNames.number(stopSignal);
         String badSignal = signal < 0 ? null : ChildSpec.whyNotStopSignal(signal);
         if (stopSignal != null && signal < 0) {
-            problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
+            problem(o.path("stopSignal"), "unknown signal '" + JsonFields.shortened(stopSignal) + "' (use a name like TERM or a number)");
         } else if (badSignal != null) {
             problem(o.path("stopSignal"), "'" + stopSignal + "' " + badSignal);
         }

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 public record ChildSpec(ChildKind kind, String program, List<String> args, Map<String, String> env, int stopSignal,
         List<String> classPath, List<String> runtimeOptions) {
     /** SIGTERM, the default stop signal of a plain executable. */
-    public static final int SIGTERM = 15;
+    public static final int SIGTERM = dev.vigil.close.decision.EscalationStep.SIGTERM;
     /** Name of the C demo child in the native build directory. */
     public static final String DEMO_CHILD = "vigil-demo-child";
     /** The Python child runtime's entry module: {@code python3 -m vigil_child HANDLER}. */
@@ -36,7 +36,7 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
     public ChildSpec {
         Objects.requireNonNull(kind, "kind");
         args = List.copyOf(argList(Objects.requireNonNull(args, "args").toArray(String[]::new)));
-        env = Map.copyOf(Objects.requireNonNull(env, "env"));
+        env = ChildEnvironment.of(Objects.requireNonNull(env, "env")); // each variable checked once, when added
         classPath = List.copyOf(Objects.requireNonNull(classPath, "classPath"));
         runtimeOptions = List.copyOf(Objects.requireNonNull(runtimeOptions, "runtimeOptions"));
         if (kind != ChildKind.C && (program == null || program.isBlank())) {
@@ -60,12 +60,6 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
                 String shown = dev.vigil.journal.JournalException.printable(s);
                 throw new IllegalArgumentException("child argument '" + (shown.length() <= 100 ? shown
                         : shown.substring(0, 100) + "...") + "' " + whyNotExecString(s));
-            }
-        }
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            String why = whyNotEnvironmentVariable(e.getKey(), e.getValue());
-            if (why != null) {
-                throw new IllegalArgumentException("child env " + why);
             }
         }
     }
@@ -160,9 +154,7 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
 
     /** Adds environment variables (over the orchestrator's own; the VIGIL_* handoff always wins). */
     public ChildSpec withEnv(Map<String, String> more) {
-        Map<String, String> merged = new LinkedHashMap<>(env);
-        merged.putAll(more);
-        return new ChildSpec(kind, program, args, merged, stopSignal, classPath, runtimeOptions);
+        return new ChildSpec(kind, program, args, ChildEnvironment.of(env).plus(more), stopSignal, classPath, runtimeOptions);
     }
 
     public ChildSpec withEnv(String name, String value) {

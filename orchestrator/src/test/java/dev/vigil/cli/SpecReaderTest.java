@@ -221,20 +221,33 @@ class SpecReaderTest {
 
     /**
      * A whole number written with an exponent or a fraction ({@code 1e9}, {@code 4.0}: JSON floating point) is refused
-     * with the digits to write; before, "must be an integer", which it was. One too large for a long says so.
+     * with the digits to write, quoting the number as written; before, "must be an integer", which it was. One too
+     * large for a long says so, as written: {@code 1e300} was printed with all its 301 digits (and as {@code 1.0E300}).
      */
     @Test
     void aWholeNumberInAnExponentIsRefusedWithTheDigitsToWrite() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("float.json", """
-                {"cycles": 4.0, "close": {"windowMs": 99999999999999999999},
-                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1e9},
-                                                  {"name": "d", "kind": "c", "children": 1.5}]}]}
+                {"cycles": 4.0, "close": {"windowMs": 99999999999999999999, "hardCapMs": 1e300, "graceMs": -2.5E+40},
+                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1e9, "stopSignal": 1.5e3000},
+                                                  {"name": "d", "kind": "c", "children": 1.5,
+                                                   "stopSignal": 123456789012345678901234567890123456789012345678901234567890}]}]}
                 """)));
         assertEquals(List.of("cycles: must be an integer written in digits: 4, not 4.0",
                 "close.windowMs: too large",
-                "pools[0].groups[0].children: must be an integer written in digits: 1000000000, not 1.0E9",
-                "pools[0].groups[1].children: must be an integer"),
+                "close.hardCapMs: too large: 1e300",
+                "close.graceMs: too large: -2.5E+40",
+                "pools[0].groups[0].children: must be an integer written in digits: 1000000000, not 1e9",
+                "pools[0].groups[0].stopSignal: '1.5e3000' is not a whole number: write a name or a number such as 15",
+                "pools[0].groups[1].children: must be an integer",
+                "pools[0].groups[1].stopSignal: unknown signal '1234567890123456789012345678901234567890... (60 characters)'"
+                        + " (use a name like TERM or a number)"),
                 e.problems().stream().map(SpecProblem::toString).toList());
+        SpecInvalidException yaml = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("float.yaml", """
+                close: {hardCapMs: 1.0e+300, windowMs: 2.0e3}
+                pools: [{id: p, groups: [{name: c, kind: c, children: 1}]}]
+                """)));
+        assertEquals(List.of("close.windowMs: must be an integer written in digits: 2000, not 2.0e3",
+                "close.hardCapMs: too large: 1.0e+300"), yaml.problems().stream().map(SpecProblem::toString).toList());
     }
 
     /**
