@@ -375,7 +375,8 @@ public final class SpecReader {
         String handler = o.string("handler", null);
         Map<String, String> env = o.stringMap("env");
         String stopSignal = o.stringOrInteger("stopSignal", "TERM");
-        List<String> classPath = o.stringList("classPath");
+        List<String> classPath = fromSpecFolder(o.stringList("classPath"), false);
+        command = fromSpecFolder(command, true);
         List<String> jvmOptions = o.stringList("jvmOptions");
         if (kind != null) {
             boolean userCode = kind.equals("java") || kind.equals("python");
@@ -474,6 +475,26 @@ public final class SpecReader {
         weights.put("jvmOptions", dev.vigil.spawn.ExecLimits.bytes(g.jvmOptions()));
         Map.Entry<String, Long> most = java.util.Collections.max(weights.entrySet(), Map.Entry.comparingByValue());
         problem(most.getValue() > 0 ? path + "." + most.getKey() : path, "pool " + poolId + " group " + g.name() + ": " + why);
+    }
+
+    /**
+     * The entries of {@code paths} (every one, or only the first: a command's program, when it names a path, not a
+     * name looked up on PATH) resolved against the spec file's folder when relative, as journalDir is: a spec names
+     * the files beside it whatever the working directory of the run.
+     */
+    private List<String> fromSpecFolder(List<String> paths, boolean programOnly) {
+        if (paths == null || baseDir == null) {
+            return paths;
+        }
+        List<String> resolved = new java.util.ArrayList<>(paths);
+        for (int i = 0; i < (programOnly ? Math.min(1, paths.size()) : paths.size()); i++) {
+            String p = paths.get(i);
+            boolean relativePath = !p.isEmpty() && !p.startsWith("/") && (!programOnly || p.contains("/"));
+            if (relativePath && ChildSpec.whyNotExecString(p) == null) {
+                resolved.set(i, baseDir.resolve(p).normalize().toString());
+            }
+        }
+        return resolved;
     }
 
     /**
