@@ -40,6 +40,8 @@ public final class SpecReader {
 
     private final List<SpecProblem> problems = new ArrayList<>();
     private Path baseDir;
+    /** The child runtimes a spec's children would start with, to measure their exec size; made at first use. */
+    private dev.vigil.pool.ChildRuntimes runtimes;
 
     private SpecReader() {
     }
@@ -298,7 +300,11 @@ public final class SpecReader {
             } else {
                 Map<String, String> names = new HashMap<>();
                 for (int i = 0; i < groupsNode.size(); i++) {
+                    int before = problems.size();
                     Group g = group(groupsNode.get(i), o.path("groups") + "[" + i + "]");
+                    if (g != null && problems.size() == before) {
+                        checkExecSize(g, o.path("groups") + "[" + i + "]", id);
+                    }
                     String clash = g == null || g.name() == null ? null : dev.vigil.spawn.ChildLog.sameFiles(names, g.name(), "group name");
                     if (clash != null) {
                         problem(o.path("groups") + "[" + i + "].name", clash);
@@ -438,6 +444,37 @@ public final class SpecReader {
         o.rejectUnknown();
         return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,
                 classPath == null ? List.of() : classPath, jvmOptions == null ? List.of() : jvmOptions);
+    }
+
+    /**
+     * A child of {@code g} must fit in exec whole (ChildSpec#whyNotExecSize, by the kernel's rules): named at the field
+     * that weighs most of the group's command, env, classPath and jvmOptions (the group itself when it has none), with
+     * the pool and group and every size. Before, such a spec passed this check and failed its pool's start (E2BIG).
+     */
+    private void checkExecSize(Group g, String path, String poolId) {
+        if (runtimes == null) {
+            try {
+                runtimes = dev.vigil.pool.ChildRuntimes.locate(dev.vigil.spawn.SpawnerOptions.defaults().nativeDir());
+            } catch (RuntimeException cannot) {
+                return; // no runtimes to measure with: the start says what is missing
+            }
+        }
+        String why;
+        try {
+            why = PoolRunner.childSpec(g).whyNotExecSize(runtimes, System.getenv());
+        } catch (RuntimeException e) {
+            return; // refused as it is built: named by the checks above
+        }
+        if (why == null) {
+            return;
+        }
+        Map<String, Long> weights = new java.util.LinkedHashMap<>();
+        weights.put("command", dev.vigil.spawn.ExecLimits.bytes(g.command()));
+        weights.put("env", dev.vigil.spawn.ExecLimits.bytes(g.env()));
+        weights.put("classPath", dev.vigil.spawn.ExecLimits.bytes(g.classPath()));
+        weights.put("jvmOptions", dev.vigil.spawn.ExecLimits.bytes(g.jvmOptions()));
+        Map.Entry<String, Long> most = java.util.Collections.max(weights.entrySet(), Map.Entry.comparingByValue());
+        problem(most.getValue() > 0 ? path + "." + most.getKey() : path, "pool " + poolId + " group " + g.name() + ": " + why);
     }
 
     /**

@@ -230,6 +230,51 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
     }
 
     /**
+     * Null when exec takes a child of this spec whole, its strings and their pointers within the room exec gives
+     * ({@link dev.vigil.spawn.ExecLimits#space}, from this process's stack limit, which the child inherits), with the
+     * orchestrator's environment {@code inherited} and {@link dev.vigil.spawn.ExecLimits#SPAWN_RESERVE} kept for what
+     * the spawn adds; else the sizes, in one line. Checked when a spec is read: before, a spec too large failed the
+     * pool's start at its first spawn (E2BIG).
+     */
+    public String whyNotExecSize(ChildRuntimes runtimes, Map<String, String> inherited) {
+        List<String> argv = argv(runtimes);
+        Map<String, String> all = environment(runtimes, inherited);
+        Map<String, String> kept = new java.util.HashMap<>(inherited);
+        kept.keySet().retainAll(all.keySet());
+        kept.keySet().removeAll(env.keySet());
+        long argBytes = dev.vigil.spawn.ExecLimits.bytes(argv);
+        long envBytes = dev.vigil.spawn.ExecLimits.bytes(env);
+        long inheritedBytes = dev.vigil.spawn.ExecLimits.bytes(kept);
+        long runtimeBytes = dev.vigil.spawn.ExecLimits.bytes(all) - envBytes - inheritedBytes;
+        long pointers = (long) dev.vigil.spawn.ExecLimits.POINTER * (argv.size() + all.size());
+        long total = argBytes + dev.vigil.spawn.ExecLimits.bytes(argv.get(0)) + envBytes + inheritedBytes + runtimeBytes
+                + pointers + dev.vigil.spawn.ExecLimits.SPAWN_RESERVE;
+        long space = dev.vigil.spawn.ExecLimits.space(dev.vigil.spawn.ExecLimits.stackLimit());
+        if (total <= space) {
+            return null;
+        }
+        return "too large for exec (E2BIG): a child's exec would take " + total + " bytes, more than the "
+                + dev.vigil.spawn.ExecLimits.spaceHere() + " exec takes: arguments " + argBytes + " bytes in "
+                + argv.size() + " string(s) and the program's name again, env " + envBytes + " bytes in " + env.size()
+                + " variable(s), the orchestrator's environment " + inheritedBytes + " bytes in " + kept.size()
+                + " variable(s)" + (runtimeBytes > 0 ? ", the runtime's variables " + runtimeBytes + " bytes" : "")
+                + ", pointers " + pointers + " bytes, kept for the spawn's own " + dev.vigil.spawn.ExecLimits.SPAWN_RESERVE
+                + " bytes";
+    }
+
+    /**
+     * The environment a child of this spec starts with, before its mailbox handoff: {@code inherited} (the
+     * orchestrator's own, without HotSpot's suspend signal), then what its runtime adds, then {@link #env}.
+     */
+    Map<String, String> environment(ChildRuntimes runtimes, Map<String, String> inherited) {
+        Map<String, String> out = new java.util.HashMap<>(inherited);
+        out.remove(ChildRuntimes.HOTSPOT_SUSPEND_SIGNAL_ENV);
+        out.putAll(runtimeEnv(runtimes, out));
+        out.putAll(env);
+        return out;
+    }
+
+    /**
      * The environment this spec adds for its runtime: PYTHON children get {@code PYTHONPATH} (the user's
      * entries, then the Vigil Python package, then what the orchestrator had) and the C runtime library to load.
      */

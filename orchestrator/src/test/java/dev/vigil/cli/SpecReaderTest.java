@@ -129,6 +129,48 @@ class SpecReaderTest {
                         + "argument or variable may be (MAX_ARG_STRLEN): exec would fail with E2BIG"), got);
     }
 
+    /**
+     * Arguments and environment too large for exec all together (each string under 128 KiB) are refused when the spec
+     * is read, by the kernel's rules (ExecLimits; ExecLimitsTest checks them against real execs), at the field that
+     * weighs most, with the pool, the group and the sizes. Before, the spec passed and the pool's start failed at its
+     * first spawn (E2BIG). A group just inside the room passes.
+     */
+    @Test
+    void argumentsAndEnvironmentTooLargeForExecTogetherAreRefusedNamingPoolGroupFieldAndSizes() throws IOException {
+        long space = dev.vigil.spawn.ExecLimits.space(dev.vigil.spawn.ExecLimits.stackLimit());
+        int strings = (int) (space / 100_000) + 2; // each 100,000 bytes: under MAX_ARG_STRLEN, too many together
+        StringBuilder env = new StringBuilder();
+        StringBuilder options = new StringBuilder();
+        for (int i = 0; i < strings; i++) {
+            env.append(i == 0 ? "" : ", ").append("\"V").append(i).append("\": \"").append("x".repeat(100_000)).append('"');
+            options.append(", \"-Dv").append(i).append('=').append("y".repeat(100_000)).append('"');
+        }
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("large.json",
+                "{\"pools\": [{\"id\": \"p\", \"groups\": [{\"name\": \"g\", \"kind\": \"exec\", \"children\": 1,"
+                        + " \"command\": [\"/bin/true\"], \"env\": {" + env + "}}]},"
+                        + " {\"id\": \"q\", \"groups\": [{\"name\": \"fits\", \"kind\": \"exec\", \"children\": 1,"
+                        + " \"command\": [\"/bin/true\"], \"env\": {\"SMALL\": \"" + "z".repeat(100_000) + "\"}},"
+                        + " {\"name\": \"h\", \"kind\": \"java\", \"children\": 1, \"jvmOptions\": [\"-Xmx64m\"" + options
+                        + "]}]}]}")));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(2, got.size(), got.toString());
+        assertTrue(got.get(0).startsWith("pools[0].groups[0].env: pool p group g: too large for exec (E2BIG): a child's exec"
+                + " would take "), got.get(0));
+        assertTrue(got.get(0).contains("more than the " + space + " bytes (") && got.get(0).contains(" exec takes: ")
+                && got.get(0).contains("env " + (strings * 100_003L + sumDigits(strings)) + " bytes in " + strings + " variable(s)"), got.get(0));
+        assertTrue(got.get(1).startsWith("pools[1].groups[1].jvmOptions: pool q group h: too large for exec (E2BIG)"),
+                got.get(1));
+    }
+
+    /** The digits of 0..n-1 written out (the variable names' numbers). */
+    private static long sumDigits(int n) {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += Integer.toString(i).length();
+        }
+        return sum;
+    }
+
     @Test
     void aSpecNestedTooDeepIsNamedInTheSpecsWordsNotTheParsersMethod() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("deep.json",
