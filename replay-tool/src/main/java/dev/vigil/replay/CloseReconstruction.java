@@ -138,7 +138,9 @@ public final class CloseReconstruction {
             }
         }
         switch (e.type()) {
-            case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
+            // the spec's words (sticky, legacy), whatever case the orchestrator journaled (it writes STICKY)
+            case POOL_STARTED -> pool(e.poolId()).mode = String.valueOf(((PoolStarted) e).protocolMode())
+                    .toLowerCase(java.util.Locale.ROOT);
             case CHILD_SPAWNED -> spawned(index, (ChildSpawned) e);
             case MAILBOX_TRANSITION -> transition(index, -1, (MailboxTransition) e);
             case MAILBOX_TRANSITION_BATCH -> {
