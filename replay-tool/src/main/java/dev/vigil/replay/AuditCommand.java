@@ -92,6 +92,11 @@ public final class AuditCommand implements Callable<Integer> {
             }
 
             @Override
+            public void journalSetAside(long index, dev.vigil.journal.JournalSetAside e) {
+                out.println(json ? ReplayText.setAsideJson(e) : ReplayText.setAside(e));
+            }
+
+            @Override
             public void mapNote(String poolId, ChildKey child, String note) {
                 if (json) {
                     out.println(JsonEvents.mapper().createObjectNode().put("mapFile", note).put("poolId", poolId)
