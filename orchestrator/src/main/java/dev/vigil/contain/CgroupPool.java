@@ -16,6 +16,8 @@ import dev.vigil.spawn.internal.Linux;
 /** A pool's cgroup (v2) directory: membership from cgroup.procs, emptiness from cgroup.events, cgroup.kill to end it. */
 final class CgroupPool implements PoolContainment {
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How long a pool's removal waits for a cgroup its escaped children went to to empty after their SIGKILL. */
+    private static final long ESCAPE_EMPTY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Path dir;
     /** True for a cgroup path that is a live pool's of this orchestrator, or below one. */
@@ -341,10 +343,14 @@ final class CgroupPool implements PoolContainment {
         }
         for (Path escape : escapedTo) {
             try {
-                Files.deleteIfExists(escape); // emptied by the close that killed what was in it
+                awaitEmpty(escape, ESCAPE_EMPTY_NANOS); // what the close SIGKILLed there may still be exiting
+                Files.deleteIfExists(escape);
                 escapedTo.remove(escape);
             } catch (IOException e) {
-                // still populated, or gone: the orchestrator's cgroup stays until it is empty
+                // still populated: the orchestrator's cgroup stays until it is empty
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
             }
         }
         try {
