@@ -488,10 +488,7 @@ public final class Pool implements AutoCloseable {
         }
         ChildRuntimes runtimes = orchestrator.childRuntimes();
         List<String> argv = spec.argv(runtimes);
-        Map<String, String> env = new HashMap<>(System.getenv());
-        env.remove(ChildRuntimes.HOTSPOT_SUSPEND_SIGNAL_ENV);
-        env.putAll(spec.runtimeEnv(runtimes, env));
-        env.putAll(spec.env());
+        Map<String, String> env = spec.environment(runtimes, System.getenv());
         if (mailbox != null) {
             env.putAll(mailbox.handoffEnv(journal.orchestratorPid()));
         }
