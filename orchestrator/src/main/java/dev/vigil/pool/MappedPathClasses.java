@@ -58,6 +58,9 @@ final class MappedPathClasses {
             "sun.nio.ch.FileChannelImpl$Unmapper",
             "java.lang.invoke.VarHandleByteArrayAsLongs",
             "java.lang.invoke.VarHandleByteArrayAsInts",
+            // a method handle's invocation counter: with the journal's and the exit path's code compiled sooner
+            // (vigil.jitFlags), a caller's thread made the first one after the open
+            "java.lang.invoke.MethodHandleImpl$CountingWrapper",
             "java.util.concurrent.ConcurrentSkipListMap",
             "java.util.regex.ASCII",
             "java.net.InetAddress",
