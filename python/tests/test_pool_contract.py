@@ -83,3 +83,21 @@ def test_closing_an_unclean_pool_itself_raises_pool_close_failed(vigil_pool):
         pool.close()
     assert not failed.value.outcome.clean
     assert "group=py" in str(failed.value)
+
+
+def test_a_dict_specs_relative_class_path_is_taken_from_the_working_directory(vigil_pool, tmp_path, monkeypatch):
+    """bin/vigil resolves a spec's relative paths against the spec file's folder; the fixture writes the dict into a
+    directory of its own, so it makes them absolute from the test's working directory first. Without that the start
+    fails: `classPath[0]: no such file or directory '<tmp>/pool-0/mods'` (the fixture's own directory)."""
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "relmod.py").write_text(textwrap.dedent('''
+        import vigil_child
+
+        class Plus(vigil_child.Handler):
+            def on_control(self, opcode, argument, cancellation):
+                return argument + 1
+    '''))
+    monkeypatch.chdir(tmp_path)
+    pool = vigil_pool({"pools": [{"id": "rel", "groups": [
+        {"name": "py", "kind": "python", "children": 1, "handler": "relmod:Plus", "classPath": ["mods"]}]}]})
+    assert pool.control("py", 0, opcode=1, argument=41).value == 42

@@ -78,11 +78,36 @@ def default_launcher():
     raise PoolError("cannot find the vigil launcher: set %s to bin/vigil of a built Vigil checkout" % LAUNCHER_ENV)
 
 
+def _paths_from_cwd(spec):
+    """A copy of `spec` whose relative paths (journalDir, classPath entries, a command's program when it names a path)
+    are made absolute from this process's working directory: the spec file is written into `workdir`, and bin/vigil
+    resolves a spec's relative paths against the spec file's folder."""
+    spec = json.loads(json.dumps(spec))
+
+    def absolute(path):
+        return os.path.abspath(path) if isinstance(path, str) and path and not os.path.isabs(path) else path
+
+    if "journalDir" in spec:
+        spec["journalDir"] = absolute(spec["journalDir"])
+    for pool in spec.get("pools") or []:
+        for group in (pool.get("groups") or []) if isinstance(pool, dict) else []:
+            if not isinstance(group, dict):
+                continue
+            if isinstance(group.get("classPath"), list):
+                group["classPath"] = [absolute(p) for p in group["classPath"]]
+            command = group.get("command")
+            if isinstance(command, str):
+                command = command.split()
+            if isinstance(command, list) and command and isinstance(command[0], str) and "/" in command[0]:
+                group["command"] = [absolute(command[0])] + command[1:]
+    return spec
+
+
 class PoolSession:
     """The pools of `spec` (a pool-spec dict, README "The pool spec") started once and driven from here."""
 
     def __init__(self, spec, workdir=None, launcher=None, start_timeout=120.0, close_timeout=300.0):
-        self.spec = dict(spec)
+        self.spec = _paths_from_cwd(spec)
         self.workdir = workdir or tempfile.mkdtemp(prefix="vigil-pool-")
         os.makedirs(self.workdir, exist_ok=True)
         self.spec.setdefault("journalDir", os.path.join(self.workdir, "journal"))

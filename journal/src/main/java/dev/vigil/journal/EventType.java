@@ -27,6 +27,8 @@ public enum EventType {
     ESCALATION_SENT(17, EscalationSent.class),
     MAILBOX_RELEASED(18, MailboxReleased.class),
     CLOSE_COMPLETED(19, CloseCompleted.class),
+    // 20-29: the journal itself
+    JOURNAL_SET_ASIDE(20, JournalSetAside.class),
     // 30-39: containment and crash recovery
     CONTAINMENT_CHOSEN(30, ContainmentChosen.class),
     STRAY_FOUND(31, StrayFound.class),

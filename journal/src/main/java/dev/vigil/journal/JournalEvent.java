@@ -51,12 +51,13 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(SurvivorStacks.class),
     @JsonSubTypes.Type(PoolKept.class),
     @JsonSubTypes.Type(ContainmentEscaped.class),
+    @JsonSubTypes.Type(JournalSetAside.class),
 })
 public sealed interface JournalEvent permits PoolStarted, ChildSpawned, SpawnFailed, MailboxTransition, MailboxTransitionBatch, RingOverrun, CommandIssued, CommandCompleted, CommandTimedOut, AdmissionFenced, AdmissionRejected, InFlightSettled, CloseStarted, ShutdownPublished, ChildAcked, ChildReaped, SurvivorDiagnosed, EscalationSent, MailboxReleased, CloseCompleted,
         HeartbeatSeen, BudgetSpent, CommandFailed, ChildExited, ChildRestarted, PoolFailed,
         ContainmentChosen, StrayFound, ContainmentKilled, OrchestratorDeathFound, CloseEndedByOrchestratorDeath,
         MailboxRecovered, EscalateNowRequested, CloseAborted, SurvivorStacks, PoolKept, ChildOutputTail,
-        ContainmentEscaped {
+        ContainmentEscaped, JournalSetAside {
 
     /** Monotonic clock nanos (CLOCK_MONOTONIC) at which the fact happened. */
     long timeNanos();

@@ -100,7 +100,7 @@ final class JsonFields {
     String stringOrInteger(String field, String dflt) {
         JsonNode n = node(field);
         if (n != null && n.isNumber() && !n.isIntegralNumber()) { // 1.5: "must be a non-empty string" misled
-            problem(path(field), "'" + n.asText() + "' is not a whole number: write a name or a number such as 15");
+            problem(path(field), "'" + written(n) + "' is not a whole number: write a name or a number such as 15");
             return dflt;
         }
         return n != null && n.isIntegralNumber() ? n.asText() : string(field, dflt);
@@ -148,10 +148,28 @@ final class JsonFields {
      * reads {@code 1e9} and {@code 4.0} as floating point, which the field refused with no hint that its value was fine.
      */
     private static String notAnInteger(JsonNode n) {
-        if (n.isNumber() && Double.isFinite(n.asDouble()) && n.decimalValue().stripTrailingZeros().scale() <= 0) {
-            return "must be an integer written in digits: " + n.decimalValue().toBigInteger() + ", not " + n.asText();
+        java.math.BigDecimal exact = n instanceof JsonTree.WrittenNumber w ? w.exact()
+                : n.isNumber() && Double.isFinite(n.asDouble()) ? n.decimalValue() : null;
+        if (exact == null || exact.signum() != 0 && exact.stripTrailingZeros().scale() > 0) {
+            return "must be an integer";
         }
-        return "must be an integer";
+        if (exact.abs().compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            return "too large: " + written(n); // 1e300 whole, but its 301 digits in the line helped nobody
+        }
+        return "must be an integer written in digits: " + exact.toBigInteger() + ", not " + written(n);
+    }
+
+    /**
+     * A value as the user wrote it ({@code 1e300}, not {@code 1.0E300}), cut to its first 40 characters when longer
+     * (a number of a thousand digits is one short line).
+     */
+    static String written(JsonNode n) {
+        return shortened(n.asText());
+    }
+
+    /** {@code text}, cut to its first 40 characters when longer, with how long it was. */
+    static String shortened(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "... (" + text.length() + " characters)";
     }
 
     /** A time in milliseconds: at least {@code min}, at most {@link MonotonicClock#MAX_SPAN} (longer overflows). */

@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * gives, without the ObjectMapper, whose set-up (its serializer and deserializer factories, type factory, annotation
  * introspection) took ~100-150 ms of the main thread on the way to a run's first child (bin/vigil-bench start; a spec
  * needs none of it). A field written twice in one object is refused at its second value, as the ObjectMapper refused it
- * with FAIL_ON_READING_DUP_TREE_KEY. Numbers become the nodes the ObjectMapper made: int, long or big integer by size,
- * a big decimal or float where the parser says so, else a double. Empty input is a missing node. A YAML tag
+ * with FAIL_ON_READING_DUP_TREE_KEY. Whole numbers become the nodes the ObjectMapper made: int, long or big integer by
+ * size; a number with a fraction or an exponent is a double that keeps its text as written ({@link WrittenNumber}). Empty input is a missing node. A YAML tag
  * ({@code !!java.io.File a}, {@code !foo}) is refused naming its field: a spec takes plain values, and a tag that
  * names a type is what a YAML loader would instantiate (the parser used to give the plain string, silently).
  */
@@ -86,11 +86,7 @@ final class JsonTree {
                 };
             }
             case VALUE_NUMBER_FLOAT -> {
-                return switch (p.getNumberType()) {
-                    case BIG_DECIMAL -> NODES.numberNode(p.getDecimalValue());
-                    case FLOAT -> NODES.numberNode(p.getFloatValue());
-                    default -> NODES.numberNode(p.getDoubleValue());
-                };
+                return new WrittenNumber(p.getDoubleValue(), p.getText());
             }
             case VALUE_TRUE, VALUE_FALSE -> {
                 return NODES.booleanNode(t == JsonToken.VALUE_TRUE);
@@ -104,6 +100,35 @@ final class JsonTree {
                         : embedded instanceof byte[] bytes ? NODES.binaryNode(bytes) : NODES.pojoNode(embedded);
             }
             default -> throw new JsonParseException(p, "unexpected " + t, p.currentTokenLocation());
+        }
+    }
+
+    /**
+     * A number written with a fraction or an exponent: its value as a double, and its text as the user wrote it
+     * ({@code asText}). An error line quotes {@code 1e300} so, not as the double's {@code 1.0E300} nor as the 301 digits of
+     * its value.
+     */
+    static final class WrittenNumber extends com.fasterxml.jackson.databind.node.DoubleNode {
+        private static final long serialVersionUID = 1L;
+        private final String written;
+
+        WrittenNumber(double value, String written) {
+            super(value);
+            this.written = written;
+        }
+
+        @Override
+        public String asText() {
+            return written;
+        }
+
+        /** The exact value written, or null when the text is not a decimal number ({@code .inf}, {@code .nan}). */
+        java.math.BigDecimal exact() {
+            try {
+                return new java.math.BigDecimal(written.replace("_", ""));
+            } catch (NumberFormatException e) {
+                return null;
+            }
         }
     }
 }

@@ -160,6 +160,7 @@ public final class PoolRunner implements Stoppable {
             applyStop(); // a stop that came while it opened
             out.println(containmentLine(orchestrator.containment()));
             orchestrator.recovery().ifPresent(r -> out.println(r.describe()));
+            setAside = orchestrator.journalSetAside().orElse(null);
             shipping = shipTo == null ? null : JournalShipping.start(journal, shipTo, out);
             for (int cycle = 1; cycle <= spec.cycles() && !stopRequested; cycle++) {
                 runCycle(orchestrator, mode, cycle);
@@ -526,11 +527,16 @@ public final class PoolRunner implements Stoppable {
         return ShellWords.quote(root == null ? Path.of("bin", name) : Path.of(root, "bin", name));
     }
 
+    /** The damaged journal the orchestrator set aside at its open (null: none), for the report's journal line. */
+    private Orchestrator.SetAside setAside;
+
     private void printReplayHints(Path journal) {
         String replay = launcher("vigil-replay");
         String dir = ShellWords.quote(journal);
         out.println();
-        out.println("journal: " + journal);
+        out.println("journal: " + journal + (setAside == null ? "" : " (started fresh: the damaged journal before it was"
+                + " set aside as " + setAside.dir() + ", where " + replay + " audit " + ShellWords.quote(setAside.dir())
+                + " reads it up to the damage)"));
         out.println("children's output: " + dev.vigil.journal.JournalOwner.sibling(journal, "-logs")
                 + "/<pool>/<group>-<index>.out|.err");
         out.println("look closer:");

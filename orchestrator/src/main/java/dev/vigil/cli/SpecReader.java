@@ -40,6 +40,8 @@ public final class SpecReader {
 
     private final List<SpecProblem> problems = new ArrayList<>();
     private Path baseDir;
+    /** The child runtimes a spec's children would start with, to measure their exec size; made at first use. */
+    private dev.vigil.pool.ChildRuntimes runtimes;
 
     private SpecReader() {
     }
@@ -298,7 +300,11 @@ public final class SpecReader {
             } else {
                 Map<String, String> names = new HashMap<>();
                 for (int i = 0; i < groupsNode.size(); i++) {
+                    int before = problems.size();
                     Group g = group(groupsNode.get(i), o.path("groups") + "[" + i + "]");
+                    if (g != null && problems.size() == before) {
+                        checkExecSize(g, o.path("groups") + "[" + i + "]", id);
+                    }
                     String clash = g == null || g.name() == null ? null : dev.vigil.spawn.ChildLog.sameFiles(names, g.name(), "group name");
                     if (clash != null) {
                         problem(o.path("groups") + "[" + i + "].name", clash);
@@ -369,7 +375,8 @@ public final class SpecReader {
         String handler = o.string("handler", null);
         Map<String, String> env = o.stringMap("env");
         String stopSignal = o.stringOrInteger("stopSignal", "TERM");
-        List<String> classPath = o.stringList("classPath");
+        List<String> classPath = fromSpecFolder(o.stringList("classPath"), false);
+        command = fromSpecFolder(command, true);
         List<String> jvmOptions = o.stringList("jvmOptions");
         if (kind != null) {
             boolean userCode = kind.equals("java") || kind.equals("python");
@@ -430,13 +437,64 @@ public final class SpecReader {
         int signal = stopSignal == null ? -1 : SignalNames.number(stopSignal);
         String badSignal = signal < 0 ? null : ChildSpec.whyNotStopSignal(signal);
         if (stopSignal != null && signal < 0) {
-            problem(o.path("stopSignal"), "unknown signal '" + stopSignal + "' (use a name like TERM or a number)");
+            problem(o.path("stopSignal"), "unknown signal '" + JsonFields.shortened(stopSignal) + "' (use a name like TERM or a number)");
         } else if (badSignal != null) {
             problem(o.path("stopSignal"), "'" + stopSignal + "' " + badSignal);
         }
         o.rejectUnknown();
         return new Group(name, kind, command == null ? List.of() : command, children, handler, env, stopSignal,
                 classPath == null ? List.of() : classPath, jvmOptions == null ? List.of() : jvmOptions);
+    }
+
+    /**
+     * A child of {@code g} must fit in exec whole (ChildSpec#whyNotExecSize, by the kernel's rules): named at the field
+     * that weighs most of the group's command, env, classPath and jvmOptions (the group itself when it has none), with
+     * the pool and group and every size. Before, such a spec passed this check and failed its pool's start (E2BIG).
+     */
+    private void checkExecSize(Group g, String path, String poolId) {
+        if (runtimes == null) {
+            try {
+                runtimes = dev.vigil.pool.ChildRuntimes.locate(dev.vigil.spawn.SpawnerOptions.defaults().nativeDir());
+            } catch (RuntimeException cannot) {
+                return; // no runtimes to measure with: the start says what is missing
+            }
+        }
+        String why;
+        try {
+            why = PoolRunner.childSpec(g).whyNotExecSize(runtimes, System.getenv());
+        } catch (RuntimeException e) {
+            return; // refused as it is built: named by the checks above
+        }
+        if (why == null) {
+            return;
+        }
+        Map<String, Long> weights = new java.util.LinkedHashMap<>();
+        weights.put("command", dev.vigil.spawn.ExecLimits.bytes(g.command()));
+        weights.put("env", dev.vigil.spawn.ExecLimits.bytes(g.env()));
+        weights.put("classPath", dev.vigil.spawn.ExecLimits.bytes(g.classPath()));
+        weights.put("jvmOptions", dev.vigil.spawn.ExecLimits.bytes(g.jvmOptions()));
+        Map.Entry<String, Long> most = java.util.Collections.max(weights.entrySet(), Map.Entry.comparingByValue());
+        problem(most.getValue() > 0 ? path + "." + most.getKey() : path, "pool " + poolId + " group " + g.name() + ": " + why);
+    }
+
+    /**
+     * The entries of {@code paths} (every one, or only the first: a command's program, when it names a path, not a
+     * name looked up on PATH) resolved against the spec file's folder when relative, as journalDir is: a spec names
+     * the files beside it whatever the working directory of the run.
+     */
+    private List<String> fromSpecFolder(List<String> paths, boolean programOnly) {
+        if (paths == null || baseDir == null) {
+            return paths;
+        }
+        List<String> resolved = new java.util.ArrayList<>(paths);
+        for (int i = 0; i < (programOnly ? Math.min(1, paths.size()) : paths.size()); i++) {
+            String p = paths.get(i);
+            boolean relativePath = !p.isEmpty() && !p.startsWith("/") && (!programOnly || p.contains("/"));
+            if (relativePath && ChildSpec.whyNotExecString(p) == null) {
+                resolved.set(i, baseDir.resolve(p).normalize().toString());
+            }
+        }
+        return resolved;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.vigil.contain;
 
+import static dev.vigil.close.decision.EscalationStep.SIGKILL;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,7 +28,6 @@ import dev.vigil.spawn.Spawner;
 public final class Guardian {
     public static final String BINARY = "vigil-guardian";
     private static final int SIGUSR1 = 10;
-    private static final int SIGKILL = 9;
     private static final long STAND_DOWN_BOUND_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final long RESTART_DELAY_MILLIS = 100;
 

@@ -1,5 +1,7 @@
 package dev.vigil.contain;
 
+import static dev.vigil.close.decision.EscalationStep.SIGKILL;
+
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -21,7 +23,6 @@ import dev.vigil.spawn.internal.Linux;
  * /proc; a group is forgotten once the scan finds nobody in it (an empty group cannot be joined again).
  */
 final class ProcessGroupPool implements PoolContainment {
-    private static final int SIGKILL = 9;
     private final Set<Integer> groups = ConcurrentHashMap.newKeySet();
     private final Runnable changed;
 

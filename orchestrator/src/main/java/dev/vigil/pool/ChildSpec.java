@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 public record ChildSpec(ChildKind kind, String program, List<String> args, Map<String, String> env, int stopSignal,
         List<String> classPath, List<String> runtimeOptions) {
     /** SIGTERM, the default stop signal of a plain executable. */
-    public static final int SIGTERM = 15;
+    public static final int SIGTERM = dev.vigil.close.decision.EscalationStep.SIGTERM;
     /** Name of the C demo child in the native build directory. */
     public static final String DEMO_CHILD = "vigil-demo-child";
     /** The Python child runtime's entry module: {@code python3 -m vigil_child HANDLER}. */
@@ -36,7 +36,7 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
     public ChildSpec {
         Objects.requireNonNull(kind, "kind");
         args = List.copyOf(argList(Objects.requireNonNull(args, "args").toArray(String[]::new)));
-        env = Map.copyOf(Objects.requireNonNull(env, "env"));
+        env = ChildEnvironment.of(Objects.requireNonNull(env, "env")); // each variable checked once, when added
         classPath = List.copyOf(Objects.requireNonNull(classPath, "classPath"));
         runtimeOptions = List.copyOf(Objects.requireNonNull(runtimeOptions, "runtimeOptions"));
         if (kind != ChildKind.C && (program == null || program.isBlank())) {
@@ -60,12 +60,6 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
                 String shown = dev.vigil.journal.JournalException.printable(s);
                 throw new IllegalArgumentException("child argument '" + (shown.length() <= 100 ? shown
                         : shown.substring(0, 100) + "...") + "' " + whyNotExecString(s));
-            }
-        }
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            String why = whyNotEnvironmentVariable(e.getKey(), e.getValue());
-            if (why != null) {
-                throw new IllegalArgumentException("child env " + why);
             }
         }
     }
@@ -160,9 +154,7 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
 
     /** Adds environment variables (over the orchestrator's own; the VIGIL_* handoff always wins). */
     public ChildSpec withEnv(Map<String, String> more) {
-        Map<String, String> merged = new LinkedHashMap<>(env);
-        merged.putAll(more);
-        return new ChildSpec(kind, program, args, merged, stopSignal, classPath, runtimeOptions);
+        return new ChildSpec(kind, program, args, ChildEnvironment.of(env).plus(more), stopSignal, classPath, runtimeOptions);
     }
 
     public ChildSpec withEnv(String name, String value) {
@@ -235,6 +227,51 @@ public record ChildSpec(ChildKind kind, String program, List<String> args, Map<S
         }
         argv.addAll(args);
         return argv;
+    }
+
+    /**
+     * Null when exec takes a child of this spec whole, its strings and their pointers within the room exec gives
+     * ({@link dev.vigil.spawn.ExecLimits#space}, from this process's stack limit, which the child inherits), with the
+     * orchestrator's environment {@code inherited} and {@link dev.vigil.spawn.ExecLimits#SPAWN_RESERVE} kept for what
+     * the spawn adds; else the sizes, in one line. Checked when a spec is read: before, a spec too large failed the
+     * pool's start at its first spawn (E2BIG).
+     */
+    public String whyNotExecSize(ChildRuntimes runtimes, Map<String, String> inherited) {
+        List<String> argv = argv(runtimes);
+        Map<String, String> all = environment(runtimes, inherited);
+        Map<String, String> kept = new java.util.HashMap<>(inherited);
+        kept.keySet().retainAll(all.keySet());
+        kept.keySet().removeAll(env.keySet());
+        long argBytes = dev.vigil.spawn.ExecLimits.bytes(argv);
+        long envBytes = dev.vigil.spawn.ExecLimits.bytes(env);
+        long inheritedBytes = dev.vigil.spawn.ExecLimits.bytes(kept);
+        long runtimeBytes = dev.vigil.spawn.ExecLimits.bytes(all) - envBytes - inheritedBytes;
+        long pointers = (long) dev.vigil.spawn.ExecLimits.POINTER * (argv.size() + all.size());
+        long total = argBytes + dev.vigil.spawn.ExecLimits.bytes(argv.get(0)) + envBytes + inheritedBytes + runtimeBytes
+                + pointers + dev.vigil.spawn.ExecLimits.SPAWN_RESERVE;
+        long space = dev.vigil.spawn.ExecLimits.space(dev.vigil.spawn.ExecLimits.stackLimit());
+        if (total <= space) {
+            return null;
+        }
+        return "too large for exec (E2BIG): a child's exec would take " + total + " bytes, more than the "
+                + dev.vigil.spawn.ExecLimits.spaceHere() + " exec takes: arguments " + argBytes + " bytes in "
+                + argv.size() + " string(s) and the program's name again, env " + envBytes + " bytes in " + env.size()
+                + " variable(s), the orchestrator's environment " + inheritedBytes + " bytes in " + kept.size()
+                + " variable(s)" + (runtimeBytes > 0 ? ", the runtime's variables " + runtimeBytes + " bytes" : "")
+                + ", pointers " + pointers + " bytes, kept for the spawn's own " + dev.vigil.spawn.ExecLimits.SPAWN_RESERVE
+                + " bytes";
+    }
+
+    /**
+     * The environment a child of this spec starts with, before its mailbox handoff: {@code inherited} (the
+     * orchestrator's own, without HotSpot's suspend signal), then what its runtime adds, then {@link #env}.
+     */
+    Map<String, String> environment(ChildRuntimes runtimes, Map<String, String> inherited) {
+        Map<String, String> out = new java.util.HashMap<>(inherited);
+        out.remove(ChildRuntimes.HOTSPOT_SUSPEND_SIGNAL_ENV);
+        out.putAll(runtimeEnv(runtimes, out));
+        out.putAll(env);
+        return out;
     }
 
     /**

@@ -21,6 +21,8 @@ import dev.vigil.recovery.CrashRecovery;
 import dev.vigil.recovery.JournalDirOwnership;
 import dev.vigil.recovery.OwnerRecord;
 import dev.vigil.journal.ContainmentChosen;
+import dev.vigil.journal.JournalDirectory;
+import dev.vigil.journal.JournalSetAside;
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.journal.JournalWriter;
 import dev.vigil.mailbox.MailboxStore;
@@ -61,6 +63,8 @@ public final class Orchestrator implements AutoCloseable {
     private final Containment containment;
     private final JournalDirOwnership ownership;
     private final CrashRecovery.Outcome recovery;
+    /** The damaged journal this open set aside, or null. */
+    private final SetAside setAside;
     /** What a failed start removes again. */
     private final StartLeftovers leftovers;
     /** Null when vigil.guardian=off. */
@@ -111,7 +115,20 @@ public final class Orchestrator implements AutoCloseable {
             t.start();
         });
         JournalWriter writer;
+        CrashRecovery.JournalRead before = null;
+        Path setAsideTo = null;
+        long setAsideAt = 0;
         try {
+            if (b.journal == null && ownership.previousOwner() != null) {
+                // After a crash, before any writer touches it: the dead one's journal, read to its end or its damage.
+                // A damaged one is set aside whole (journald's way) and this one journals into a fresh one: appended
+                // after the damage, every event would be unreadable, and every restart would meet the same damage.
+                before = CrashRecovery.JournalRead.of(b.journalDir);
+                if (before.damage() != null) {
+                    setAsideTo = JournalDirectory.setAside(b.journalDir, System.currentTimeMillis());
+                    setAsideAt = MonotonicClock.nanos();
+                }
+            }
             writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
         } catch (RuntimeException e) {
             closeWhenOpened(mapOpening);
@@ -144,9 +161,14 @@ public final class Orchestrator implements AutoCloseable {
             m = opened(mapOpening);
             // Nothing is journaled before the mailbox map is had: a start that cannot run (e.g. a full disk) says so in
             // one line, not after a journal that could not write its first event said so too.
+            if (setAsideTo != null) { // the fresh journal's first event
+                journal.append(new JournalSetAside(setAsideAt, journal.orchestratorPid(), "", 0,
+                        setAsideTo.toString(), before.damage().file(), before.damage().index(), before.lastGoodIndex(),
+                        before.damage().damage(b.journalDir)));
+            }
             journal.append(new ContainmentChosen(containmentChosen, journal.orchestratorPid(), "", 0,
                     c.mode().label(), c.root() == null ? "" : c.root().toString(), c.reason()));
-            r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m);
+            r = CrashRecovery.recover(ownership.previousOwner(), writer.dir(), journal, m, before);
             ProcessIdentity self = ProcessIdentity.self();
             ownership.record(new OwnerRecord(self.pid(), self.startTicks(), c.mode().label(),
                     c.root() == null ? "" : c.root().toString(),
@@ -169,6 +191,12 @@ public final class Orchestrator implements AutoCloseable {
             throw e;
         }
         this.recovery = r;
+        if (setAsideTo != null) {
+            this.setAside = new SetAside(setAsideTo, before.damage().damage(b.journalDir), before.lastGoodIndex());
+            System.err.println("vigil: warning: " + setAside.describe(writer.dir()));
+        } else {
+            this.setAside = null;
+        }
         this.containment = c;
         this.guardian = g;
         this.spawner = s;
@@ -271,6 +299,24 @@ public final class Orchestrator implements AutoCloseable {
             ownership.release(false);
             leftovers.removeCreated();
         }
+    }
+
+    /**
+     * A damaged journal this open set aside before it began a fresh one at the configured path: where it went
+     * ({@code dir}), the damage the read met, and the last event read whole before it (-1: none).
+     */
+    public record SetAside(Path dir, String damage, long lastGoodIndex) {
+        /** One line: what was damaged, where it went, and that the run journals into a fresh journal at {@code journal}. */
+        public String describe(Path journal) {
+            return "journal dir=" + journal + " was damaged (" + damage + "): set aside as " + dir
+                    + " (vigil-replay reads it up to the damage" + (lastGoodIndex < 0 ? "" : ", last good index=0x"
+                    + Long.toHexString(lastGoodIndex)) + "); journaling into a fresh journal at " + journal;
+        }
+    }
+
+    /** The damaged journal this open set aside (its first event in the fresh journal says so); empty when none. */
+    public java.util.Optional<SetAside> journalSetAside() {
+        return java.util.Optional.ofNullable(setAside);
     }
 
     /** What this open recovered from a dead previous owner of the journal dir; empty when there was nothing. */

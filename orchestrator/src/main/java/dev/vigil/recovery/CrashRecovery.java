@@ -66,6 +66,15 @@ public final class CrashRecovery {
      */
     public static Outcome recover(OwnerRecord previous, Path journalDir, PoolJournal journal, MailboxStore mailboxes)
             throws InterruptedException {
+        return recover(previous, journalDir, journal, mailboxes, null);
+    }
+
+    /**
+     * As {@link #recover(OwnerRecord, Path, PoolJournal, MailboxStore)}, with the dead one's journal as {@code before}
+     * read it, before this process opened the dir for writing (null: read it now, to the damage).
+     */
+    public static Outcome recover(OwnerRecord previous, Path journalDir, PoolJournal journal, MailboxStore mailboxes,
+            JournalRead before) throws InterruptedException {
         List<MailboxId> left = mailboxes.ids();
         List<Path> records = guardianRecords(journalDir);
         if (previous == null && left.isEmpty() && records.isEmpty()) {
@@ -121,7 +130,8 @@ public final class CrashRecovery {
             }
         }
         // 3. its incomplete closes, ended because it died
-        int ended = endIncompleteCloses(journalDir, journal, deadPid);
+        int ended = endIncompleteCloses(before != null ? before : JournalRead.refusingDamage(journalDir, journal, deadPid),
+                journal, deadPid);
         // 4. its mailboxes, now that no process holds them
         int freed = 0;
         if (gone) {
@@ -152,54 +162,102 @@ public final class CrashRecovery {
         return out;
     }
 
-    /** Journals CloseEndedByOrchestratorDeath for every close of another process that has no end in the journal. */
-    private static int endIncompleteCloses(Path journalDir, PoolJournal journal, int deadPid) {
-        journal.writer().flush();
-        Map<Long, CloseStarted> open = new LinkedHashMap<>();
-        Map<String, Set<String>> unreaped = new HashMap<>();
-        int self = journal.orchestratorPid();
-        try (JournalReader r = JournalReader.open(journalDir)) {
-            r.fromStart().readAll((i, e) -> {
-                note(e, open, unreaped);
-                return true;
-            });
-        } catch (dev.vigil.journal.JournalCorruptException damaged) {
-            // Its processes are gone already (killed above); what cannot be done is ending its closes in a journal
-            // that stops at the damage: events appended after it would be unreadable too. Every restart would meet
-            // the same damage, so the line says how to go on.
-            throw new dev.vigil.journal.JournalCorruptException(damaged.getMessage() + "; the closes orchestrator pid="
-                    + deadPid + " left open cannot be ended in a journal read only up to its damage, so nothing "
-                    + "starts on it (that orchestrator's processes were ended): move the journal dir aside "
-                    + "(vigil-replay still reads it up to the damage) and start again", damaged.index(), damaged);
+    /**
+     * A journal as an orchestrator finds it at open: the closes it holds that never ended and the children spawned and
+     * never reaped, read to its end or to its damage ({@link #damage()}, with every event before it read).
+     */
+    public static final class JournalRead {
+        private final Map<Long, CloseStarted> open = new LinkedHashMap<>();
+        private final Map<String, Set<String>> unreaped = new HashMap<>();
+        private long lastGoodIndex = -1;
+        private dev.vigil.journal.JournalCorruptException damage;
+
+        private JournalRead() {
         }
+
+        /**
+         * Reads the journal in {@code dir} from its start (nothing when it holds none yet: a dir the writer is to
+         * create). Damage ends the read and is kept, not thrown; any other failure to read it (not a journal, a newer
+         * schema, unreadable) is thrown, as the writer's open would throw it.
+         */
+        public static JournalRead of(Path dir) {
+            JournalRead read = new JournalRead();
+            if (!Files.exists(dir.resolve(dev.vigil.journal.JournalSchema.MARKER_FILE))) {
+                return read;
+            }
+            try (JournalReader r = JournalReader.open(dir)) {
+                r.fromStart().readAll((i, e) -> {
+                    read.lastGoodIndex = i;
+                    read.note(e);
+                    return true;
+                });
+            } catch (dev.vigil.journal.JournalCorruptException damaged) {
+                read.damage = damaged;
+            }
+            return read;
+        }
+
+        /**
+         * The journal an orchestrator opened with a writer it was given (it cannot be set aside), read after its own
+         * first events: damage is refused in one line that says how to go on.
+         */
+        static JournalRead refusingDamage(Path dir, PoolJournal journal, int deadPid) {
+            journal.writer().flush();
+            JournalRead read = of(dir);
+            if (read.damage != null) {
+                // Its processes are gone already (killed above); what cannot be done is ending its closes in a journal
+                // that stops at the damage: events appended after it would be unreadable too.
+                throw new dev.vigil.journal.JournalCorruptException(read.damage.getMessage() + "; the closes orchestrator"
+                        + " pid=" + deadPid + " left open cannot be ended in a journal read only up to its damage, so"
+                        + " nothing starts on it (that orchestrator's processes were ended): move the journal dir aside"
+                        + " (vigil-replay still reads it up to the damage) and start again", read.damage.index(),
+                        read.damage);
+            }
+            return read;
+        }
+
+        private void note(JournalEvent e) {
+            if (e instanceof CloseStarted s) {
+                open.put(s.closeId(), s);
+            } else if (e instanceof CloseCompleted c) {
+                open.remove(c.closeId());
+            } else if (e instanceof CloseEndedByOrchestratorDeath d) {
+                open.remove(d.closeId());
+            } else if (e instanceof ChildSpawned c) {
+                unreaped.computeIfAbsent(c.poolId(), k -> new HashSet<>()).add(c.group() + "/" + c.index() + " pid " + c.pid());
+            } else if (e instanceof ChildReaped c) {
+                Set<String> s = unreaped.get(c.poolId());
+                if (s != null) {
+                    s.remove(c.group() + "/" + c.index() + " pid " + c.pid());
+                }
+            }
+        }
+
+        /** What ended the read before the journal's end, or null when it was read whole. */
+        public dev.vigil.journal.JournalCorruptException damage() {
+            return damage;
+        }
+
+        /** The index of the last event read whole, -1 for none. */
+        public long lastGoodIndex() {
+            return lastGoodIndex;
+        }
+    }
+
+    /** Journals CloseEndedByOrchestratorDeath for every close of another process that has no end in the journal read. */
+    private static int endIncompleteCloses(JournalRead read, PoolJournal journal, int deadPid) {
+        int self = journal.orchestratorPid();
         int ended = 0;
-        for (CloseStarted s : open.values()) {
+        for (CloseStarted s : read.open.values()) {
             if (s.orchestratorPid() == self) {
                 continue;
             }
-            Set<String> children = unreaped.getOrDefault(s.poolId(), Set.of());
+            Set<String> children = read.unreaped.getOrDefault(s.poolId(), Set.of());
             journal.append(new CloseEndedByOrchestratorDeath(MonotonicClock.nanos(), self, s.poolId(), s.closeId(),
                     deadPid != 0 ? deadPid : s.orchestratorPid(), children.isEmpty() ? "none" : String.join(",", children)));
             ended++;
         }
         return ended;
-    }
-
-    private static void note(JournalEvent e, Map<Long, CloseStarted> open, Map<String, Set<String>> unreaped) {
-        if (e instanceof CloseStarted s) {
-            open.put(s.closeId(), s);
-        } else if (e instanceof CloseCompleted c) {
-            open.remove(c.closeId());
-        } else if (e instanceof CloseEndedByOrchestratorDeath d) {
-            open.remove(d.closeId());
-        } else if (e instanceof ChildSpawned c) {
-            unreaped.computeIfAbsent(c.poolId(), k -> new HashSet<>()).add(c.group() + "/" + c.index() + " pid " + c.pid());
-        } else if (e instanceof ChildReaped c) {
-            Set<String> s = unreaped.get(c.poolId());
-            if (s != null) {
-                s.remove(c.group() + "/" + c.index() + " pid " + c.pid());
-            }
-        }
     }
 
     /** Processes as one line each (for messages). */

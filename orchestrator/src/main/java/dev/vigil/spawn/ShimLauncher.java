@@ -1,5 +1,7 @@
 package dev.vigil.spawn;
 
+import static dev.vigil.close.decision.EscalationStep.SIGKILL;
+
 import dev.vigil.journal.MonotonicClock;
 import dev.vigil.spawn.internal.Linux;
 import dev.vigil.spawn.internal.LinuxCalls;
@@ -23,7 +25,6 @@ import jnr.ffi.Pointer;
  * is left behind.
  */
 final class ShimLauncher {
-    private static final int SIGKILL = 9;
     private static final int FILE_MODE = 0644;
 
     private final Path shim;

@@ -1,5 +1,7 @@
 package dev.vigil.spawn;
 
+import static dev.vigil.close.decision.EscalationStep.SIGKILL;
+
 import dev.vigil.journal.JournalException;
 
 import dev.vigil.spawn.internal.Linux;
@@ -27,7 +29,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Spawner implements AutoCloseable {
     private static final long CLOSE_REAP_BOUND_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final int SIGKILL = 9;
 
     private final ShimLauncher launcher;
     private final Reaper reaper;

@@ -129,6 +129,48 @@ class SpecReaderTest {
                         + "argument or variable may be (MAX_ARG_STRLEN): exec would fail with E2BIG"), got);
     }
 
+    /**
+     * Arguments and environment too large for exec all together (each string under 128 KiB) are refused when the spec
+     * is read, by the kernel's rules (ExecLimits; ExecLimitsTest checks them against real execs), at the field that
+     * weighs most, with the pool, the group and the sizes. Before, the spec passed and the pool's start failed at its
+     * first spawn (E2BIG). A group just inside the room passes.
+     */
+    @Test
+    void argumentsAndEnvironmentTooLargeForExecTogetherAreRefusedNamingPoolGroupFieldAndSizes() throws IOException {
+        long space = dev.vigil.spawn.ExecLimits.space(dev.vigil.spawn.ExecLimits.stackLimit());
+        int strings = (int) (space / 100_000) + 2; // each 100,000 bytes: under MAX_ARG_STRLEN, too many together
+        StringBuilder env = new StringBuilder();
+        StringBuilder options = new StringBuilder();
+        for (int i = 0; i < strings; i++) {
+            env.append(i == 0 ? "" : ", ").append("\"V").append(i).append("\": \"").append("x".repeat(100_000)).append('"');
+            options.append(", \"-Dv").append(i).append('=').append("y".repeat(100_000)).append('"');
+        }
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("large.json",
+                "{\"pools\": [{\"id\": \"p\", \"groups\": [{\"name\": \"g\", \"kind\": \"exec\", \"children\": 1,"
+                        + " \"command\": [\"/bin/true\"], \"env\": {" + env + "}}]},"
+                        + " {\"id\": \"q\", \"groups\": [{\"name\": \"fits\", \"kind\": \"exec\", \"children\": 1,"
+                        + " \"command\": [\"/bin/true\"], \"env\": {\"SMALL\": \"" + "z".repeat(100_000) + "\"}},"
+                        + " {\"name\": \"h\", \"kind\": \"java\", \"children\": 1, \"jvmOptions\": [\"-Xmx64m\"" + options
+                        + "]}]}]}")));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(2, got.size(), got.toString());
+        assertTrue(got.get(0).startsWith("pools[0].groups[0].env: pool p group g: too large for exec (E2BIG): a child's exec"
+                + " would take "), got.get(0));
+        assertTrue(got.get(0).contains("more than the " + space + " bytes (") && got.get(0).contains(" exec takes: ")
+                && got.get(0).contains("env " + (strings * 100_003L + sumDigits(strings)) + " bytes in " + strings + " variable(s)"), got.get(0));
+        assertTrue(got.get(1).startsWith("pools[1].groups[1].jvmOptions: pool q group h: too large for exec (E2BIG)"),
+                got.get(1));
+    }
+
+    /** The digits of 0..n-1 written out (the variable names' numbers). */
+    private static long sumDigits(int n) {
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += Integer.toString(i).length();
+        }
+        return sum;
+    }
+
     @Test
     void aSpecNestedTooDeepIsNamedInTheSpecsWordsNotTheParsersMethod() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("deep.json",
@@ -221,20 +263,33 @@ class SpecReaderTest {
 
     /**
      * A whole number written with an exponent or a fraction ({@code 1e9}, {@code 4.0}: JSON floating point) is refused
-     * with the digits to write; before, "must be an integer", which it was. One too large for a long says so.
+     * with the digits to write, quoting the number as written; before, "must be an integer", which it was. One too
+     * large for a long says so, as written: {@code 1e300} was printed with all its 301 digits (and as {@code 1.0E300}).
      */
     @Test
     void aWholeNumberInAnExponentIsRefusedWithTheDigitsToWrite() throws IOException {
         SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("float.json", """
-                {"cycles": 4.0, "close": {"windowMs": 99999999999999999999},
-                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1e9},
-                                                  {"name": "d", "kind": "c", "children": 1.5}]}]}
+                {"cycles": 4.0, "close": {"windowMs": 99999999999999999999, "hardCapMs": 1e300, "graceMs": -2.5E+40},
+                 "pools": [{"id": "p", "groups": [{"name": "c", "kind": "c", "children": 1e9, "stopSignal": 1.5e3000},
+                                                  {"name": "d", "kind": "c", "children": 1.5,
+                                                   "stopSignal": 123456789012345678901234567890123456789012345678901234567890}]}]}
                 """)));
         assertEquals(List.of("cycles: must be an integer written in digits: 4, not 4.0",
                 "close.windowMs: too large",
-                "pools[0].groups[0].children: must be an integer written in digits: 1000000000, not 1.0E9",
-                "pools[0].groups[1].children: must be an integer"),
+                "close.hardCapMs: too large: 1e300",
+                "close.graceMs: too large: -2.5E+40",
+                "pools[0].groups[0].children: must be an integer written in digits: 1000000000, not 1e9",
+                "pools[0].groups[0].stopSignal: '1.5e3000' is not a whole number: write a name or a number such as 15",
+                "pools[0].groups[1].children: must be an integer",
+                "pools[0].groups[1].stopSignal: unknown signal '1234567890123456789012345678901234567890... (60 characters)'"
+                        + " (use a name like TERM or a number)"),
                 e.problems().stream().map(SpecProblem::toString).toList());
+        SpecInvalidException yaml = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("float.yaml", """
+                close: {hardCapMs: 1.0e+300, windowMs: 2.0e3}
+                pools: [{id: p, groups: [{name: c, kind: c, children: 1}]}]
+                """)));
+        assertEquals(List.of("close.windowMs: must be an integer written in digits: 2000, not 2.0e3",
+                "close.hardCapMs: too large: 1.0e+300"), yaml.problems().stream().map(SpecProblem::toString).toList());
     }
 
     /**

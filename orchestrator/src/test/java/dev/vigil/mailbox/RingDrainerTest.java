@@ -388,6 +388,58 @@ class RingDrainerTest {
     }
 
     /**
+     * A completion pokes its mailbox: while another ring keeps the background pass at its 5 ms cadence, the pass looks
+     * at the completed mailbox next, though the mailbox itself had backed off to a look every IDLE_LOOK_MAX_NANOS. Without
+     * the poke its records waited up to that back-off (160 ms; ~80 ms at the median of completions at random phases).
+     */
+    @Test
+    void aCompletionOnABackedOffMailboxIsJournaledInTheNextPassNotAfterItsBackOff() throws Exception {
+        MailboxHandle busyHandle = MailboxFiles.formatted(dir, file, 0, ProtocolMode.STICKY);
+        MailboxHandle quietHandle = MailboxFiles.formatted(dir, file, 1, ProtocolMode.STICKY);
+        MappedMailbox busy = busyHandle.mailbox();
+        MappedMailbox quiet = quietHandle.mailbox();
+        AtomicInteger quietJournaled = new AtomicInteger();
+        long backOffMillis = TimeUnit.NANOSECONDS.toMillis(RingDrainer.IDLE_LOOK_MAX_NANOS);
+        List<Long> waits = new ArrayList<>();
+        java.util.Random phase = new java.util.Random(7);
+        try (RingDrainer drainer = new RingDrainer(e -> unpacked(e).stream()
+                .filter(t -> t instanceof MailboxTransition m && m.index() == 1).forEach(t -> quietJournaled.incrementAndGet()))) {
+            drainer.register(busyHandle);
+            drainer.register(quietHandle);
+            drainer.start(Duration.ofSeconds(1), () -> 0L);
+            long busyWord = busy.stateAcquire();
+            long quietWord = quiet.stateAcquire();
+            long made = 0;
+            for (int trial = 0; trial < 7; trial++) {
+                // the quiet mailbox backs off (5 + 10 + ... + 160 ms of empty looks), then its completion comes at a random
+                // phase of its 160 ms back-off, while the busy ring gets a record every ~2 ms
+                long quietFrom = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * backOffMillis + 50 + phase.nextInt((int) backOffMillis));
+                while (System.nanoTime() < quietFrom) {
+                    busyWord = parentTurn(busy, busyWord, ++made);
+                    Thread.sleep(2);
+                }
+                int before = quietJournaled.get();
+                quietWord = quiet.casTransition(quietWord, CONTROL_REQUEST, WriterRole.PARENT, 1);
+                quietWord = quiet.casTransition(quietWord, CONTROL_DONE, WriterRole.CHILD, PID);
+                quietWord = quiet.casTransition(quietWord, IDLE, WriterRole.PARENT, 1);
+                long completed = System.nanoTime();
+                drainer.commandCompleted(quietHandle); // what MailboxHandle's command path calls after it saw the completion
+                while (quietJournaled.get() < before + 3 && System.nanoTime() - completed < TimeUnit.SECONDS.toNanos(2)) {
+                    busyWord = parentTurn(busy, busyWord, ++made);
+                    Thread.sleep(1);
+                }
+                assertEquals(before + 3, quietJournaled.get(), "trial " + trial + ": the completion's three transitions journaled");
+                waits.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - completed));
+            }
+        }
+        List<Long> sorted = new ArrayList<>(waits);
+        sorted.sort(null);
+        long median = sorted.get(sorted.size() / 2);
+        assertTrue(median < backOffMillis / 4, "completions journaled in the next pass (median " + median + " ms of " + waits
+                + "), not after the mailbox's " + backOffMillis + " ms back-off");
+    }
+
+    /**
      * While one ring is busy (the background pass every 5 ms), the idle mailboxes beside it are looked at seldom (each
      * empty look doubles its wait, up to IDLE_LOOK_MAX_NANOS), not in every pass: a start of thousands of children kept
      * the pass reading every mailbox 200 times a second.

@@ -89,7 +89,13 @@ class OrchestratorCrashTest {
      * {@code marked}, none of them alive.
      */
     private Path crashedJournal(String name, MarkedProcesses marked) throws Exception {
+        return crashedJournal(name, marked, dir -> { });
+    }
+
+    /** As {@link #crashedJournal(String, MarkedProcesses)}, {@code first} done to the journal dir before the holder opens it. */
+    private Path crashedJournal(String name, MarkedProcesses marked, java.util.function.Consumer<Path> first) throws Exception {
         Path journal = tmp.resolve(name);
+        first.accept(journal);
         try {
             assertTrue(crashOnce("cgroup", "guardian-on", marked, journal) >= 0, "nothing alive after the crash");
         } finally {
@@ -283,38 +289,210 @@ class OrchestratorCrashTest {
         }
     }
 
+    /** What a test does to the copy of a crashed journal before the restart; NONE leaves it whole. */
+    private enum Damage {
+        NONE, TRUNCATED, PAGE_ZEROED, HEADER_TOP_BIT_FLIPPED, MIDDLE_FILE_DELETED;
+
+        /** Damages {@code journal} (three cycle files: two earlier days, then the crashed run's); returns the file named. */
+        String apply(Path journal) throws java.io.IOException {
+            List<Path> cycles;
+            try (var files = Files.list(journal)) {
+                cycles = files.filter(f -> f.getFileName().toString().endsWith(".cq4")).sorted().toList();
+            }
+            assertEquals(3, cycles.size(), "two earlier days and the crashed run's: " + cycles);
+            Path today = cycles.get(2);
+            long written = written(today);
+            switch (this) {
+                case TRUNCATED -> {
+                    try (var ch = java.nio.channels.FileChannel.open(today, java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.truncate(written - 100); // inside the last events
+                    }
+                }
+                case PAGE_ZEROED -> write(today, ((written - 100) / 4096) * 4096, new byte[4096]);
+                case HEADER_TOP_BIT_FLIPPED -> {
+                    java.nio.ByteBuffer first = java.nio.ByteBuffer.wrap(Files.readAllBytes(today), 0, 4)
+                            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    int word = first.getInt(0) ^ 0x80000000;
+                    write(today, 0, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(word).array());
+                }
+                case MIDDLE_FILE_DELETED -> Files.delete(cycles.get(1));
+                default -> {
+                    return null;
+                }
+            }
+            return (this == MIDDLE_FILE_DELETED ? cycles.get(1) : today).getFileName().toString();
+        }
+
+        private static long written(Path cycle) throws java.io.IOException {
+            byte[] bytes = Files.readAllBytes(cycle);
+            int n = bytes.length;
+            while (n > 0 && bytes[n - 1] == 0) {
+                n--;
+            }
+            return n;
+        }
+
+        private static void write(Path file, long at, byte[] bytes) throws java.io.IOException {
+            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.wrap(bytes), at);
+            }
+        }
+    }
+
+    /** A copy of the crashed journal dir {@code crashed} and the files beside it (owner record, map), named {@code name}. */
+    private Path copyOfCrashed(Path crashed, String name) throws Exception {
+        Path copy = crashed.resolveSibling(name);
+        List<String[]> copies = new ArrayList<>();
+        copies.add(new String[] {crashed.toString(), copy.toString()});
+        try (var siblings = Files.list(crashed.getParent())) {
+            for (Path s : siblings.filter(f -> Files.isRegularFile(f)
+                    && f.getFileName().toString().startsWith(crashed.getFileName() + "-")).toList()) {
+                copies.add(new String[] {s.toString(), copy + s.getFileName().toString().substring(crashed.getFileName().toString().length())});
+            }
+        }
+        for (String[] c : copies) { // cp keeps the cycle files sparse (80 MB each, ~70 KB written)
+            Process cp = new ProcessBuilder("cp", "-a", "--sparse=always", c[0], c[1]).inheritIO().start();
+            assertTrue(cp.waitFor(30, TimeUnit.SECONDS) && cp.exitValue() == 0, "cp " + c[0] + " " + c[1]);
+        }
+        return copy;
+    }
+
+    /** Every event of {@code dir} up to its damage, with its index; the damage, or null when it reads whole. */
+    private record ReadToDamage(List<Long> indexes, List<JournalEvent> events, dev.vigil.journal.JournalCorruptException damage) {
+        static ReadToDamage of(Path dir) {
+            List<Long> indexes = new ArrayList<>();
+            List<JournalEvent> events = new ArrayList<>();
+            try (dev.vigil.journal.JournalReader r = dev.vigil.journal.JournalReader.open(dir)) {
+                r.fromStart().readAll((i, e) -> indexes.add(i) && events.add(e));
+            } catch (dev.vigil.journal.JournalCorruptException damage) {
+                return new ReadToDamage(indexes, events, damage);
+            }
+            return new ReadToDamage(indexes, events, null);
+        }
+    }
+
+    private static Orchestrator openOn(Path journal) {
+        return Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
+                .closeSettings(CloseSettings.defaults()).open();
+    }
+
     /**
-     * A crash, then damage in the journal (bytes overwritten among its last events): the restart ends the
-     * dead orchestrator's processes, then cannot end its closes in a journal read only up to the damage. It refuses in
-     * one line naming the file and the damage and saying how to go on, and every restart says the same (before, the
-     * line named the damage only, and a user restarted into it again and again).
+     * A crash mid-close, then damage to the journal (its last day's file cut inside its last events, a page of them
+     * zeroed, the top bit of its store header's first word flipped; the middle day's file deleted), then a restart:
+     * the damaged journal is set aside whole beside it ({@code <dir>.damaged-<UTC time>}), a fresh journal begins at
+     * the configured path with a JournalSetAside naming it, the damaged file, the index and the last good index, and
+     * pools start and close in it. The set-aside dir still reads as before: every event up to the damage, equal to the
+     * undamaged journal's, then the damage named. Undamaged, the restart appends to the same journal, as before.
+     * Before, every restart on a damaged journal refused in one line ("move the journal dir aside").
      */
     @Test
-    void aRestartOnADamagedJournalAfterACrashEndsTheDeadOnesProcessesAndSaysHowToGoOn() throws Exception {
+    void aRestartOnADamagedJournalAfterACrashSetsItAsideAndGoesOnInAFreshOne() throws Exception {
         assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
         MarkedProcesses marked = new MarkedProcesses();
-        Path journal = crashedJournal("damaged", marked);
-        Path cycle;
-        try (var files = java.nio.file.Files.list(journal)) {
-            cycle = files.filter(f -> f.getFileName().toString().endsWith(".cq4")).findFirst().orElseThrow();
+        int earlier = 2 * 40;
+        Path crashed = crashedJournal("crashed", marked, dir -> dev.vigil.journal.EarlierDays.write(dir, 2, 40));
+        ReadToDamage whole = ReadToDamage.of(crashed);
+        assertEquals(null, whole.damage(), "the crashed journal reads whole");
+        for (Damage d : Damage.values()) {
+            Path journal = copyOfCrashed(crashed, d.name().toLowerCase(Locale.ROOT));
+            String file = d.apply(journal);
+            ReadToDamage read = ReadToDamage.of(journal); // what vigil-replay reads of it
+            assertEquals(d == Damage.NONE, read.damage() == null, d + ": " + read.damage());
+            assertEquals(whole.events().subList(0, read.events().size()), read.events(), d + ": the events before the damage");
+            assertTrue(read.events().size() >= (d == Damage.MIDDLE_FILE_DELETED ? earlier / 2 : earlier),
+                    d + ": the earlier days' events are read before the damage: " + read.events().size());
+            Path setAside;
+            try (Orchestrator o = openOn(journal)) {
+                assertTrue(o.recovery().orElseThrow().everythingGone(), d + ": the dead one's processes ended");
+                if (d == Damage.NONE) {
+                    assertTrue(o.journalSetAside().isEmpty(), "an undamaged journal is not set aside");
+                    setAside = null;
+                } else {
+                    Orchestrator.SetAside aside = o.journalSetAside().orElseThrow(() -> new AssertionError(d + ": not set aside"));
+                    setAside = aside.dir();
+                    assertTrue(setAside.getFileName().toString().startsWith(journal.getFileName() + ".damaged-")
+                            && setAside.getParent().equals(journal.toRealPath().getParent()), d + ": " + setAside);
+                    assertFalse(aside.describe(journal).contains("\n"));
+                }
+                Pool again = Pool.builder(o, "forking").group("chips", 2, ChildSpec.cDemo()).start();
+                assertTrue(again.closeWithReport().isClean(), d + ": a pool starts and closes after the restart");
+                o.journal().writer().flush();
+            }
+            ReadToDamage now = ReadToDamage.of(journal);
+            assertEquals(null, now.damage(), d + ": the journal the restart wrote reads whole");
+            assertEquals(1, now.events().stream().filter(e -> e instanceof dev.vigil.journal.CloseCompleted c
+                    && c.orchestratorPid() == ProcessHandle.current().pid()).count(), d + ": the restart's close");
+            if (d == Damage.NONE) {
+                assertEquals(whole.events(), now.events().subList(0, whole.events().size()), "appended to the same journal");
+                try (var siblings = Files.list(tmp)) {
+                    assertEquals(List.of(), siblings.filter(f -> f.getFileName().toString().startsWith("none.damaged-")).toList());
+                }
+                continue;
+            }
+            assertTrue(now.events().get(0) instanceof dev.vigil.journal.JournalSetAside, d + ": first event " + now.events().get(0));
+            dev.vigil.journal.JournalSetAside first = (dev.vigil.journal.JournalSetAside) now.events().get(0);
+            assertEquals(setAside.toString(), first.setAsideDir(), d.name());
+            assertEquals(file, first.file(), d + ": " + first);
+            assertEquals(read.damage().index(), first.damageIndex(), d + ": " + first);
+            assertEquals(read.indexes().get(read.indexes().size() - 1), first.lastGoodIndex(), d + ": " + first);
+            assertTrue(read.damage().getMessage().endsWith(first.damage()), d + ": " + first.damage());
+            // nothing lost: the set-aside dir is the damaged journal, byte for byte, read as before
+            ReadToDamage aside = ReadToDamage.of(setAside);
+            assertEquals(read.events(), aside.events(), d + ": the set-aside dir reads up to the damage");
+            assertTrue(aside.damage() != null && aside.damage().getMessage().contains("file=" + file), d + ": " + aside.damage());
         }
-        byte[] bytes = java.nio.file.Files.readAllBytes(cycle);
-        int written = bytes.length;
-        while (written > 0 && bytes[written - 1] == 0) {
-            written--;
+        assertTrue(marked.alive().isEmpty(), "nothing of the crashed run alive: " + marked.alive());
+    }
+
+    /**
+     * The set-aside cannot be made (its name is taken, the parent is read-only): one line naming both paths and why,
+     * nothing started and nothing moved; the next restart, the obstacle gone, sets it aside.
+     */
+    @Test
+    void aSetAsideThatCannotBeMadeSaysWhyInOneLineAndMovesNothing() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        MarkedProcesses marked = new MarkedProcesses();
+        Path crashed = crashedJournal("crashed", marked, dir -> dev.vigil.journal.EarlierDays.write(dir, 2, 1));
+        Path parent = Files.createDirectory(tmp.resolve("parent"));
+        Path journal = copyOfCrashed(crashed, "parent/taken");
+        Damage.PAGE_ZEROED.apply(journal);
+        List<Path> taken = new ArrayList<>();
+        java.time.format.DateTimeFormatter stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                .withZone(java.time.ZoneOffset.UTC);
+        long now = System.currentTimeMillis();
+        for (long s = -2; s < 120; s++) { // every name the next two minutes would give it
+            taken.add(Files.createDirectory(parent.resolve("taken.damaged-" + stamp.format(java.time.Instant.ofEpochMilli(now + s * 1000)))));
         }
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(cycle, java.nio.file.StandardOpenOption.WRITE)) {
-            byte[] junk = new byte[64];
-            java.util.Arrays.fill(junk, (byte) 0xff);
-            ch.write(java.nio.ByteBuffer.wrap(junk), written - 200); // inside the last events, past the header and index
+        dev.vigil.journal.JournalException refused = assertThrows(dev.vigil.journal.JournalException.class, () -> openOn(journal).close());
+        String line = refused.getMessage();
+        assertTrue(line.contains("the damaged journal dir=" + journal.toRealPath() + " cannot be set aside: "
+                + parent.toRealPath().resolve("taken.damaged-")) && line.contains("exists already")
+                && !line.contains("\n"), line);
+        assertTrue(Files.isDirectory(journal.resolve("close-index")), "nothing moved");
+        for (Path t : taken) {
+            try (var in = Files.list(t)) {
+                assertEquals(0, in.count(), "an earlier set-aside is never written into: " + t);
+            }
+            Files.delete(t);
         }
-        for (int restart = 0; restart < 2; restart++) {
-            RuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
-                    () -> Orchestrator.builder().journalDir(journal).containment(ContainmentSettings.cgroups(null))
-                            .closeSettings(CloseSettings.defaults()).open().close());
-            String line = refused.getMessage();
-            assertTrue(line.contains(cycle.getFileName().toString()) && line.contains("checksum")
-                    && line.contains("move the journal dir aside") && !line.contains("\n"), line);
+        // a read-only parent (chattr +i: root passes every permission check), where chattr works
+        Process chattr = new ProcessBuilder("chattr", "+i", parent.toString()).redirectErrorStream(true).start();
+        boolean immutable = chattr.waitFor(10, TimeUnit.SECONDS) && chattr.exitValue() == 0;
+        try {
+            if (immutable) {
+                dev.vigil.journal.JournalException ro = assertThrows(dev.vigil.journal.JournalException.class,
+                        () -> openOn(journal).close());
+                assertTrue(ro.getMessage().contains("cannot be set aside as " + parent.toRealPath().resolve("taken.damaged-"))
+                        && ro.getMessage().contains("not permitted") && !ro.getMessage().contains("\n"), ro.getMessage());
+                assertTrue(Files.isDirectory(journal.resolve("close-index")), "nothing moved");
+            }
+        } finally {
+            if (immutable) {
+                assertTrue(new ProcessBuilder("chattr", "-i", parent.toString()).start().waitFor(10, TimeUnit.SECONDS));
+            }
+        }
+        try (Orchestrator o = openOn(journal)) {
+            assertTrue(o.journalSetAside().isPresent(), "the obstacle gone, the next restart sets it aside");
         }
         assertTrue(marked.alive().isEmpty(), "nothing of the crashed run alive: " + marked.alive());
     }

@@ -48,8 +48,8 @@ public final class AuditCommand implements Callable<Integer> {
         CommandModel.flag(spec, "--json", "one JSON object per violation, per line, then a summary object", () -> c.json,
                 v -> c.json = v);
         spec.addOption(CommandModel.option(Path.class, "FILE", () -> c.map, v -> c.map = v, "--map").description(
-                "the orchestrator's mailbox map file: also check the ring records",
-                "it never drained into the journal (post-mortem)").build());
+                "the orchestrator's mailbox map file: also check the ring records"
+                + " it never drained into the journal (post-mortem)").build());
         return spec;
     }
 
@@ -89,6 +89,11 @@ public final class AuditCommand implements Callable<Integer> {
             public void closeRebuilt(RebuiltClose close) {
                 counts[close.inProgressBy() > 0 ? 4 : !close.isComplete() ? 3
                         : CloseOutcome.FAILED.equals(close.completed().outcome()) ? 2 : 1]++;
+            }
+
+            @Override
+            public void journalSetAside(long index, dev.vigil.journal.JournalSetAside e) {
+                out.println(json ? ReplayText.setAsideJson(e) : ReplayText.setAside(e));
             }
 
             @Override

@@ -65,7 +65,8 @@ public final class CloseReconstruction {
             EventType.STRAY_FOUND, EventType.CONTAINMENT_KILLED, EventType.CONTAINMENT_ESCAPED, EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED,
             EventType.MAILBOX_RECOVERED, EventType.ORCHESTRATOR_DEATH_FOUND, EventType.POOL_KEPT,
             EventType.ESCALATE_NOW_REQUESTED, EventType.SURVIVOR_STACKS,
-            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED, EventType.CHILD_OUTPUT_TAIL);
+            EventType.CHILD_EXITED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED, EventType.CHILD_OUTPUT_TAIL,
+            EventType.JOURNAL_SET_ASIDE);
 
     /** At most this many run events (exits, restarts, failure) are kept per pool between two closes: the latest. */
     static final int RUN_EVENTS_KEPT = 64;
@@ -80,6 +81,10 @@ public final class CloseReconstruction {
         }
 
         default void violation(Violation violation) {
+        }
+
+        /** The journal begins fresh here: the one before it was damaged and set aside where {@code e} says. */
+        default void journalSetAside(long index, dev.vigil.journal.JournalSetAside e) {
         }
 
         /** With a map file: a tracked mailbox the map file shows no words for, and why (one line). */
@@ -133,7 +138,9 @@ public final class CloseReconstruction {
             }
         }
         switch (e.type()) {
-            case POOL_STARTED -> pool(e.poolId()).mode = ((PoolStarted) e).protocolMode();
+            // the spec's words (sticky, legacy), whatever case the orchestrator journaled (it writes STICKY)
+            case POOL_STARTED -> pool(e.poolId()).mode = String.valueOf(((PoolStarted) e).protocolMode())
+                    .toLowerCase(java.util.Locale.ROOT);
             case CHILD_SPAWNED -> spawned(index, (ChildSpawned) e);
             case MAILBOX_TRANSITION -> transition(index, -1, (MailboxTransition) e);
             case MAILBOX_TRANSITION_BATCH -> {
@@ -211,6 +218,7 @@ public final class CloseReconstruction {
             }
             case CHILD_EXITED -> exitedDuringRun((ChildExited) e);
             case CHILD_RESTARTED, POOL_FAILED -> runEvent(pool(e.poolId()), e);
+            case JOURNAL_SET_ASIDE -> listener.journalSetAside(index, (dev.vigil.journal.JournalSetAside) e);
             default -> {
                 // commands, admission and spawn failures do not change a close's outcome
             }

@@ -87,8 +87,11 @@ public final class ClosesCommand implements Callable<Integer> {
                     "duration", "outcome", "reaped", "killed", "kept", "strays");
         }
         source.read(EnumSet.of(EventType.CLOSE_STARTED, EventType.CLOSE_COMPLETED,
-                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED), (i, e) -> {
-            if (e instanceof CloseStarted s) {
+                EventType.CLOSE_ENDED_BY_ORCHESTRATOR_DEATH, EventType.CLOSE_ABORTED, EventType.CHILD_RESTARTED, EventType.POOL_FAILED,
+                EventType.JOURNAL_SET_ASIDE), (i, e) -> {
+            if (e instanceof dev.vigil.journal.JournalSetAside a) {
+                out.println(json ? ReplayText.setAsideJson(a) : ReplayText.setAside(a));
+            } else if (e instanceof CloseStarted s) {
                 open.put(s.closeId(), s);
                 Integer n = restarts.remove(s.poolId());
                 if (n != null) {

@@ -307,6 +307,37 @@ class AuditTest {
                 && secondCycle.out().contains("chips/1 pid " + second.child(1).pid), secondCycle::toString);
     }
 
+    /**
+     * A journal begun fresh after the one before it was set aside (its first event, JournalSetAside): audit and closes,
+     * text and JSON, name the set-aside dir and the damage where it stands, and judge the fresh journal alone.
+     */
+    @Test
+    void aJournalBegunFreshAfterASetAsideNamesTheDirWhereTheOlderHistoryIs() throws Exception {
+        String aside = tmp.resolve("j.damaged-20261204T220558Z").toString();
+        try (ScenarioJournal j = new ScenarioJournal(tmp.resolve("fresh"))) {
+            j.append(new dev.vigil.journal.JournalSetAside(j.now(), ScenarioJournal.ORCHESTRATOR_PID, "", 0, aside,
+                    "20261204F.cq4", 0x51370000000dL, 0x51370000000cL, "file=20261204F.cq4 index=0x51370000000d: the"
+                            + " event's bytes do not match its checksum"));
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 1);
+            ScenarioJournal.Close close = p.close(Scenarios.TERM_THEN_KILL, 0).broadcast();
+            close.exits(p.child(0), 120, 0);
+            close.complete();
+        }
+        String line = "journal begins fresh here: the journal before it was damaged (file=20261204F.cq4"
+                + " index=0x51370000000d: the event's bytes do not match its checksum) and set aside as " + aside
+                + "; the older history is there (vigil-replay audit " + aside + " reads it up to the damage, last good"
+                + " index=0x51370000000c)";
+        for (String command : List.of("audit", "closes")) {
+            CliRun text = CliRun.of(command, tmp.resolve("fresh").toString());
+            assertEquals(0, text.exit(), text::toString);
+            assertTrue(text.out().lines().anyMatch(line::equals), text::toString);
+            CliRun json = CliRun.of(command, "--json", tmp.resolve("fresh").toString());
+            assertEquals(0, json.exit(), json::toString);
+            assertTrue(json.out().lines().anyMatch(l -> l.startsWith("{\"journalSetAside\":\"" + aside + "\"")
+                    && l.contains("\"lastGoodIndex\":" + 0x51370000000cL)), json::toString);
+        }
+    }
+
     /** The violations of a scenario that ends before any close, but for its POOL_NOT_CLOSED (tested on its own above). */
     private static List<String> violationLinesBesidesTheUnclosedPool(CliRun run) {
         List<String> out = violationLines(run);
