@@ -43,6 +43,7 @@ final class MappedPathClasses {
             "dev.vigil.pool.ExitPolicy$Kind",
             "dev.vigil.pool.ChildKind",
             "dev.vigil.pool.ChildSpec$1",
+            "dev.vigil.pool.ChildEnvironment",
             "dev.vigil.contain.CgroupPool",
             "dev.vigil.mailbox.MailboxHandle",
             "dev.vigil.mailbox.InitOutcome",
