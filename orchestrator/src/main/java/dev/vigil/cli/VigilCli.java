@@ -197,7 +197,8 @@ public final class VigilCli implements Callable<Integer> {
                 "1:some close failed (its report is printed), a pool failed to start, children exited during the run,"
                         + " the journal could not be written to the end or was lost, or stdout could not be written",
                 "2:bad usage or spec (every mistake listed, nothing started)",
-                "130:stopped by Ctrl-C after every open pool was closed, journaled (143 by SIGTERM, 129 by SIGHUP);"
+                "130:stopped by Ctrl-C after every open pool was closed, journaled (143 by SIGTERM, 129 by SIGHUP,"
+                        + " 138, 140, 142 by SIGUSR1, SIGUSR2, SIGALRM);"
                         + " a second one kills what is left at once",
                 "141:a clean run whose stdout reader went away (| head): every pool was still closed"})
     static final class Run implements Callable<Integer> {

@@ -393,7 +393,7 @@ final class CloseMachine {
     /**
      * The children that left the pool's cgroup (a root child writing its pid into another cgroup.procs: the
      * container's kill no longer reaches it or what it forks there) are found before any is told, while they still
-     * run: each was stopped with what is still below it by parentage ({@link PoolContainment#escapes}), and is now
+     * run: each was stopped with what is still tied to it ({@link PoolContainment#escapes}), and is now
      * journaled (ContainmentEscaped) and SIGKILLed, the child through its pidfd, whatever the policy (outside the
      * container, nothing would end it later: not the container's kill, not {@code vigil reap}). Its reap follows as
      * for any child; the close fails. One read of cgroup.procs per close when none left.

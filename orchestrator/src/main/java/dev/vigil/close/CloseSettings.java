@@ -10,9 +10,8 @@ import dev.vigil.close.decision.ReapBudget;
 import dev.vigil.journal.MonotonicClock;
 
 /**
- * How a pool closes. Every setting has a name (a system property; the C side reads the same name
- * as an environment variable, {@code vigil.close.window} -> {@code VIGIL_CLOSE_WINDOW}), a default
- * and one line of docs in {@link #DOCS}.
+ * How a pool closes. Every setting has a name (a system property, read by {@link #from}; no environment
+ * variable is read), a default and one line of docs in {@link #DOCS}.
  *
  * <p>Durations are written {@code 1500ms}, {@code 2s}, {@code 1m} or as ISO-8601 ({@code PT2S});
  * {@code 0} means "none" for the optional ones.

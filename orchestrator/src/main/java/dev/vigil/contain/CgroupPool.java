@@ -16,8 +16,14 @@ import dev.vigil.spawn.internal.Linux;
 /** A pool's cgroup (v2) directory: membership from cgroup.procs, emptiness from cgroup.events, cgroup.kill to end it. */
 final class CgroupPool implements PoolContainment {
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How long a pool's removal waits for a cgroup its escaped children went to to empty after their SIGKILL. */
+    private static final long ESCAPE_EMPTY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Path dir;
+    /** True for a cgroup path that is a live pool's of this orchestrator, or below one. */
+    private final java.util.function.Predicate<Path> pooled;
+    /** Cgroups of this orchestrator's tree that are no pool's, where a child of this pool went: removed with it. */
+    private final java.util.Set<Path> escapedTo = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /**
      * The cgroup.procs file, open from the first read until the cgroup is removed, read again from offset 0 each time
      * (the kernel lists the members afresh on a read at 0). Opening a cgroup file is most of a read's cost: ~60 us an
@@ -30,8 +36,9 @@ final class CgroupPool implements PoolContainment {
     /** Set once the cgroup is removed: a read after that goes the usual way (and finds no file). */
     private boolean removed;
 
-    CgroupPool(Path dir) {
+    CgroupPool(Path dir, java.util.function.Predicate<Path> pooled) {
         this.dir = dir;
+        this.pooled = pooled;
         try {
             pids(); // opened now, at the pool's start: not at its close's first read, before any child is told
         } catch (RuntimeException e) {
@@ -158,7 +165,9 @@ final class CgroupPool implements PoolContainment {
     /**
      * One read of cgroup.procs; a live pid not in it (a zombie is not listed: its state is checked) has its own
      * /proc/PID/cgroup read, and is an escape when that is neither this cgroup nor below it (a sub-cgroup it made is
-     * still inside, and cgroup.kill still covers it).
+     * still inside, and cgroup.kill still covers it). An escape into a cgroup of this orchestrator's own tree that is
+     * no pool's (its directory, or one a child made there) takes every process of that cgroup with it: only the pools'
+     * children are ever written into that tree, so all of them are its offspring, whatever they forked.
      */
     @Override
     public List<Escape> escapes(java.util.Collection<Integer> live) {
@@ -178,29 +187,60 @@ final class CgroupPool implements PoolContainment {
             if (nowDir != null && nowDir.startsWith(dir)) {
                 continue;
             }
-            out.add(new Escape(pid, nowDir == null ? now : nowDir.toString(), stopWithDescendants(pid)));
+            Path tree = dir.getParent();
+            Path owned = nowDir != null && tree != null && nowDir.startsWith(tree) && !pooled.test(nowDir) ? nowDir : null;
+            if (owned != null && !owned.equals(tree)) {
+                escapedTo.add(owned);
+            }
+            out.add(new Escape(pid, nowDir == null ? now : nowDir.toString(), stopWithDescendants(pid,
+                    owned == null ? () -> List.of() : () -> members(owned, !owned.equals(tree)))));
+        }
+        return out;
+    }
+
+    /** The pids in cgroup {@code at}, and in every cgroup below it when {@code below}; none when it is gone. */
+    private static List<Integer> members(Path at, boolean below) {
+        if (!below) {
+            return pids(at);
+        }
+        List<Integer> out = new ArrayList<>();
+        try (java.util.stream.Stream<Path> dirs = Files.walk(at)) {
+            for (Path d : (Iterable<Path>) dirs.filter(Files::isDirectory)::iterator) {
+                out.addAll(pids(d));
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // gone meanwhile: what was read is what there is
         }
         return out;
     }
 
     /**
-     * SIGSTOPs {@code pid}, then every process below it by parentage, scan after scan of /proc until one finds none
-     * new (a fork racing a stop shows up in the next scan; stopped, nothing forks again), at most 16 scans. Returns the
-     * descendants stopped.
+     * SIGSTOPs {@code pid}, then every process that the kernel still ties to it: below it by parentage; in a process
+     * group that it or one found leads (the shim made the child a group leader: a group is joined only from within its
+     * session and its id stays taken while it has a member, so a double fork that kept its group is found though its
+     * parent is now a reaper); or in {@code alsoMembers} (the cgroup it went to, when all of that is its). Scan after
+     * scan of /proc until one finds none new (a fork racing a stop shows up in the next scan; stopped, nothing forks
+     * again), at most 16 scans. Returns the others stopped. What left both its parentage and its group (setsid, then
+     * its parent's exit: a daemon) keeps no tie to {@code pid} that the kernel shows.
      */
-    static List<Integer> stopWithDescendants(int pid) {
+    static List<Integer> stopWithDescendants(int pid, java.util.function.Supplier<List<Integer>> alsoMembers) {
         // SIGSTOP cannot be caught, and a stopped process does not fork; read here, not at a pool's open (its class
         // loads jnr-constants' platform tables)
         int sigstop = jnr.constants.platform.Signal.SIGSTOP.intValue();
         Linux.calls().kill(pid, sigstop);
         java.util.Set<Integer> stopped = new java.util.LinkedHashSet<>();
+        java.util.Set<Integer> leaders = new java.util.HashSet<>(List.of(pid));
         for (int scan = 0; scan < 16; scan++) {
-            java.util.Map<Integer, Integer> parents = ProcFiles.parents();
+            java.util.Map<Integer, ProcFiles.Lineage> lineages = ProcFiles.lineages();
+            java.util.Set<Integer> members = new java.util.HashSet<>(alsoMembers.get());
             boolean found = false;
-            for (int p : parents.keySet()) {
-                if (!stopped.contains(p) && below(p, pid, parents)) {
+            for (java.util.Map.Entry<Integer, ProcFiles.Lineage> e : lineages.entrySet()) {
+                int p = e.getKey();
+                if (p != pid && !stopped.contains(p) && (members.contains(p) || leaders.contains(e.getValue().group())
+                        || below(p, pid, lineages))) {
                     Linux.calls().kill(p, sigstop);
                     stopped.add(p);
+                    leaders.add(p);
                     found = true;
                 }
             }
@@ -212,13 +252,13 @@ final class CgroupPool implements PoolContainment {
     }
 
     /** True when an ancestor of {@code p} (64 generations at most) is {@code root}. */
-    private static boolean below(int p, int root, java.util.Map<Integer, Integer> parents) {
-        Integer up = parents.get(p);
-        for (int depth = 0; depth < 64 && up != null && up > 1; depth++) {
-            if (up == root) {
+    private static boolean below(int p, int root, java.util.Map<Integer, ProcFiles.Lineage> lineages) {
+        ProcFiles.Lineage up = lineages.get(p);
+        for (int depth = 0; depth < 64 && up != null && up.parent() > 1; depth++) {
+            if (up.parent() == root) {
                 return true;
             }
-            up = parents.get(up);
+            up = lineages.get(up.parent());
         }
         return false;
     }
@@ -300,6 +340,18 @@ final class CgroupPool implements PoolContainment {
     public boolean remove() {
         synchronized (this) {
             closeProcs(); // before the rmdir (a read after a failed one opens it again)
+        }
+        for (Path escape : escapedTo) {
+            try {
+                awaitEmpty(escape, ESCAPE_EMPTY_NANOS); // what the close SIGKILLed there may still be exiting
+                Files.deleteIfExists(escape);
+                escapedTo.remove(escape);
+            } catch (IOException e) {
+                // still populated: the orchestrator's cgroup stays until it is empty
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
         try {
             Files.deleteIfExists(dir);

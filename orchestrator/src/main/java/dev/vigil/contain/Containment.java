@@ -168,12 +168,22 @@ public final class Containment implements AutoCloseable {
             if (problem != null) {
                 throw new ContainmentException("pool=" + poolId + " cgroup cannot be created: " + problem);
             }
-            pool = new CgroupPool(dir);
+            pool = new CgroupPool(dir, this::isPooled);
         } else {
             pool = new ProcessGroupPool(this::writeProcessGroups);
         }
         pools.add(pool);
         return pool;
+    }
+
+    /** True when {@code cgroup} is the cgroup of a pool opened and not yet forgotten, or below one. */
+    private boolean isPooled(Path cgroup) {
+        for (PoolContainment p : pools) {
+            if (p.cgroup() != null && cgroup.startsWith(p.cgroup())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Pools opened and not yet forgotten. */

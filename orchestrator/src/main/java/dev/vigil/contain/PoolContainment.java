@@ -33,7 +33,7 @@ public interface PoolContainment {
 
     /**
      * Of {@code live} (the pool's direct children not yet reaped), those found outside the container, each stopped
-     * (SIGSTOP) with every process still below it by parentage, for the caller to kill; empty when none left. Only a
+     * (SIGSTOP) with every process still tied to it (parentage, process group, an owned cgroup), for the caller to kill; empty when none left. Only a
      * cgroup can be left this way (by a write to another cgroup's {@code cgroup.procs}): the fallback has none.
      */
     default List<Escape> escapes(java.util.Collection<Integer> live) {

@@ -82,16 +82,20 @@ final class ProcFiles {
         }
     }
 
-    /** Every process's parent pid now (one scan of /proc): pid to parent pid; a process gone meanwhile is left out. */
-    static java.util.Map<Integer, Integer> parents() {
-        java.util.Map<Integer, Integer> out = new java.util.HashMap<>();
+    /** A process's parent and process group, from one read of its /proc/PID/stat. */
+    record Lineage(int parent, int group) {
+    }
+
+    /** Every process's parent and process group now (one scan of /proc); a process gone meanwhile is left out. */
+    static java.util.Map<Integer, Lineage> lineages() {
+        java.util.Map<Integer, Lineage> out = new java.util.HashMap<>();
         try (java.nio.file.DirectoryStream<Path> proc = Files.newDirectoryStream(PROC,
                 p -> isPid(p.getFileName().toString()))) {
             for (Path p : proc) {
                 int pid = Integer.parseInt(p.getFileName().toString());
-                int parent = parentPid(pid);
-                if (parent >= 0) {
-                    out.put(pid, parent);
+                String[] f = statFields(pid);
+                if (f != null) {
+                    out.put(pid, new Lineage(Integer.parseInt(f[1]), Integer.parseInt(f[2])));
                 }
             }
         } catch (IOException e) {

@@ -96,6 +96,14 @@ public final class Pool implements AutoCloseable {
      * a start holds open before the verdicts. 1 spawns one child after another.
      */
     static final int SPAWN_BATCH = Math.max(1, Integer.getInteger("vigil.spawn.batch", 64));
+    /**
+     * Children of a runtime that boots (JAVA, PYTHON: an interpreter, then the user's handler) a start lets boot at
+     * once by default ({@code vigil.start.booting}, default 8 per CPU; {@link Builder#bootingAtOnce}).
+     */
+    static final int BOOTING_AT_ONCE = Math.max(0, Integer.getInteger("vigil.start.booting",
+            8 * Runtime.getRuntime().availableProcessors()));
+    /** {@link Builder#bootingAtOnce}: 0 for no bound. */
+    private final int bootingAtOnce;
     private final Redirect childOutput;
     /** Per-child log files (cap, rotations), or null: the output goes to {@link #childOutput}. */
     private final long logMaxBytes;
@@ -134,6 +142,7 @@ public final class Pool implements AutoCloseable {
         this.mode = b.mode;
         this.settings = b.settings != null ? b.settings : orchestrator.closeSettings();
         this.startTimeout = b.startTimeout;
+        this.bootingAtOnce = b.bootingAtOnce;
         this.childOutput = b.childOutput;
         this.logMaxBytes = b.logMaxBytes;
         this.logKeep = b.logKeep;
@@ -289,7 +298,7 @@ public final class Pool implements AutoCloseable {
             throw new PoolStartException("pool=" + poolId + " group=" + group + " addChild refused: " + noRoom, null, null);
         }
         PoolChild c = spawnAdmitted(group, index, spec);
-        String notReady = awaitReady(List.of(c), MonotonicClock.nanos() + startTimeout.toNanos());
+        String notReady = awaitReady(List.of(c));
         if (notReady != null) {
             throw new PoolStartException("pool=" + poolId + " " + notReady, null, null);
         }
@@ -360,17 +369,24 @@ public final class Pool implements AutoCloseable {
         }
         List<PoolChild> started = new ArrayList<>();
         List<Planned> batch = new ArrayList<>(SPAWN_BATCH);
+        java.util.ArrayDeque<PoolChild> booting = new java.util.ArrayDeque<>(); // spawned, booting, not seen ready yet
         long cutsBefore = orchestrator.mailboxes().restores().count();
         try {
             for (Map.Entry<String, Integer> g : counts.entrySet()) {
                 for (int i = 0; i < g.getValue(); i++) {
-                    batch.add(plan(g.getKey(), i, groups.get(g.getKey()).apply(i)));
-                    if (batch.size() == SPAWN_BATCH) {
-                        spawnBatch(batch, started);
+                    Planned p = plan(g.getKey(), i, groups.get(g.getKey()).apply(i));
+                    batch.add(p);
+                    boolean boots = bootingAtOnce > 0 && p.spec().kind().runsUserCode();
+                    if (batch.size() == SPAWN_BATCH || boots && booting.size() + booting(batch) >= bootingAtOnce) {
+                        spawnBatch(batch, started, booting);
+                        String notReady = boots ? awaitBooted(booting, bootingAtOnce - 1) : null;
+                        if (notReady != null) {
+                            throw rollback(notReady, null);
+                        }
                     }
                 }
             }
-            spawnBatch(batch, started);
+            spawnBatch(batch, started, booting);
         } catch (PoolStartException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -384,7 +400,7 @@ public final class Pool implements AutoCloseable {
         }
         String failure;
         try {
-            failure = awaitReady(started, MonotonicClock.nanos() + startTimeout.toNanos());
+            failure = awaitReady(started);
             if (failure == null) {
                 failure = cutWhileStarting(cutsBefore); // its file I/O may be where a fault of the poll is raised
             }
@@ -409,7 +425,7 @@ public final class Pool implements AutoCloseable {
      * Spawns {@code batch} (emptied) at once unless starts were stopped; the children that started are tracked and
      * added to {@code started}. Throws the first failure once every child of the batch is handled.
      */
-    private void spawnBatch(List<Planned> batch, List<PoolChild> started) {
+    private void spawnBatch(List<Planned> batch, List<PoolChild> started, java.util.Deque<PoolChild> booting) {
         if (batch.isEmpty()) {
             return;
         }
@@ -421,7 +437,36 @@ public final class Pool implements AutoCloseable {
         }
         List<Planned> now = List.copyOf(batch);
         batch.clear();
-        started.addAll(spawn(now));
+        for (PoolChild c : spawn(now)) {
+            started.add(c);
+            if (bootingAtOnce > 0 && c.spec().kind().runsUserCode()) {
+                booting.add(c);
+            }
+        }
+    }
+
+    /** How many of {@code batch} boot a runtime (JAVA, PYTHON). */
+    private static int booting(List<Planned> batch) {
+        int n = 0;
+        for (Planned p : batch) {
+            n += p.spec().kind().runsUserCode() ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * Waits until at most {@code most} of {@code booting} are not ready, the oldest first (each within its own bound,
+     * {@link #awaitReady}); null then, else why not.
+     */
+    private String awaitBooted(java.util.Deque<PoolChild> booting, int most) {
+        while (booting.size() > most) {
+            String notReady = awaitReady(List.of(booting.peekFirst()));
+            if (notReady != null) {
+                return notReady;
+            }
+            booting.removeFirst();
+        }
+        return null;
     }
 
     private PoolChild spawn(String group, int index, ChildSpec spec) {
@@ -668,7 +713,7 @@ public final class Pool implements AutoCloseable {
             } catch (AdmissionClosedException closing) {
                 return; // a close began meanwhile (journaled AdmissionRejected): nothing to restart into
             }
-            String notReady = awaitReady(List.of(fresh), MonotonicClock.nanos() + startTimeout.toNanos());
+            String notReady = awaitReady(List.of(fresh));
             if (notReady != null) {
                 if (!fresh.exit().isDone() && orchestrator.startsStopped() == null) {
                     fail("restart of group=" + old.group() + " child=" + old.index() + " failed: " + notReady);
@@ -745,12 +790,17 @@ public final class Pool implements AutoCloseable {
                 + String.join(" | ", lines.subList(Math.max(0, lines.size() - START_FAILURE_STDERR_LINES), lines.size())));
     }
 
-    /** Null when every child is ready by {@code deadline}; else why not. */
-    private String awaitReady(List<PoolChild> children, long deadline) {
+    /**
+     * Null when every child is ready within {@link #startTimeout} of its own spawn; else why not. From its own spawn,
+     * not from the start's last one: a bound on the whole start failed healthy children of a large pool of slow
+     * starters, while one booting child's bound does not depend on how many others there are.
+     */
+    private String awaitReady(List<PoolChild> children) {
         for (PoolChild c : children) {
             if (c.mailbox() == null) {
                 continue;
             }
+            long deadline = c.process().spawnedNanos() + startTimeout.toNanos();
             while (true) {
                 if (c.exit().isDone()) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " exited before INIT_READY: "
@@ -772,7 +822,7 @@ public final class Pool implements AutoCloseable {
                 }
                 if (left <= 0) {
                     return "group=" + c.group() + " child=" + c.index() + " pid=" + c.pid() + " not ready within "
-                            + startTimeout.toMillis() + " ms";
+                            + startTimeout.toMillis() + " ms of its spawn";
                 }
             }
         }
@@ -1133,6 +1183,7 @@ public final class Pool implements AutoCloseable {
         private ProtocolMode mode = ProtocolMode.STICKY;
         private CloseSettings settings;
         private Duration startTimeout = Duration.ofSeconds(30);
+        private int bootingAtOnce = BOOTING_AT_ONCE;
         private Redirect childOutput = Redirect.INHERIT;
         private long logMaxBytes;
         private int logKeep;
@@ -1183,9 +1234,25 @@ public final class Pool implements AutoCloseable {
             return this;
         }
 
-        /** Bound on waiting for INIT_READY of every child (default 30 s); more than zero. */
+        /** Bound on waiting for INIT_READY of each child, from its own spawn (default 30 s); more than zero. */
         public Builder startTimeout(Duration d) {
             this.startTimeout = MonotonicClock.positiveSpan("startTimeout", d);
+            return this;
+        }
+
+        /**
+         * How many JAVA and PYTHON children (an interpreter to boot, then the user's handler) the start lets boot at
+         * once: the next one is spawned when the oldest booting one is ready (default 8 per CPU, or
+         * {@code -Dvigil.start.booting}; 0: no bound, every batch of {@code vigil.spawn.batch} at once). Without a
+         * bound, 250 JVMs booted together on 2 cores: each spawn of a later batch waited behind every booting JVM's
+         * threads (a batch of 64 took 8 s), so a stop took effect 2-9 s late, and how soon a child could be ready grew
+         * with the pool's size, against a bound per child.
+         */
+        public Builder bootingAtOnce(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("bootingAtOnce=" + n + ": must be >= 0 (0: no bound)");
+            }
+            this.bootingAtOnce = n;
             return this;
         }
 

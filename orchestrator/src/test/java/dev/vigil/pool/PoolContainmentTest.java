@@ -48,6 +48,8 @@ class PoolContainmentTest {
     /** Ignores SIGTERM, starts a child in a new session (it leaves the process group). */
     static final String SETSID = "trap '' TERM; setsid sh -c \"trap '' TERM; sleep 600\" & sleep 600";
     /** Ignores SIGTERM, daemonizes a sleep (setsid --fork: new session, parent exits at once). */
+    /** After an escape: an orphan that keeps the child's group, a setsid daemon, a plain child; three sleeps. */
+    static final String FORKS_AFTER_ESCAPE = "(sleep 600 &); setsid -f sleep 601; sleep 602 & wait";
     static final String DAEMONIZE = "trap '' TERM; setsid -f sleep 600; sleep 600";
 
     /** On SIGTERM forks 200 sleeps, staying in its process group, then keeps waiting. */
@@ -91,6 +93,17 @@ class PoolContainmentTest {
 
     private ChildSpec script(String body) {
         return ChildSpec.exec("/bin/sh", "-c", body).withEnv(MarkedProcesses.VARIABLE, marked.variableValue());
+    }
+
+    /**
+     * A pool "escaper" of one child "mover" that runs {@code then} (forking {@code sleeps} sleeps) after
+     * {@code moveSelf} moved it out of its cgroup; returns once every sleep runs.
+     */
+    private Pool escaper(Orchestrator o, String moveSelf, String then, int sleeps) throws InterruptedException {
+        Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
+                .group("mover", 1, script(moveSelf + " || exit 9; trap '' TERM; " + then)).start();
+        assertEquals(sleeps, marked.awaitNamed("sleep", sleeps, 5_000), marked.alive().toString());
+        return pool;
     }
 
     private Pool forkingPool(Orchestrator o, String id, CloseSettings settings) throws InterruptedException {
@@ -182,11 +195,8 @@ class PoolContainmentTest {
         Files.createDirectories(escape);
         try {
             Orchestrator o = open(ContainmentSettings.cgroups(null), "escape");
-            Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
-                    .group("mover", 1, script("echo $$ > '" + escape + "/cgroup.procs' || exit 9; trap '' TERM; "
-                            + "setsid sleep 600 & sleep 600 & wait")).start();
+            Pool pool = escaper(o, "echo $$ > '" + escape + "/cgroup.procs'", "setsid sleep 600 & sleep 600 & wait", 2);
             int child = pool.child("mover", 0).pid();
-            assertEquals(2, marked.awaitNamed("sleep", 2, 5_000), marked.alive().toString());
             assertTrue(Files.readString(escape.resolve("cgroup.procs")).contains(Integer.toString(child)));
             long t0 = System.nanoTime();
             CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
@@ -212,6 +222,74 @@ class PoolContainmentTest {
             marked.killAll();
             Thread.sleep(50);
             Files.deleteIfExists(escape);
+        }
+    }
+
+    /**
+     * An escaped child's double fork is found though its parent is now a reaper: it kept the child's process group
+     * (the shim made the child a group leader), which the kernel lets only the child's offspring be in. Before, the
+     * orphaned sleep outlived the close. A daemon that also left the group (setsid -f: new session, its parent gone)
+     * keeps no tie to the child that the kernel shows, in a cgroup shared with others: it outlives the close, as
+     * SPAWNING.md says, and the report names the cgroup it is in.
+     */
+    @Test
+    void anEscapedChildsDoubleForkThatKeptItsProcessGroupIsKilledButASetsidDaemonIsBeyondReach() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Path escape = CgroupMount.find().resolve("vigil-test-escape2-" + ProcessHandle.current().pid());
+        Files.createDirectories(escape);
+        try {
+            Orchestrator o = open(ContainmentSettings.cgroups(null), "escape-fork");
+            Pool pool = escaper(o, "echo $$ > '" + escape + "/cgroup.procs'", FORKS_AFTER_ESCAPE, 3);
+            int child = pool.child("mover", 0).pid();
+            CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
+            CloseReport.Escape e = failed.report().escapes().get(0);
+            assertEquals(child, e.pid());
+            assertEquals(escape.toString(), e.cgroup());
+            Thread.sleep(200);
+            List<String> alive = marked.alive().stream().map(PoolContainmentTest::commandLine).toList();
+            assertEquals(List.of("sleep 601"), alive, "the orphan that kept the child's group is killed, the setsid"
+                    + " daemon is not; descendants=" + e.descendants());
+            assertEquals(2, e.descendants().split(",").length, failed.report().toJson());
+        } finally {
+            marked.killAll();
+            Thread.sleep(50);
+            Files.deleteIfExists(escape);
+        }
+    }
+
+    /**
+     * An escape into a cgroup of the orchestrator's own tree that is no pool's (here one the child made beside its
+     * pool's) takes everything in that cgroup, a setsid daemon too: only the pools' children are ever written into the
+     * tree. The close removes that cgroup, so the orchestrator's own goes at its close. Before, the daemon outlived
+     * the close, and the orchestrator's cgroup could not be removed.
+     */
+    @Test
+    void anEscapeIntoTheOrchestratorsOwnTreeTakesEverythingThereWithItDaemonsToo() throws Exception {
+        assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
+        Orchestrator o = open(ContainmentSettings.cgroups(null), "escape-own");
+        Path mount = CgroupMount.find();
+        Pool pool = escaper(o, "r=$(dirname \"" + mount + "$(sed -n 's/^0:://p' /proc/self/cgroup)\"); "
+                + "mkdir \"$r/stray\" && echo $$ > \"$r/stray/cgroup.procs\"", FORKS_AFTER_ESCAPE, 3);
+        Path stray = pool.containment().cgroup().getParent().resolve("stray");
+        int child = pool.child("mover", 0).pid();
+        CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
+        CloseReport.Escape e = failed.report().escapes().get(0);
+        assertEquals(child, e.pid());
+        assertEquals(stray.toString(), e.cgroup());
+        assertEquals(3, e.descendants().split(",").length, failed.report().toJson());
+        assertTrue(marked.awaitNone(2000).isEmpty(), "after close(): " + marked.alive());
+        o.close();
+        assertFalse(Files.exists(stray), stray + " left");
+        assertFalse(Files.exists(o.containment().root()), o.containment().root() + " left");
+    }
+
+    /** {@code /proc/PID/cmdline} with spaces, or "?" when gone. */
+    private static String commandLine(ProcessTree.Proc p) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Integer.toString(p.pid()), "cmdline")),
+                    java.nio.charset.StandardCharsets.UTF_8).replace('\0', ' ').trim();
+        } catch (java.io.IOException gone) {
+            return "?";
         }
     }
 

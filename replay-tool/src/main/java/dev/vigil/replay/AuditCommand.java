@@ -48,8 +48,8 @@ public final class AuditCommand implements Callable<Integer> {
         CommandModel.flag(spec, "--json", "one JSON object per violation, per line, then a summary object", () -> c.json,
                 v -> c.json = v);
         spec.addOption(CommandModel.option(Path.class, "FILE", () -> c.map, v -> c.map = v, "--map").description(
-                "the orchestrator's mailbox map file: also check the ring records",
-                "it never drained into the journal (post-mortem)").build());
+                "the orchestrator's mailbox map file: also check the ring records"
+                + " it never drained into the journal (post-mortem)").build());
         return spec;
     }
 

@@ -33,7 +33,8 @@ final class CommandModel {
         if (header != null) {
             spec.usageMessage().header(header);
         }
-        spec.usageMessage().description(description);
+        // one paragraph: picocli wraps it at the help width (lines given apart were each wrapped, leaving stubs)
+        spec.usageMessage().description(String.join(" ", description));
         spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).type(boolean.class).initialValue(false)
                 .description("Show this help message and exit.").build());
         spec.addOption(OptionSpec.builder("-V", "--version").versionHelp(true).type(boolean.class).initialValue(false)

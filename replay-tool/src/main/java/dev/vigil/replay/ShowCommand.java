@@ -47,8 +47,8 @@ public final class ShowCommand implements Callable<Integer> {
         c.source = SourceOptions.addTo(spec);
         CommandModel.flag(spec, "--json", "one JSON object", () -> c.json, v -> c.json = v);
         spec.addOption(CommandModel.option(Path.class, "FILE", () -> c.map, v -> c.map = v, "--map").description(
-                "the orchestrator's mailbox map file: show each child's final mailbox words, and",
-                "finish a close the journal ends inside with the ring records never drained").build());
+                "the orchestrator's mailbox map file: show each child's final mailbox words, and"
+                + " finish a close the journal ends inside with the ring records never drained").build());
         return spec;
     }
 

@@ -23,6 +23,32 @@ class HelpSummaryTest {
         assertEquals(List.of(), HelpSummaries.problems(help.out()), help::toString);
     }
 
+    /**
+     * Each subcommand's description is one paragraph wrapped at the help width. It was given as lines of ~95 characters,
+     * each of which picocli wrapped at 80 on its own, so every second line was a stub ("from, to,", "start. The rebuilt").
+     */
+    @Test
+    void everySubcommandDescriptionIsWrappedAsOneParagraph() {
+        for (String sub : List.of("closes", "show", "audit", "stats", "export", "timeline", "tail")) {
+            CliRun help = CliRun.of(sub, "--help");
+            assertEquals(0, help.exit(), help::toString);
+            List<String> lines = List.of(help.out().split("\n"));
+            int first = 1;
+            while (first < lines.size() && (lines.get(first).startsWith("Usage:") || lines.get(first).startsWith(" "))) {
+                first++;
+            }
+            int last = first;
+            while (last < lines.size() && !lines.get(last).startsWith(" ")) {
+                last++;
+            }
+            assertTrue(last - first >= 2, () -> sub + ": no description found:\n" + help.out());
+            for (String line : lines.subList(first, last - 1)) {
+                assertTrue(line.length() >= 40, () -> sub + " --help: a stub line '" + line + "' inside its description:\n"
+                        + help.out());
+            }
+        }
+    }
+
     /** Every exit code a command can end with is listed (3 of a live audit and 141 of a closed pipe were not). */
     @Test
     void theHelpListsEveryExitCode() {
