@@ -17,6 +17,7 @@ import java.time.Instant;
 
 import net.openhft.chronicle.core.time.SetTimeProvider;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,7 +76,7 @@ class IndexAreaDamageTest {
 
     /** One bit of every byte of the store header and of the index arrays' headers and first entries (~350 flips). */
     @Test
-    @org.junit.jupiter.api.Tag("slow")
+    @Tag("slow")
     void aFlippedBitInAnyByteOfTheHeaderOrIndexArea() throws IOException {
         flipAndRead(at -> true);
     }
