@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,6 +18,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * README's examples used as a new user uses them, with nothing but the checkout's build: its spec run by bin/vigil
@@ -121,5 +129,63 @@ class DocumentedUseEndToEndTest {
         assertTrue(run.out().contains("2/2 children answered every control right"), run.out());
         assertTrue(run.out().contains("reaped=2/2") && run.out().contains("reaped=1/1"), run.out());
         assertTrue(Files.isDirectory(app.resolve("journal")), run.toString());
+    }
+
+    /**
+     * README's table of session requests, sent as written to a session of README's spec (whose pool rack-a has the
+     * chips the examples name): each answer has the documented fields; the control's is the documented line itself.
+     * {@code inside} is left out: it waits for a handler that does not beat, which the demo's echo never is.
+     */
+    @Test
+    void theReadmeSessionRequestsAreAnsweredAsDocumented() throws Exception {
+        Path readme = Launchers.ROOT.resolve("README.md");
+        Path spec = Files.writeString(work.resolve("pools.json"), block(readme, "## The pool spec (`bin/vigil run SPEC`)", "json", false));
+        Matcher row = Pattern.compile("(?m)^\\| `(\\{\"op\":\"(\\w+)\"[^`]*)`[^|]*\\| `([^`]*)`").matcher(Files.readString(readme));
+        List<String[]> rows = new ArrayList<>();
+        while (row.find()) {
+            if (!row.group(2).equals("inside")) {
+                rows.add(new String[] {row.group(2), row.group(1), row.group(3)});
+            }
+        }
+        assertEquals(List.of("control", "send", "gate", "close"), rows.stream().map(r -> r[0]).toList(), "README's session table");
+        Process session = Launchers.start(work, "vigil", "session", spec.toString());
+        try (var in = session.getOutputStream()) {
+            for (String[] r : rows) {
+                in.write((r[1] + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        if (!session.waitFor(150, TimeUnit.SECONDS)) {
+            session.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("the session did not end:\n" + Launchers.collect(work, "vigil", -1));
+        }
+        Launchers.Result result = Launchers.collect(work, "vigil", session.exitValue());
+        assertEquals(0, result.exitCode(), result.toString());
+        List<String> answers = List.of(result.out().split("\n"));
+        assertEquals(rows.size() + 1, answers.size(), "the ready line, then one answer per request:\n" + result);
+        ObjectMapper json = new ObjectMapper();
+        assertEquals("ready", json.readTree(answers.get(0)).path("event").asText(), answers.get(0));
+        for (int i = 0; i < rows.size(); i++) {
+            String documented = rows.get(i)[2];
+            JsonNode answer = json.readTree(answers.get(i + 1));
+            if (rows.get(i)[0].equals("control") || rows.get(i)[0].equals("gate")) {
+                assertEquals(json.readTree(documented), answer, rows.get(i)[1]);
+            } else if (rows.get(i)[0].equals("send")) {
+                assertEquals(names(json.readTree(documented)), names(answer), rows.get(i)[1]);
+            } else {
+                // the close answer is written as a shape: {"ok":true,"clean":true,"reports":[{"pool","outcome",...}]}
+                assertEquals(Set.of("ok", "clean", "reports"), names(answer), answers.get(i + 1));
+                Set<String> reportFields = new TreeSet<>(List.of(documented.substring(documented.indexOf("[{") + 2,
+                        documented.indexOf("}]")).replace("\"", "").split(",")));
+                assertEquals(reportFields, names(answer.path("reports").get(0)), answers.get(i + 1));
+            }
+        }
+    }
+
+    private static Set<String> names(JsonNode node) {
+        Set<String> names = new TreeSet<>();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            names.add(it.next());
+        }
+        return names;
     }
 }

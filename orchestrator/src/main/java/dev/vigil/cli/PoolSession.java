@@ -267,7 +267,8 @@ public final class PoolSession implements Stoppable {
                 return;
             }
         }
-        throw new IllegalStateException("child never entered its handler within " + timeout.toMillis() + " ms: " + mailbox);
+        throw new IllegalStateException("child not seen inside its handler within " + timeout.toMillis() + " ms (a command"
+                + " pending and its heartbeat still for " + STILL_MILLIS + " ms; a handler that polls shutdown beats): " + mailbox);
     }
 
     /** How often a close that has not reported yet is said to be still running, on the log (tests shorten it). */

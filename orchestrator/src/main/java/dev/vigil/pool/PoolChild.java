@@ -111,8 +111,15 @@ public final class PoolChild implements ClosingChild {
     @Override
     public ShutdownDelivery deliverShutdown(long epoch) {
         if (mailbox == null) {
-            // A plain executable's stop signal goes to its process group: a script's own children stop with it.
+            // A plain executable's stop signal goes to its process group: a script's own children stop with it. Then
+            // SIGCONT, as systemd sends it after the kill signal (SendSIGCONT=yes): a stopped process holds the stop
+            // signal pending, and a self-stopped sh that would exit on TERM was closed STOPPED, killed after the
+            // window and grace. A process stopped by a tracer stays stopped (ptrace stops ignore SIGCONT).
             signalProcessGroup(spec.stopSignal());
+            int sigcont = jnr.constants.platform.Signal.SIGCONT.intValue();
+            if (spec.stopSignal() != sigcont) {
+                signalProcessGroup(sigcont);
+            }
             return ShutdownDelivery.signal(spec.stopSignal(), MonotonicClock.nanos());
         }
         long at = MonotonicClock.nanos(); // just before the CAS: the word is visible no earlier than this

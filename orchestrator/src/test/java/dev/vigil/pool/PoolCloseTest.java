@@ -187,6 +187,35 @@ class PoolCloseTest {
                 "no CommandFailed with reason=" + failed);
     }
 
+    /**
+     * A plain executable stopped when its close begins gets SIGCONT after its stop signal, as systemd sends it, and so
+     * exits on that signal at once. Before, the signal stayed pending while it was stopped: the close waited out its
+     * window and grace, killed it and failed, class STOPPED (bin/vigil session: a self-stopped sh, 1.34 s).
+     */
+    @Test
+    void aStoppedPlainExecutableIsContinuedAfterItsStopSignalAndExitsOnIt() throws Exception {
+        Pool p = Pool.builder(orchestrator, "stopped-exec").closeSettings(CloseSettings.builder()
+                .window(Duration.ofSeconds(5)).grace(Duration.ofSeconds(5)).escalation(dev.vigil.close.decision.EscalationPolicy.TERM_THEN_KILL)
+                .build()).group("plain", 1, ChildSpec.exec("sleep", "600")).start();
+        int pid = p.child("plain", 0).pid();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.readString(Path.of("/proc", Integer.toString(pid), "comm")).trim().equals("sleep")) {
+            assertTrue(System.nanoTime() < deadline, "never exec'd sleep");
+            Thread.sleep(5);
+        }
+        p.child("plain", 0).process().signal(jnr.constants.platform.Signal.SIGSTOP.intValue());
+        while (!Files.readString(Path.of("/proc", Integer.toString(pid), "stat")).replaceFirst(".*\\) ", "").startsWith("T")) {
+            assertTrue(System.nanoTime() < deadline, "never stopped");
+            Thread.sleep(5);
+        }
+        long t0 = System.nanoTime();
+        CloseReport r = p.closeWithReport();
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(CloseReport.Outcome.CLEAN, r.outcome(), r.toJson());
+        assertEquals(15, r.child("plain", 0).signal(), r.toJson());
+        assertTrue(millis < 4_000, "took " + millis + " ms: waited for its window");
+    }
+
     @Test
     void aStoppedChildIsDiagnosedStopped() throws Exception {
         CloseReport r = JournalScenarios.stopped(orchestrator, "stop");

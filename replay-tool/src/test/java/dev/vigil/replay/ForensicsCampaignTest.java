@@ -107,7 +107,7 @@ class ForensicsCampaignTest {
                 (Callable<CloseReport>) () -> trapsTerm(o, "ignores-exec")});
             cases.add(new Object[] {"C child stopped by SIGSTOP", "STOPPED",
                 (Callable<CloseReport>) () -> JournalScenarios.stopped(o, "stopped-c")});
-            cases.add(new Object[] {"plain executable stopped by SIGSTOP", "STOPPED",
+            cases.add(new Object[] {"plain executable stopping itself again when continued (SIGSTOP), ignoring SIGTERM", "STOPPED",
                 (Callable<CloseReport>) () -> stoppedExec(o, "stopped-exec")});
             cases.add(new Object[] {"C child acked, cleaning up 3 s while beating, under a fixed 1 s budget",
                 "FINALIZING", (Callable<CloseReport>) () -> JournalScenarios.finalizingThenRetry(o, "finalizing").get(0)});
@@ -163,12 +163,14 @@ class ForensicsCampaignTest {
         return JournalScenarios.closeExpectingFailure(p);
     }
 
-    /** A plain {@code sleep} stopped once it runs as itself (a plain child has no readiness handshake). */
+    /**
+     * A plain {@code sh} that ignores SIGTERM and stops itself again whenever it is continued: the close's SIGCONT after
+     * its stop signal (which lets a merely stopped one exit on it) does not keep it running.
+     */
     private static CloseReport stoppedExec(Orchestrator o, String id) throws Exception {
-        Pool p = pool(o, id, killAfter(Duration.ofMillis(700))).group("plain", 1, ChildSpec.exec("sleep", "600")).start();
+        Pool p = pool(o, id, killAfter(Duration.ofMillis(700))).group("plain", 1,
+                ChildSpec.exec("sh", "-c", "trap '' TERM; while :; do kill -STOP $$; done")).start();
         int pid = p.child("plain", 0).pid();
-        awaitProc(pid, "comm", s -> s.trim().equals("sleep"), "to exec sleep");
-        p.child("plain", 0).process().signal(JournalScenarios.SIGSTOP);
         awaitProc(pid, "stat", s -> s.substring(s.lastIndexOf(')') + 2).startsWith("T"), "to stop");
         return JournalScenarios.closeExpectingFailure(p);
     }
