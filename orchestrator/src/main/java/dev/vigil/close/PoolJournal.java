@@ -40,8 +40,15 @@ public final class PoolJournal implements CloseJournal {
     private final JournalWriter writer;
     private final int orchestratorPid;
     /** The events themselves: described only when a diagnosis asks (most closes never do). */
-    private final Map<String, Deque<JournalEvent>> tails = new ConcurrentHashMap<>();
-    private final Map<String, CommandIssued> open = new ConcurrentHashMap<>();
+    private final Map<ChildKey, Deque<JournalEvent>> tails = new ConcurrentHashMap<>();
+    private final Map<ChildKey, CommandIssued> open = new ConcurrentHashMap<>();
+
+    /**
+     * Which child an event is about: its parts as they are, no string built per event (a close appends a few events per
+     * child, on the close engine's thread while the children exit; the pool id and group are the same String each time).
+     */
+    private record ChildKey(String poolId, String group, int index) {
+    }
 
     public PoolJournal(JournalWriter writer) {
         this.writer = writer;
@@ -71,7 +78,7 @@ public final class PoolJournal implements CloseJournal {
         } catch (JournalException notWritten) {
             // The writer recorded the event as the start of its gap and logged it once.
         }
-        String key = childKey(event);
+        ChildKey key = childKey(event);
         if (event instanceof CommandIssued c) {
             open.put(key, c);
         } else if (event instanceof CommandCompleted c) {
@@ -132,7 +139,7 @@ public final class PoolJournal implements CloseJournal {
     /** The child's last events, oldest first. */
     @Override
     public List<String> lastEvents(String poolId, String group, int index) {
-        Deque<JournalEvent> tail = tails.get(poolId + '/' + group + '/' + index);
+        Deque<JournalEvent> tail = tails.get(new ChildKey(poolId, group, index));
         if (tail == null) {
             return List.of();
         }
@@ -149,16 +156,17 @@ public final class PoolJournal implements CloseJournal {
 
     @Override
     public CommandIssued openCommand(String poolId, String group, int index) {
-        return open.get(poolId + '/' + group + '/' + index);
+        return open.get(new ChildKey(poolId, group, index));
     }
 
     /** Drops the tails of a pool's child once it is gone for good. */
     public void forget(String poolId, String group, int index) {
-        tails.remove(poolId + '/' + group + '/' + index);
-        open.remove(poolId + '/' + group + '/' + index);
+        ChildKey key = new ChildKey(poolId, group, index);
+        tails.remove(key);
+        open.remove(key);
     }
 
-    private static String childKey(JournalEvent e) {
+    private static ChildKey childKey(JournalEvent e) {
         String group;
         int index;
         if (e instanceof MailboxTransition t) {
@@ -203,7 +211,7 @@ public final class PoolJournal implements CloseJournal {
         } else {
             return null;
         }
-        return e.poolId() + '/' + group + '/' + index;
+        return new ChildKey(e.poolId(), group, index);
     }
 
     private static String describe(JournalEvent e) {

@@ -47,7 +47,11 @@ public final class MailboxHandle {
     private volatile Runnable commandIssuedListener;
     /** Rings a doorbell of the child's own besides the futex (a Java child's pipe); null: the futex only. */
     private volatile Runnable extraDoorbell;
-    /** The address of the futex word in our mapping, 0 until the first ring. */
+    /**
+     * The address of the futex word in our mapping: worked out with the handle (on the thread that spawns the child),
+     * not at its first ring (a close's broadcast, where it cost a duplicate of the map's buffer per child of a new
+     * pool); 0 when that failed (no futex binding here): then at the first ring, which says why.
+     */
     private volatile long ringAddress;
     private final java.util.concurrent.atomic.AtomicLong rings = new java.util.concurrent.atomic.AtomicLong();
 
@@ -74,6 +78,11 @@ public final class MailboxHandle {
         this.mapFile = mapFile;
         this.mailbox = mailbox;
         this.nextCommandId = Math.max(mailbox.commandId(), mailbox.resultId()) + 1;
+        try {
+            this.ringAddress = Futex.address(mailbox.directRegion(), MailboxDescriptor.DOORBELL_RING_OFFSET);
+        } catch (RuntimeException | LinkageError e) {
+            // worked out at the first ring instead, where a missing binding is named
+        }
     }
 
     /**

@@ -43,6 +43,7 @@ final class MappedPathClasses {
             "dev.vigil.pool.ExitPolicy$Kind",
             "dev.vigil.pool.ChildKind",
             "dev.vigil.pool.ChildSpec$1",
+            "dev.vigil.pool.ChildEnvironment",
             "dev.vigil.contain.CgroupPool",
             "dev.vigil.mailbox.MailboxHandle",
             "dev.vigil.mailbox.InitOutcome",
@@ -58,6 +59,9 @@ final class MappedPathClasses {
             "sun.nio.ch.FileChannelImpl$Unmapper",
             "java.lang.invoke.VarHandleByteArrayAsLongs",
             "java.lang.invoke.VarHandleByteArrayAsInts",
+            // a method handle's invocation counter: with the journal's and the exit path's code compiled sooner
+            // (vigil.jitFlags), a caller's thread made the first one after the open
+            "java.lang.invoke.MethodHandleImpl$CountingWrapper",
             "java.util.concurrent.ConcurrentSkipListMap",
             "java.util.regex.ASCII",
             "java.net.InetAddress",

@@ -48,6 +48,8 @@ class PoolContainmentTest {
     /** Ignores SIGTERM, starts a child in a new session (it leaves the process group). */
     static final String SETSID = "trap '' TERM; setsid sh -c \"trap '' TERM; sleep 600\" & sleep 600";
     /** Ignores SIGTERM, daemonizes a sleep (setsid --fork: new session, parent exits at once). */
+    /** After an escape: an orphan that keeps the child's group, a setsid daemon, a plain child; three sleeps. */
+    static final String FORKS_AFTER_ESCAPE = "(sleep 600 &); setsid -f sleep 601; sleep 602 & wait";
     static final String DAEMONIZE = "trap '' TERM; setsid -f sleep 600; sleep 600";
 
     /** On SIGTERM forks 200 sleeps, staying in its process group, then keeps waiting. */
@@ -91,6 +93,17 @@ class PoolContainmentTest {
 
     private ChildSpec script(String body) {
         return ChildSpec.exec("/bin/sh", "-c", body).withEnv(MarkedProcesses.VARIABLE, marked.variableValue());
+    }
+
+    /**
+     * A pool "escaper" of one child "mover" that runs {@code then} (forking {@code sleeps} sleeps) after
+     * {@code moveSelf} moved it out of its cgroup; returns once every sleep runs.
+     */
+    private Pool escaper(Orchestrator o, String moveSelf, String then, int sleeps) throws InterruptedException {
+        Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
+                .group("mover", 1, script(moveSelf + " || exit 9; trap '' TERM; " + then)).start();
+        assertEquals(sleeps, marked.awaitNamed("sleep", sleeps, 5_000), marked.alive().toString());
+        return pool;
     }
 
     private Pool forkingPool(Orchestrator o, String id, CloseSettings settings) throws InterruptedException {
@@ -182,11 +195,8 @@ class PoolContainmentTest {
         Files.createDirectories(escape);
         try {
             Orchestrator o = open(ContainmentSettings.cgroups(null), "escape");
-            Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
-                    .group("mover", 1, script("echo $$ > '" + escape + "/cgroup.procs' || exit 9; trap '' TERM; "
-                            + "setsid sleep 600 & sleep 600 & wait")).start();
+            Pool pool = escaper(o, "echo $$ > '" + escape + "/cgroup.procs'", "setsid sleep 600 & sleep 600 & wait", 2);
             int child = pool.child("mover", 0).pid();
-            assertEquals(2, marked.awaitNamed("sleep", 2, 5_000), marked.alive().toString());
             assertTrue(Files.readString(escape.resolve("cgroup.procs")).contains(Integer.toString(child)));
             long t0 = System.nanoTime();
             CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
@@ -229,11 +239,8 @@ class PoolContainmentTest {
         Files.createDirectories(escape);
         try {
             Orchestrator o = open(ContainmentSettings.cgroups(null), "escape-fork");
-            Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
-                    .group("mover", 1, script("echo $$ > '" + escape + "/cgroup.procs' || exit 9; trap '' TERM; "
-                            + "(sleep 600 &); setsid -f sleep 601; sleep 602 & wait")).start();
+            Pool pool = escaper(o, "echo $$ > '" + escape + "/cgroup.procs'", FORKS_AFTER_ESCAPE, 3);
             int child = pool.child("mover", 0).pid();
-            assertEquals(3, marked.awaitNamed("sleep", 3, 5_000), marked.alive().toString());
             CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
             CloseReport.Escape e = failed.report().escapes().get(0);
             assertEquals(child, e.pid());
@@ -261,13 +268,10 @@ class PoolContainmentTest {
         assumeTrue(cgroupsUsable(), "needs a writable cgroup v2 mount");
         Orchestrator o = open(ContainmentSettings.cgroups(null), "escape-own");
         Path mount = CgroupMount.find();
-        Pool pool = Pool.builder(o, "escaper").closeSettings(termThenKill())
-                .group("mover", 1, script("r=$(dirname \"" + mount + "$(sed -n 's/^0:://p' /proc/self/cgroup)\"); "
-                        + "mkdir \"$r/stray\" && echo $$ > \"$r/stray/cgroup.procs\" || exit 9; trap '' TERM; "
-                        + "(sleep 600 &); setsid -f sleep 601; sleep 602 & wait")).start();
+        Pool pool = escaper(o, "r=$(dirname \"" + mount + "$(sed -n 's/^0:://p' /proc/self/cgroup)\"); "
+                + "mkdir \"$r/stray\" && echo $$ > \"$r/stray/cgroup.procs\"", FORKS_AFTER_ESCAPE, 3);
         Path stray = pool.containment().cgroup().getParent().resolve("stray");
         int child = pool.child("mover", 0).pid();
-        assertEquals(3, marked.awaitNamed("sleep", 3, 5_000), marked.alive().toString());
         CloseFailedException failed = assertThrows(CloseFailedException.class, pool::close);
         CloseReport.Escape e = failed.report().escapes().get(0);
         assertEquals(child, e.pid());

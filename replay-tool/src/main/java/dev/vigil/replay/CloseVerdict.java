@@ -21,13 +21,63 @@ public final class CloseVerdict {
     private CloseVerdict() {
     }
 
+    /** Longer lists are cut in show's summary lines (each child still has its own block below them). */
+    static final int LISTED = 10;
+
+    /**
+     * {@code items} joined with ", ", at most {@link #LISTED} of them and how many more: a crashed close of 300 children
+     * made each of show's first three lines list all 300 (10-20 KB a line).
+     */
+    static String some(List<String> items) {
+        return items.size() <= LISTED ? String.join(", ", items)
+                : String.join(", ", items.subList(0, LISTED)) + " and " + (items.size() - LISTED) + " more";
+    }
+
+    /**
+     * {@link #failureClasses} for show's "classes:" line: as they are up to {@link #LISTED}, else per class in order of
+     * first appearance, {@code CLASS x N (pid, pid, ...)}.
+     */
+    static String classesLine(List<String> classes) {
+        if (classes.size() <= LISTED) {
+            return String.join(", ", classes);
+        }
+        Map<String, List<String>> byClass = new java.util.LinkedHashMap<>();
+        for (String pidAndClass : classes) {
+            int space = pidAndClass.indexOf(' ');
+            byClass.computeIfAbsent(pidAndClass.substring(space + 1), k -> new ArrayList<>()).add(pidAndClass.substring(0, space));
+        }
+        List<String> out = new ArrayList<>();
+        byClass.forEach((cls, pids) -> out.add(cls + " x" + pids.size() + " (" + some(pids) + ")"));
+        return String.join(", ", out);
+    }
+
+    /** The children of a close its orchestrator's death ended that were never reaped ({@code group/index pid N}). */
+    static List<String> unreapedAtDeath(RebuiltClose rc) {
+        List<String> out = new ArrayList<>();
+        for (ChildHistory c : rc.children()) {
+            if (rc.endedByDeath() != null && c.reaped() == null) {
+                out.add(c.key().group() + "/" + c.key().index() + " pid " + c.pid());
+            }
+        }
+        return out;
+    }
+
     public static String of(RebuiltClose rc) {
         long t0 = rc.started().timeNanos();
         List<String> causes = new ArrayList<>();
+        List<String> leftByDeath = new ArrayList<>(); // nothing known of them but that the death left them unreaped
         for (ChildHistory c : rc.children()) {
             if (c.outcome().failsTheClose()) {
-                causes.add(cause(c, t0));
+                if (rc.endedByDeath() != null && c.reaped() == null && c.diagnosed() == null && c.shutdownOverwrite() == null) {
+                    leftByDeath.add("pid " + c.pid());
+                } else {
+                    causes.add(cause(c, t0));
+                }
             }
+        }
+        if (!leftByDeath.isEmpty()) {
+            causes.add(0, leftByDeath.size() + " of " + rc.children().size() + " child(ren) neither reaped nor diagnosed when"
+                    + " the orchestrator died: " + some(leftByDeath));
         }
         for (dev.vigil.journal.StrayFound s : rc.strays()) {
             causes.add("stray pid " + s.pid() + " (" + s.command() + ", parent pid " + s.parentPid()

@@ -93,7 +93,9 @@ public final class ShowCommand implements Callable<Integer> {
             out.printf(ReplayText.NUMBERS, "started +0.000 s, never completed: its orchestrator pid %d died; ended by the recovery"
                     + " of pid %d at %s (unreaped then: %s), rebuilt outcome %s%n", rc.endedByDeath().deadPid(),
                     rc.endedByDeath().orchestratorPid(), CloseVerdict.at(rc.endedByDeath().timeNanos(), t0),
-                    rc.endedByDeath().unreaped(), rebuilt.outcome());
+                    CloseVerdict.unreapedAtDeath(rc).isEmpty() ? rc.endedByDeath().unreaped()
+                            : CloseVerdict.unreapedAtDeath(rc).size() + ": " + CloseVerdict.some(CloseVerdict.unreapedAtDeath(rc)),
+                    rebuilt.outcome());
         } else if (c == null && rc.aborted() != null) {
             out.printf(ReplayText.NUMBERS, "started +0.000 s, aborted %s: the close failed inside its orchestrator pid %d (%s),"
                     + " %d child(ren) not reaped then, rebuilt outcome %s%n", CloseVerdict.at(rc.aborted().timeNanos(), t0),
@@ -115,7 +117,7 @@ public final class ShowCommand implements Callable<Integer> {
                     + CloseVerdict.at(rc.escalateNow().timeNanos(), t0) + " (survivors killed at once, whatever the policy)");
         }
         out.println("classes: " + (CloseVerdict.failureClasses(rc).isEmpty() ? "none"
-                : String.join(", ", CloseVerdict.failureClasses(rc))));
+                : CloseVerdict.classesLine(CloseVerdict.failureClasses(rc))));
         if (!rc.strays().isEmpty()) {
             out.println("  DESCENDANTS_LEFT: " + SurvivorClass.DESCENDANTS_LEFT.cause());
             out.println("  next: " + SurvivorClass.DESCENDANTS_LEFT.nextStep());

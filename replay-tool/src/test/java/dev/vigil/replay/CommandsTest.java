@@ -125,6 +125,31 @@ class CommandsTest {
         assertEquals(header.length(), died.length(), "every column where the header has it:\n" + String.join("\n", lines));
     }
 
+    /**
+     * show of a close of 300 children its orchestrator's death ended: the summary lines name the count and the first
+     * few (every child keeps its block below). Before, the header, the verdict and the classes each listed all 300 in
+     * one line of 10-20 KB ("pid N not reaped and not diagnosed by the close's end" 300 times).
+     */
+    @Test
+    void showOfAHundredsChildCloseEndedByDeathKeepsItsSummaryLinesShort() {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            ScenarioJournal.Pool p = j.pool("p", "sticky", "jvms", 300);
+            p.close(Scenarios.LEAK, 0).broadcast();
+            j.append(new dev.vigil.journal.CloseEndedByOrchestratorDeath(j.now(), 4242, "p", 1, 4241, "many"));
+        }
+        CliRun show = CliRun.of("show", tmp.toString(), "1");
+        List<String> lines = show.out().lines().toList();
+        String verdict = lines.stream().filter(l -> l.startsWith("verdict: ")).findFirst().orElseThrow(() -> new AssertionError(show.toString()));
+        assertTrue(verdict.contains("ORCHESTRATOR_DIED") && verdict.contains("300 of 300 child(ren) neither reaped nor diagnosed"
+                + " when the orchestrator died") && verdict.endsWith(" and 290 more"), verdict);
+        assertTrue(lines.get(1).contains("(unreaped then: 300: jvms/0 pid "), lines.get(1));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("classes: ORCHESTRATOR_DIED x300 (")), show::toString);
+        for (String l : lines.subList(0, 4)) {
+            assertTrue(l.length() < 500, l.length() + " characters: " + l.substring(0, Math.min(300, l.length())));
+        }
+        assertEquals(300, lines.stream().filter(l -> l.startsWith("child jvms/")).count(), "every child its own block");
+    }
+
     @Test
     void exportWritesEveryEventAsAStrictJsonLineWithItsJournalIndexAndItsChildIndexApart() throws Exception {
         Scenarios.legacyRace(tmp);
