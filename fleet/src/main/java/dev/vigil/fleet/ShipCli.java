@@ -22,9 +22,10 @@ import picocli.CommandLine.Parameters;
  * resume), 2 bad input; stopped by SIGTERM / Ctrl-C: 143 / 130, after its checkpoint and summary.
  */
 @Command(name = "vigil ship", mixinStandardHelpOptions = true, version = "vigil ship 0.1.0",
-        description = {"Ship a journal's events to a Kafka topic: idempotent producer, acks=all, key = host | orchestrator pid",
-            "| pool. The acknowledged position is checkpointed beside the journal (shipped-TOPIC.properties),",
-            "so a rerun resumes with no gap. Follows the journal until SIGTERM unless --to-end or --until-pid."},
+        // one string: picocli wraps it at the help width (lines given apart were each wrapped, leaving stubs)
+        description = "Ship a journal's events to a Kafka topic: idempotent producer, acks=all, key = host | orchestrator pid"
+            + " | pool. The acknowledged position is checkpointed beside the journal (shipped-TOPIC.properties),"
+            + " so a rerun resumes with no gap. Follows the journal until SIGTERM unless --to-end or --until-pid.",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:shipped", "1:no broker answered through every retry (rerun to resume from the checkpoint)",
             "2:bad input (not a journal, unknown topic, bad options)",

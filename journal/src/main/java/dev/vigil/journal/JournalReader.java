@@ -121,7 +121,8 @@ public final class JournalReader implements AutoCloseable {
             }
             try {
                 tailer = queue.createTailer(); // goes to the first cycle and reads its store header
-            } catch (RuntimeException | InternalError e) {
+            } catch (Exception | InternalError | AssertionError e) { // Chronicle throws checked ones unchecked, too
+                // (StreamCorruptedException "Unexpected magic number": a damaged store header's length)
                 throw new JournalCorruptException("journal dir=" + dir + " file=" + fileOfCycle(cycles.isEmpty() ? 0
                         : cycles.firstKey()) + ": Chronicle cannot read its store header (" + JournalException.plain(e)
                         + ")", -1, e);
@@ -234,6 +235,8 @@ public final class JournalReader implements AutoCloseable {
             // tailer, whose memory fault past the end can surface outside any of this reader's calls.
             throw new JournalCorruptException("journal dir=" + dir + " file=" + fileOfCycle(cycle) + " index=" + hex(index)
                     + ": the cycle file is cut short before this index (" + e.getMessage() + ")", index, e);
+        } catch (PlainExcerpts.Damaged e) {
+            throw new JournalCorruptException("journal dir=" + dir + " " + e.getMessage(), e.index, e);
         } catch (PlainExcerpts.NotUnderstood e) {
             found = false;
         }
@@ -257,7 +260,7 @@ public final class JournalReader implements AutoCloseable {
         boolean found;
         try {
             found = t.moveToIndex(index);
-        } catch (RuntimeException | InternalError e) {
+        } catch (Exception | InternalError | AssertionError e) {
             throw corrupt(index, "the queue's own index cannot be followed to it (" + JournalException.plain(e) + ")", e);
         }
         if (found) {
@@ -490,7 +493,7 @@ public final class JournalReader implements AutoCloseable {
                 throw corrupt(index, e.getMessage(), e);
             } catch (JournalException e) {
                 throw e;
-            } catch (RuntimeException | AssertionError | InternalError e) {
+            } catch (Exception | AssertionError | InternalError e) {
                 String truncation = truncationAfterLastEvent();
                 throw corrupt(index, truncation != null ? truncation
                         : "unreadable excerpt (" + JournalException.plain(e) + ")", e);

@@ -95,6 +95,16 @@ final class PlainExcerpts implements AutoCloseable {
     private long[] indexArray;
     private long indexArrayPosition = -1;
 
+    /**
+     * The sequential read's check of the cycle's own index (the header and index area, where no event is): index arrays
+     * passed so far, and the entries of the last one as read when it was passed (null before any), the sequence its
+     * first entry stands for. An entry is 0 (not written yet) or the position of its event.
+     */
+    private int arraysPassed;
+    private long[] passedEntries;
+    private long passedFirstSequence;
+    private long passedSpacing;
+
     private int cycle = Integer.MIN_VALUE;
     /** Position of the next header to look at, and the sequence number the next data excerpt has. */
     private long position;
@@ -135,7 +145,17 @@ final class PlainExcerpts implements AutoCloseable {
         }
         ended = false;
         enter(f);
-        Indexing ix = indexing();
+        Indexing ix;
+        try {
+            ix = indexing();
+        } catch (NotUnderstood e) {
+            // the cycle holds this index (its store header says so), so it has its indexing: Chronicle's tailer would
+            // follow the same damaged header to another event
+            long index0 = JournalDirectory.ROLL_CYCLE.toIndex(c, 0);
+            throw new Damaged("file=" + f.file().getFileName() + " index=0x" + Long.toHexString(index0) + ": the store"
+                    + " header's indexing cannot be read (" + e.getMessage() + "): a damaged store header or index2index"
+                    + " array", index0);
+        }
         long perArray = (long) ix.count * ix.spacing;
         long[] index2index = ix.index2index;
         int arraySlot = (int) (seq / perArray);
@@ -143,16 +163,40 @@ final class PlainExcerpts implements AutoCloseable {
             return false;
         }
         long[] entries = indexArray(index2index[arraySlot], ix.count);
-        long entry = entries[(int) ((seq / ix.spacing) % ix.count)];
-        if (entry <= 0 || (entry & 3) != 0 || entry > f.lastPosition()) {
-            return false;
+        int slot = (int) ((seq / ix.spacing) % ix.count);
+        long entry = entries[slot];
+        if (entry == 0) {
+            return false; // not indexed yet (a writer killed between an event and its entry): Chronicle scans for it
         }
-        int header = intAt(entry);
-        if (header == 0 || (header & (NOT_COMPLETE | META_DATA)) != 0) {
-            return false;
+        // The entry is trusted only once the excerpts lead to it: from the entry before it (spacing excerpts on), or
+        // for an array's first entry from the array itself (its first event follows it). A damaged entry that points
+        // at another event would otherwise give that event's and its successors' bodies under the wrong indexes.
+        long from;
+        long steps = ix.spacing;
+        if (slot > 0) {
+            from = entries[slot - 1];
+        } else if (arraySlot > 0) {
+            from = index2index[arraySlot - 1] <= 0 ? 0 : array(index2index[arraySlot - 1], "index", ix.count)[ix.count - 1];
+        } else {
+            from = index2index[0];
+            steps = 0;
+        }
+        if (from == 0) {
+            return false; // the entry before it not written yet: nothing to check it against, Chronicle scans
+        }
+        long expected = walkTo(from, steps);
+        if (expected != entry || entry <= 0 || (entry & 3) != 0 || entry > f.lastPosition()) {
+            long first = seq - seq % ix.spacing;
+            throw new Damaged("file=" + f.file().getFileName() + " index=0x" + Long.toHexString(JournalDirectory.ROLL_CYCLE
+                    .toIndex(c, first)) + ": the queue's index says this event is at byte=" + entry + ", but the events lead"
+                    + " to byte=" + expected + " (a damaged index entry)", JournalDirectory.ROLL_CYCLE.toIndex(c, first));
         }
         position = entry;
         sequence = seq - seq % ix.spacing;
+        arraysPassed = arraySlot + 1;
+        passedEntries = entries.clone();
+        passedFirstSequence = (long) arraySlot * ix.count * ix.spacing;
+        passedSpacing = ix.spacing;
         lastHeader = -1;
         readSize = FIRST_READ;
         while (sequence < seq) {
@@ -161,6 +205,34 @@ final class PlainExcerpts implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * The header position of the data excerpt {@code steps} data excerpts after the one at {@code from} (0: the first
+     * data excerpt at or after {@code from}, metadata skipped); -1 when the walk meets the end of the data or an excerpt
+     * it does not understand.
+     */
+    private long walkTo(long from, long steps) {
+        long p = from;
+        long left = steps;
+        if (p < 0 || (p & 3) != 0) {
+            return -1;
+        }
+        while (p + 4 <= fileLength) {
+            int header = intAt(p);
+            if (header == 0 || header == END_OF_DATA || (header & NOT_COMPLETE) != 0) {
+                return -1;
+            }
+            boolean data = (header & META_DATA) == 0;
+            if (data && left == 0) {
+                return p;
+            }
+            if (data) {
+                left--;
+            }
+            p = align4(p + 4 + (header & LENGTH_MASK));
+        }
+        return -1;
     }
 
     /**
@@ -199,8 +271,19 @@ final class PlainExcerpts implements AutoCloseable {
                             + Integer.toHexString(header) + ") but is none of the queue's index arrays: an event"
                             + " whose header was damaged", index);
                 }
+                checkIndexing(position);
                 position = align4(end);
                 continue;
+            }
+            if (passedEntries != null && (sequence & (passedSpacing - 1)) == 0) {
+                long slot = (sequence - passedFirstSequence) / passedSpacing;
+                long entry = slot >= 0 && slot < passedEntries.length ? passedEntries[(int) slot] : 0;
+                if (entry != 0 && entry != position) {
+                    long index = JournalDirectory.ROLL_CYCLE.toIndex(cycle, sequence);
+                    throw new Damaged("file=" + file.file().getFileName() + " index=0x" + Long.toHexString(index)
+                            + ": the queue's index says this event is at byte=" + entry + ", but it is at byte=" + position
+                            + " (a damaged index entry)", index);
+                }
             }
             lastHeader = position;
             bodyPosition = position + 4;
@@ -272,6 +355,8 @@ final class PlainExcerpts implements AutoCloseable {
         position = firstPosition;
         sequence = 0;
         lastHeader = -1;
+        arraysPassed = 0;
+        passedEntries = null;
     }
 
     private void closeFile() {
@@ -351,12 +436,55 @@ final class PlainExcerpts implements AutoCloseable {
         return false;
     }
 
+    /**
+     * The index area, checked as the sequential read passes it: the store header's indexing must read, the first
+     * index excerpt must be the index2index array where the header says, each index array where index2index lists it
+     * (0: not listed yet), and each must read whole. Its entries are checked as the events they name are reached.
+     * Damage there, where no event is, was read through without a word, while reads from an index ({@link #toIndex})
+     * and Chronicle's tailer follow it.
+     */
+    private void checkIndexing(long at) {
+        long index = JournalDirectory.ROLL_CYCLE.toIndex(cycle, sequence);
+        String where = "file=" + file.file().getFileName() + " index=0x" + Long.toHexString(index) + ": ";
+        Indexing ix;
+        try {
+            ix = indexing();
+        } catch (Damaged d) {
+            throw d;
+        } catch (NotUnderstood e) {
+            throw new Damaged(where + "the store header's indexing cannot be read (" + e.getMessage() + "): a damaged"
+                    + " store header or index2index array", index);
+        }
+        ensure(at + 4, 2);
+        boolean index2index = window[(int) (at + 4 - windowStart) + 1] == INDEXING_NAMES[0].length;
+        if (index2index) {
+            if (at != ix.index2indexAt) {
+                throw new Damaged(where + "an index2index array at byte=" + at + ", where the store header says byte="
+                        + ix.index2indexAt + " (a damaged store header or index area)", index);
+            }
+            return;
+        }
+        long listed = arraysPassed < ix.index2index.length ? ix.index2index[arraysPassed] : -1;
+        if (listed != 0 && listed != at) {
+            throw new Damaged(where + "index array " + arraysPassed + " at byte=" + at + ", where the index2index array"
+                    + " says byte=" + listed + " (a damaged index area)", index);
+        }
+        try {
+            passedEntries = array(at, "index", ix.count).clone();
+        } catch (NotUnderstood e) {
+            throw new Damaged(where + "the index array at byte=" + at + " cannot be read (" + e.getMessage() + ")", index);
+        }
+        passedFirstSequence = (long) arraysPassed * ix.count * ix.spacing;
+        passedSpacing = ix.spacing;
+        arraysPassed++;
+    }
+
     private static long align4(long p) {
         return (p + 3) & ~3L;
     }
 
     /** The store header's indexing: entries per index array, excerpts per entry, and the index2index array. */
-    private record Indexing(int count, int spacing, long[] index2index) {
+    private record Indexing(int count, int spacing, long index2indexAt, long[] index2index) {
     }
 
     private Indexing indexing() {
@@ -372,7 +500,7 @@ final class PlainExcerpts implements AutoCloseable {
         if (count <= 0 || count > 1 << 20 || spacing <= 0 || spacing > 1 << 20 || Long.bitCount(spacing) != 1) {
             throw new NotUnderstood("store header indexing count=" + count + " spacing=" + spacing);
         }
-        indexing = new Indexing((int) count, (int) spacing, array(index2index, "index2index", (int) count));
+        indexing = new Indexing((int) count, (int) spacing, index2index, array(index2index, "index2index", (int) count));
         return indexing;
     }
 

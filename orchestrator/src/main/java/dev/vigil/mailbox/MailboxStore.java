@@ -180,6 +180,7 @@ public final class MailboxStore implements AutoCloseable {
                 deleteQuietly(marker);
             }
             if (created) { // what this call made of a map it could not create: on a full disk, a sparse file of ~13 MB
+                full = full == null ? null : full + needs(mapFile, maxMailboxes);
                 deleteQuietly(mapFile);
             }
             if (full == null && e instanceof RuntimeException r) {
@@ -187,6 +188,21 @@ public final class MailboxStore implements AutoCloseable {
             }
             throw new MailboxException("cannot open mailbox store: file=" + mapFile + " maxMailboxes=" + maxMailboxes + ": "
                     + inWords(full, e), e);
+        }
+    }
+
+    /**
+     * How much a new map needed against what its file system has free, from the length the map's file was given before
+     * its pages could not be had: {@code : a map of 256 mailboxes takes 13971456 bytes, 8388608 bytes free there}; empty when
+     * unknown. A full tmpfs said only "no space left", and the user could not tell how much room to make.
+     */
+    private static String needs(Path mapFile, int maxMailboxes) {
+        try {
+            long length = Files.size(mapFile); // 0 when not even its header could be written
+            return (length > 0 ? ": a map of " + maxMailboxes + " mailboxes takes " + length + " bytes," : ":") + " "
+                    + Files.getFileStore(mapFile).getUsableSpace() + " bytes free there";
+        } catch (IOException | RuntimeException unknown) {
+            return "";
         }
     }
 

@@ -35,4 +35,36 @@ public final class HelpSummaries {
         }
         return out;
     }
+
+    /**
+     * The stub lines inside the description of a command's {@code --help} (the lines after the usage, up to the first
+     * indented one): a description given as lines wider than the help, each wrapped on its own, leaves a short line
+     * after every one of them ("from, to,"). A description picocli wrapped as one paragraph has none (every line but
+     * its last at least half the width). Empty when nothing is wrong; one entry when no description is found.
+     */
+    public static List<String> descriptionStubs(String help) {
+        List<String> lines = help.lines().toList();
+        int first = 0;
+        while (first < lines.size() && !lines.get(first).startsWith("Usage:")) {
+            first++;
+        }
+        first++;
+        while (first < lines.size() && lines.get(first).startsWith(" ")) {
+            first++;
+        }
+        int last = first;
+        while (last < lines.size() && !lines.get(last).isBlank() && !lines.get(last).startsWith(" ")) {
+            last++;
+        }
+        if (last == first) {
+            return List.of("no description found in:\n" + help);
+        }
+        List<String> out = new ArrayList<>();
+        for (String line : lines.subList(first, last - 1)) {
+            if (line.length() < WIDTH / 2) {
+                out.add("a stub line '" + line + "' inside the description");
+            }
+        }
+        return out;
+    }
 }

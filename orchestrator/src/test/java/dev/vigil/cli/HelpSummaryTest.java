@@ -27,6 +27,18 @@ class HelpSummaryTest {
         assertEquals(List.of(), HelpSummaries.problems(help), help);
     }
 
+    /** Each subcommand's description is wrapped as one paragraph, with no stub line (vigil-replay's were not). */
+    @Test
+    void everySubcommandDescriptionIsWrappedAsOneParagraph() {
+        for (String sub : List.of("run", "demo", "session", "reap")) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int exit = new VigilCli(new PrintStream(out, true, StandardCharsets.UTF_8), System.err).execute(sub, "--help");
+            String help = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, exit, help);
+            assertEquals(List.of(), HelpSummaries.descriptionStubs(help), sub + " --help:\n" + help);
+        }
+    }
+
     /** run --help lists every exit code a run ends with (before, only README did). */
     @Test
     void runsHelpListsEveryExitCode() {

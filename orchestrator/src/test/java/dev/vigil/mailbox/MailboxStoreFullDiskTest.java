@@ -43,6 +43,23 @@ class MailboxStoreFullDiskTest {
         }
     }
 
+    /**
+     * A new map that does not fit says how much it takes and how much is free (probe: bin/vigil run on a 8 MiB tmpfs
+     * said only "no space left on /tmp/field/tiny (tmpfs)"), and leaves no file behind.
+     */
+    @Test
+    void aNewMapThatDoesNotFitSaysHowMuchItTakesAndHowMuchIsFree() throws Exception {
+        Path reserve = Files.write(tmpfs.path().resolve("reserve"), new byte[4 << 20]);
+        tmpfs.fill();
+        Files.delete(reserve); // 4 MiB free: room for the map's header, not for its 14 MB
+        Path file = tmpfs.path().resolve("new.map");
+        MailboxException refused = assertThrows(MailboxException.class, () -> MailboxStore.createOrOpen(file, 256));
+        assertTrue(refused.getMessage().matches("(?s).*no space left on " + java.util.regex.Pattern.quote(
+                tmpfs.path().toString()) + ".*: a map of 256 mailboxes takes [1-9][0-9]{6,} bytes, [0-9]{6,} bytes free"
+                + " there"), refused.getMessage());
+        assertFalse(Files.exists(file), "left: " + file);
+    }
+
     @Test
     void aMapClosedCleanlyStillOpensWhenTheDiskHasNoRoomToCopyItForItsCheck() throws Exception {
         Path file = tmpfs.path().resolve("mailboxes.map");
