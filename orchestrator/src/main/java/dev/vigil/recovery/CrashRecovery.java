@@ -63,15 +63,8 @@ public final class CrashRecovery {
      * Null when there was nothing to recover (no previous owner record and no mailbox left in the map).
      *
      * @param journalDir the journal directory (its guardian records are beside it)
-     */
-    public static Outcome recover(OwnerRecord previous, Path journalDir, PoolJournal journal, MailboxStore mailboxes)
-            throws InterruptedException {
-        return recover(previous, journalDir, journal, mailboxes, null);
-    }
-
-    /**
-     * As {@link #recover(OwnerRecord, Path, PoolJournal, MailboxStore)}, with the dead one's journal as {@code before}
-     * read it, before this process opened the dir for writing (null: read it now, to the damage).
+     * @param before     the journal as the open read it before this process opened the dir for writing (null: a
+     *                   journal this process was given open; it is read now, and damage in it refused)
      */
     public static Outcome recover(OwnerRecord previous, Path journalDir, PoolJournal journal, MailboxStore mailboxes,
             JournalRead before) throws InterruptedException {

@@ -108,17 +108,21 @@ class CommandsTest {
                 && !stats.out().contains("overlapping closes 3"), stats::toString);
     }
 
+    /** A journal in tmp: pool p of {@code children} in {@code group}, its close 1 broadcast, then ended by its orchestrator's death. */
+    private void closeEndedByDeath(String group, int children) {
+        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
+            j.pool("p", "sticky", group, children).close(Scenarios.LEAK, 0).broadcast();
+            j.append(new dev.vigil.journal.CloseEndedByOrchestratorDeath(j.now(), 4242, "p", 1, 4241, "pid 1 pid 2"));
+        }
+    }
+
     /**
      * The outcome column of closes is as wide as its longest outcome: ORCHESTRATOR_DIED (17 characters) overflowed the
      * 10 it had, and its row's counts stood 7 columns right of the header's.
      */
     @Test
     void theOutcomeColumnHoldsOrchestratorDied() {
-        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
-            ScenarioJournal.Pool p = j.pool("p", "sticky", "chips", 2);
-            p.close(Scenarios.LEAK, 0).broadcast();
-            j.append(new dev.vigil.journal.CloseEndedByOrchestratorDeath(j.now(), 4242, "p", 1, 4241, "pid 1 pid 2"));
-        }
+        closeEndedByDeath("chips", 2);
         List<String> lines = CliRun.of("closes", tmp.toString()).out().lines().toList();
         String header = lines.get(0);
         String died = lines.stream().filter(l -> l.contains("ORCHESTRATOR_DIED")).findFirst().orElseThrow();
@@ -132,11 +136,7 @@ class CommandsTest {
      */
     @Test
     void showOfAHundredsChildCloseEndedByDeathKeepsItsSummaryLinesShort() {
-        try (ScenarioJournal j = new ScenarioJournal(tmp)) {
-            ScenarioJournal.Pool p = j.pool("p", "sticky", "jvms", 300);
-            p.close(Scenarios.LEAK, 0).broadcast();
-            j.append(new dev.vigil.journal.CloseEndedByOrchestratorDeath(j.now(), 4242, "p", 1, 4241, "many"));
-        }
+        closeEndedByDeath("jvms", 300);
         CliRun show = CliRun.of("show", tmp.toString(), "1");
         List<String> lines = show.out().lines().toList();
         String verdict = lines.stream().filter(l -> l.startsWith("verdict: ")).findFirst().orElseThrow(() -> new AssertionError(show.toString()));

@@ -161,6 +161,11 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                         + ": poll cancellation in it, or raise the window above its longest run";
             }
             case NOT_OBSERVED:
+                if (neverReachedItsLoop(ev) && "unmapped".equals(ev.get("mailbox"))) {
+                    return "it never mapped its mailbox and runs " + ev.getOrDefault("exe", "?") + " (" + proc + "): a "
+                            + "program that does not attach to the mailbox (no child runtime) is a plain executable, kind"
+                            + " exec (ChildSpec.exec), closed by its stop signal; or it is still starting: read its stderr";
+                }
                 if (neverReachedItsLoop(ev)) {
                     return "it never reached its loop (IDLE at seq 0: no INIT_READY, " + proc + "): still starting, or"
                             + " blocked before its runtime attached (a close right after a start, as a start's rollback,"
@@ -168,7 +173,8 @@ public record SurvivorDiagnosis(SurvivorClass survivorClass, String line) {
                 }
                 return signaledOnly(ev)
                         ? "the plain executable outlived its stop signal (" + proc + "): make it exit on that signal, "
-                                + "give it a withStopSignal it handles, or close with term-then-kill"
+                                + "or give it one it exits on (stopSignal in a spec, withStopSignal in Java); "
+                                + "term-then-kill ends it"
                         : "idle in its loop (" + ev.getOrDefault("state", "?") + ", last beat " + ev.get("heartbeat_age")
                                 + " before the diagnosis) yet it never acknowledged: " + c.nextStep();
             case WEDGED:

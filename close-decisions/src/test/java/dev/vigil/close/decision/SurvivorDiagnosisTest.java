@@ -88,6 +88,21 @@ class SurvivorDiagnosisTest {
                 SurvivorDiagnosis.nextStep(d.survivorClass(), d.line()));
     }
 
+    /**
+     * A mailbox child that never mapped its mailbox by its start's timeout (bin/vigil run: kind mailbox-exec running
+     * sleep 600) was told to "read its stacks and its stderr" of a loop; it names the program and that it never attached.
+     */
+    @Test
+    void aChildThatNeverMappedItsMailboxIsNamedAsNotSpeakingTheProtocol() {
+        MailboxWords fresh = new MailboxWords(0, "IDLE", "NONE", 0, false, 77, 0, 0);
+        SurvivorDiagnosis d = SurvivorDiagnosis.classify(evidence(fresh, S,
+                new ProcSnapshot('S', "hrtimer_nanosleep", List.of(), false, "/usr/bin/sleep")));
+        assertEquals(SurvivorClass.NOT_OBSERVED, d.survivorClass());
+        String next = SurvivorDiagnosis.nextStep(d.survivorClass(), d.line());
+        assertTrue(next.startsWith("it never mapped its mailbox and runs /usr/bin/sleep (proc=S wchan=hrtimer_nanosleep): "
+                + "a program that does not attach to the mailbox"), next);
+    }
+
     /** A Python child still starting (seq 0, no INIT_READY) when its start's rollback closed it was "idle in its loop". */
     @Test
     void aChildThatNeverReachedItsLoopIsNotSaidToIdleInIt() {
