@@ -123,6 +123,29 @@ public final class JournalDirectory {
                 + SET_ASIDE_NAMES + " exist already (an earlier set-aside is never overwritten); nothing started, start again");
     }
 
+    /**
+     * The cheap look a start takes at a journal it will append to when no crash made it read the journal whole: each
+     * cycle file's store header, and the cycles the close index records against the files there
+     * ({@link CycleFiles#ofJournal}: a missing cycle, a file of another journal). True when any of it is damaged, or
+     * cannot be looked at: then the start reads the journal whole to name the damage (and sets it aside). Reads 512
+     * bytes per cycle file and the close index; damage inside the events is found by the replay, as before.
+     */
+    public static boolean looksDamaged(Path dir) {
+        if (!Files.exists(dir.resolve(JournalSchema.MARKER_FILE))) {
+            return false;
+        }
+        try {
+            for (CycleFiles.CycleFile f : CycleFiles.ofJournal(dir).files()) {
+                if (!f.readable()) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (RuntimeException unreadable) {
+            return true; // the whole read says what it is
+        }
+    }
+
     /** How many names {@link #setAside} tries for one second: {@code <dir>.damaged-<UTC time>}, then -2 to -this. */
     public static final int SET_ASIDE_NAMES = 100;
 

@@ -119,8 +119,10 @@ public final class Orchestrator implements AutoCloseable {
         Path setAsideTo = null;
         long setAsideAt = 0;
         try {
-            if (b.journal == null && ownership.previousOwner() != null) {
-                // After a crash, before any writer touches it: the dead one's journal, read to its end or its damage.
+            if (b.journal == null && (ownership.previousOwner() != null
+                    || JournalDirectory.looksDamaged(b.journalDir))) {
+                // After a crash, before any writer touches it: the dead one's journal, read to its end or its damage;
+                // after a clean close, only when a look at its files' headers and close index finds damage.
                 // A damaged one is set aside whole (journald's way) and this one journals into a fresh one: appended
                 // after the damage, every event would be unreadable, and every restart would meet the same damage.
                 before = CrashRecovery.JournalRead.of(b.journalDir);

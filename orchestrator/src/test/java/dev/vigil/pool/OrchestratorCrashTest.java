@@ -504,6 +504,36 @@ class OrchestratorCrashTest {
         }
     }
 
+    /**
+     * No crash: a journal closed cleanly, then damaged between runs where the cheap look at every start sees it (a cycle
+     * file's store header flipped, a day's file deleted that the close index records): the next start sets it aside as
+     * after a crash, and journals into a fresh one whose first event names it. Undamaged, it appends as before. Before,
+     * only a crash made a start read the journal: the writer appended after the damage.
+     */
+    @Test
+    void aStartAfterACleanCloseSetsAsideAJournalWhoseFileHeadersOrCyclesAreDamaged() throws Exception {
+        assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
+        for (Damage d : List.of(Damage.NONE, Damage.HEADER_TOP_BIT_FLIPPED, Damage.MIDDLE_FILE_DELETED)) {
+            Path journal = tmp.resolve("clean-" + d.name().toLowerCase(Locale.ROOT));
+            dev.vigil.journal.EarlierDays.write(journal, 2, 1);
+            openOn(journal).close();
+            String file = d.apply(journal);
+            try (Orchestrator o = openOn(journal)) {
+                assertTrue(o.recovery().isEmpty(), d + ": nothing to recover after a clean close");
+                if (d == Damage.NONE) {
+                    assertTrue(o.journalSetAside().isEmpty(), "an undamaged journal is not set aside");
+                    continue;
+                }
+                Path aside = o.journalSetAside().orElseThrow(() -> new AssertionError(d + ": not set aside")).dir();
+                assertTrue(aside.getFileName().toString().startsWith("clean-" + d.name().toLowerCase(Locale.ROOT) + ".damaged-"), d + ": " + aside);
+                assertTrue(ReadToDamage.of(aside).damage().getMessage().contains("file=" + file), d + ": the set-aside dir names the damage");
+            }
+            ReadToDamage now = ReadToDamage.of(journal);
+            assertEquals(null, now.damage(), d + ": the fresh journal reads whole");
+            assertTrue(now.events().get(0) instanceof dev.vigil.journal.JournalSetAside, d + ": first event " + now.events().get(0));
+        }
+    }
+
     @Test
     void aSecondOrchestratorOnALiveOnesJournalDirRefusesAtOnceNamingTheOwner() throws Exception {
         MarkedProcesses marked = new MarkedProcesses();
