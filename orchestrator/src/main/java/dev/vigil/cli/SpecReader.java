@@ -324,8 +324,38 @@ public final class SpecReader {
             }
         }
         ExitPolicy onChildExit = onChildExit(o.node("onChildExit"), o.path("onChildExit"));
+        RunSpec.Start start = start(o.node("start"), o.path("start"), groups);
         o.rejectUnknown();
-        return new RunSpec.PoolEntry(id, groups, workload, onChildExit);
+        return new RunSpec.PoolEntry(id, groups, workload, onChildExit, start);
+    }
+
+    /**
+     * A pool's {@code start: {timeoutMs, bootingAtOnce}}. Each is refused where nothing would read it: a timeout in a
+     * pool of plain executables only (nothing waits for their readiness), a bound on booting in a pool without java or
+     * python children (the only ones it counts).
+     */
+    private RunSpec.Start start(JsonNode node, String path, List<Group> groups) {
+        RunSpec.Start defaults = RunSpec.Start.DEFAULTS;
+        if (node == null) {
+            return defaults;
+        }
+        JsonFields o = object(node, path);
+        if (o == null) {
+            return defaults;
+        }
+        long timeoutMs = o.millisAtLeast("timeoutMs", 1, defaults.timeoutMs());
+        int bootingAtOnce = o.intAtLeast("bootingAtOnce", 0, defaults.bootingAtOnce());
+        o.rejectUnknown();
+        List<String> kinds = groups.stream().map(g -> g == null ? null : g.kind()).toList();
+        if (!kinds.isEmpty() && !kinds.contains(null)) {
+            if (node.has("timeoutMs") && kinds.stream().allMatch("exec"::equals)) {
+                problem(o.path("timeoutMs"), "not used: every group of this pool is kind exec, whose readiness nothing waits for");
+            }
+            if (node.has("bootingAtOnce") && !kinds.contains("java") && !kinds.contains("python")) {
+                problem(o.path("bootingAtOnce"), "not used: it bounds java and python children, and this pool has none");
+            }
+        }
+        return new RunSpec.Start(timeoutMs, bootingAtOnce);
     }
 
     /** A pool's {@code onChildExit}: the policy, and for {@code restart} its intensity limit and backoff. */
