@@ -96,27 +96,35 @@ public final class JournalDirectory {
     /**
      * Moves the damaged journal {@code dir} (the whole directory: its cycle files, close index and marker, so that it
      * stays a journal vigil-replay reads as before, up to its damage) aside to {@code <dir>.damaged-<UTC time>} beside
-     * it, and returns where it went. Never overwrites: a name taken (an earlier set-aside the same second) fails.
-     * Only the dir's owner may call it (no writer has it open). Fails with a {@link JournalException} of one line
-     * naming both paths and why (a read-only parent, the name taken, no space): nothing was moved then.
+     * it, and returns where it went. Never overwrites: a name taken (an earlier set-aside the same second) takes the
+     * next free one, {@code -2} to {@code -}{@link #SET_ASIDE_NAMES}; all of them taken fails. Only the dir's owner may
+     * call it (no writer has it open). Fails with a {@link JournalException} of one line naming both paths and why (a
+     * read-only parent, every name taken, no space): nothing was moved then.
      */
     public static Path setAside(Path dir, long epochMillis) {
         Path real = JournalOwner.realPath(dir);
         String stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.ofEpochMilli(epochMillis));
-        Path target = real.resolveSibling(real.getFileName() + SET_ASIDE_INFIX + stamp);
-        try {
-            // no REPLACE_EXISTING: a taken name fails (Files.move checks it, then rename(2) moves the directory whole)
-            Files.move(real, target);
-        } catch (FileAlreadyExistsException taken) {
-            throw new JournalException("the damaged journal dir=" + real + " cannot be set aside: " + target
-                    + " exists already (an earlier set-aside is never overwritten); nothing started, start again", taken);
-        } catch (IOException | RuntimeException e) {
-            throw new JournalException("the damaged journal dir=" + real + " cannot be set aside as " + target + ": "
-                    + JournalException.reason(e) + "; nothing started", e);
+        Path first = real.resolveSibling(real.getFileName() + SET_ASIDE_INFIX + stamp);
+        for (int n = 1; n <= SET_ASIDE_NAMES; n++) {
+            Path target = n == 1 ? first : first.resolveSibling(first.getFileName() + "-" + n);
+            try {
+                // no REPLACE_EXISTING: a taken name fails (Files.move checks it, then rename(2) moves the directory whole)
+                Files.move(real, target);
+                return target;
+            } catch (FileAlreadyExistsException taken) {
+                // an earlier set-aside (or anything else) has it: the next name
+            } catch (IOException | RuntimeException e) {
+                throw new JournalException("the damaged journal dir=" + real + " cannot be set aside as " + target + ": "
+                        + JournalException.reason(e) + "; nothing started", e);
+            }
         }
-        return target;
+        throw new JournalException("the damaged journal dir=" + real + " cannot be set aside: " + first + " and -2 to -"
+                + SET_ASIDE_NAMES + " exist already (an earlier set-aside is never overwritten); nothing started, start again");
     }
+
+    /** How many names {@link #setAside} tries for one second: {@code <dir>.damaged-<UTC time>}, then -2 to -this. */
+    public static final int SET_ASIDE_NAMES = 100;
 
     /** What follows the journal dir's name in the name of a damaged journal set aside ({@link #setAside}). */
     public static final String SET_ASIDE_INFIX = ".damaged-";

@@ -132,6 +132,7 @@ public final class Orchestrator implements AutoCloseable {
             writer = b.journal != null ? b.journal : JournalWriter.open(b.journalDir);
         } catch (RuntimeException e) {
             closeWhenOpened(mapOpening);
+            endDeadOwnersProcesses(ownership.previousOwner(), e);
             ownership.close();
             leftovers.removeCreated();
             throw e;
@@ -211,6 +212,26 @@ public final class Orchestrator implements AutoCloseable {
     }
 
     /**
+     * Before an open that found a dead owner fails on its journal (a damaged one that cannot be set aside, a writer that
+     * cannot open): that owner's processes end first, as recovery would have ended them, whatever happens to the
+     * journal (a supervisor retrying would otherwise leave them alive until a start succeeds; without a guardian, for
+     * good). What stops the ending is added to {@code failure}, which is said as before.
+     */
+    private static void endDeadOwnersProcesses(OwnerRecord previous, RuntimeException failure) {
+        if (previous == null) {
+            return;
+        }
+        try {
+            CrashRecovery.endContainment(previous);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure.addSuppressed(e);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
      * {@link MailboxStore#restoreCutLength}, said on stderr when it restored something (a close's abort says it too); on
      * the thread that caught a memory fault (the drainer's, the close engine's), first lets go of the ring cursors'
      * locks the fault left held ({@link RingDrainer#releaseLocksLeftByFault}).
@@ -265,12 +286,13 @@ public final class Orchestrator implements AutoCloseable {
 
     /**
      * After a failed open: the mailbox map, once its opening ends (waited for: what it created is removed next), is
-     * closed again.
+     * closed again. Its own failure to open or close (e.g. its owner marker in a read-only dir) is not the one that
+     * ended the start, which is said instead (before, a close failing here hid it).
      */
     private static void closeWhenOpened(CompletableFuture<MailboxStore> opening) {
         try {
             opening.join().close();
-        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException failedToo) {
+        } catch (RuntimeException failedToo) {
             // its failure is not the one that ended the start
         }
     }

@@ -76,20 +76,10 @@ public final class CrashRecovery {
         int deadPid = previous != null ? previous.pid() : 0;
         long deadTicks = previous != null ? previous.startTicks() : -1;
         // 1. nothing of it alive: its containment, then anything still mapping one of its mailboxes
-        int killed = 0;
-        int removed = 0;
-        boolean gone = true;
-        if (previous != null && previous.cgroupRoot() != null && !previous.cgroupRoot().isEmpty()) {
-            Leftovers.Swept s = Leftovers.killCgroupTree(Path.of(previous.cgroupRoot()), KILL_BOUND_NANOS);
-            killed += s.killed().size();
-            removed += s.containersRemoved();
-            gone &= s.empty();
-        }
-        if (previous != null && previous.processGroupsFile() != null && !previous.processGroupsFile().isEmpty()) {
-            Leftovers.Swept s = Leftovers.killProcessGroups(Path.of(previous.processGroupsFile()), KILL_BOUND_NANOS);
-            killed += s.killed().size();
-            gone &= s.empty();
-        }
+        Leftovers.Swept contained = endContainment(previous);
+        int killed = contained.killed().size();
+        int removed = contained.containersRemoved();
+        boolean gone = contained.empty();
         Map<MailboxId, Integer> childPids = new LinkedHashMap<>();
         for (MailboxId id : left) {
             int pid = mailboxes.lookup(id).map(MailboxHandle::mailbox).map(m -> m.childPidAcquire()).orElse(0);
@@ -142,6 +132,29 @@ public final class CrashRecovery {
                 deadTicks, killed, removed, freed, guardian.toString()));
         journal.writer().flush();
         return new Outcome(deadPid, killed, removed, freed, ended, gone, guardian.toString());
+    }
+
+    /**
+     * Ends every process of the dead owner's containment (its cgroup tree, or its process groups), bounded. Recovery's
+     * first step; also what an open that fails after finding a dead owner (its damaged journal cannot be set aside,
+     * a writer cannot open) does before it says why: a journal problem never leaves a dead run's processes alive.
+     */
+    public static Leftovers.Swept endContainment(OwnerRecord previous) throws InterruptedException {
+        List<ContainedProcess> killed = new ArrayList<>();
+        int removed = 0;
+        boolean gone = true;
+        if (previous != null && previous.cgroupRoot() != null && !previous.cgroupRoot().isEmpty()) {
+            Leftovers.Swept s = Leftovers.killCgroupTree(Path.of(previous.cgroupRoot()), KILL_BOUND_NANOS);
+            killed.addAll(s.killed());
+            removed += s.containersRemoved();
+            gone &= s.empty();
+        }
+        if (previous != null && previous.processGroupsFile() != null && !previous.processGroupsFile().isEmpty()) {
+            Leftovers.Swept s = Leftovers.killProcessGroups(Path.of(previous.processGroupsFile()), KILL_BOUND_NANOS);
+            killed.addAll(s.killed());
+            gone &= s.empty();
+        }
+        return new Leftovers.Swept(killed, removed, gone);
     }
 
     private static List<Path> guardianRecords(Path journalDir) {

@@ -445,56 +445,63 @@ class OrchestratorCrashTest {
     }
 
     /**
-     * The set-aside cannot be made (its name is taken, the parent is read-only): one line naming both paths and why,
-     * nothing started and nothing moved; the next restart, the obstacle gone, sets it aside.
+     * A crashed run without its guardian leaves its grandchildren alive; the restart finds its journal damaged and the
+     * set-aside cannot be made (a read-only parent): the dead run's processes end first, as recovery would end them,
+     * then one line naming both paths and why, nothing started, nothing moved. (Before, the start stopped before
+     * ending them: they lived until a start succeeded.) Then the set-aside's name is taken (an earlier set-aside the
+     * same second): the next restart takes the next free name ({@code -2}) and never writes into the taken one.
      */
     @Test
-    void aSetAsideThatCannotBeMadeSaysWhyInOneLineAndMovesNothing() throws Exception {
+    void aSetAsideThatCannotBeMadeEndsTheDeadRunsProcessesThenSaysWhyInOneLineAndATakenNameTakesTheNext() throws Exception {
         assumeTrue(PoolContainmentTest.cgroupsUsable(), "needs a writable cgroup v2 mount");
         MarkedProcesses marked = new MarkedProcesses();
-        Path crashed = crashedJournal("crashed", marked, dir -> dev.vigil.journal.EarlierDays.write(dir, 2, 1));
         Path parent = Files.createDirectory(tmp.resolve("parent"));
-        Path journal = copyOfCrashed(crashed, "parent/taken");
-        Damage.PAGE_ZEROED.apply(journal);
-        List<Path> taken = new ArrayList<>();
-        java.time.format.DateTimeFormatter stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
-                .withZone(java.time.ZoneOffset.UTC);
-        long now = System.currentTimeMillis();
-        for (long s = -2; s < 120; s++) { // every name the next two minutes would give it
-            taken.add(Files.createDirectory(parent.resolve("taken.damaged-" + stamp.format(java.time.Instant.ofEpochMilli(now + s * 1000)))));
-        }
-        dev.vigil.journal.JournalException refused = assertThrows(dev.vigil.journal.JournalException.class, () -> openOn(journal).close());
-        String line = refused.getMessage();
-        assertTrue(line.contains("the damaged journal dir=" + journal.toRealPath() + " cannot be set aside: "
-                + parent.toRealPath().resolve("taken.damaged-")) && line.contains("exists already")
-                && !line.contains("\n"), line);
-        assertTrue(Files.isDirectory(journal.resolve("close-index")), "nothing moved");
-        for (Path t : taken) {
-            try (var in = Files.list(t)) {
-                assertEquals(0, in.count(), "an earlier set-aside is never written into: " + t);
-            }
-            Files.delete(t);
-        }
-        // a read-only parent (chattr +i: root passes every permission check), where chattr works
-        Process chattr = new ProcessBuilder("chattr", "+i", parent.toString()).redirectErrorStream(true).start();
-        boolean immutable = chattr.waitFor(10, TimeUnit.SECONDS) && chattr.exitValue() == 0;
+        Path journal = parent.resolve("taken");
         try {
-            if (immutable) {
+            dev.vigil.journal.EarlierDays.write(journal, 2, 1);
+            assertEquals(-1, crashOnce("cgroup", "guardian-off", marked, journal), "without its guardian the crash leaves processes");
+            assertFalse(marked.alive().isEmpty(), "the crashed run's grandchildren alive before the restart");
+            Damage.PAGE_ZEROED.apply(journal);
+            // a read-only parent (chattr +i: root passes every permission check), where chattr works
+            Process chattr = new ProcessBuilder("chattr", "+i", parent.toString()).redirectErrorStream(true).start();
+            boolean immutable = chattr.waitFor(10, TimeUnit.SECONDS) && chattr.exitValue() == 0;
+            assumeTrue(immutable, "needs chattr +i");
+            try {
                 dev.vigil.journal.JournalException ro = assertThrows(dev.vigil.journal.JournalException.class,
                         () -> openOn(journal).close());
-                assertTrue(ro.getMessage().contains("cannot be set aside as " + parent.toRealPath().resolve("taken.damaged-"))
-                        && ro.getMessage().contains("not permitted") && !ro.getMessage().contains("\n"), ro.getMessage());
+                assertTrue(ro.getMessage().contains("the damaged journal dir=" + journal.toRealPath() + " cannot be set aside as "
+                        + parent.toRealPath().resolve("taken.damaged-")) && ro.getMessage().contains("not permitted")
+                        && !ro.getMessage().contains("\n"), ro.getMessage());
+                assertTrue(marked.alive().isEmpty(), "the dead run's processes ended before the start said why: " + marked.alive());
                 assertTrue(Files.isDirectory(journal.resolve("close-index")), "nothing moved");
-            }
-        } finally {
-            if (immutable) {
+            } finally {
                 assertTrue(new ProcessBuilder("chattr", "-i", parent.toString()).start().waitFor(10, TimeUnit.SECONDS));
             }
+            List<Path> taken = new ArrayList<>();
+            java.time.format.DateTimeFormatter stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                    .withZone(java.time.ZoneOffset.UTC);
+            long now = System.currentTimeMillis();
+            for (long s = -2; s < 120; s++) { // every name the next two minutes would give it first
+                taken.add(Files.createDirectory(parent.resolve("taken.damaged-" + stamp.format(java.time.Instant.ofEpochMilli(now + s * 1000)))));
+            }
+            Path setAside;
+            try (Orchestrator o = openOn(journal)) {
+                setAside = o.journalSetAside().orElseThrow().dir();
+            }
+            assertTrue(setAside.getFileName().toString().matches("taken\\.damaged-\\d{8}T\\d{6}Z-2"), "the next free name: " + setAside);
+            assertTrue(taken.contains(setAside.resolveSibling(setAside.getFileName().toString().replaceFirst("-2$", ""))),
+                    "the name before it was taken: " + setAside);
+            assertTrue(Files.isDirectory(setAside.resolve("close-index")), "moved there whole");
+            for (Path t : taken) {
+                try (var in = Files.list(t)) {
+                    assertEquals(0, in.count(), "an earlier set-aside is never written into: " + t);
+                }
+                Files.delete(t);
+            }
+            assertTrue(marked.alive().isEmpty(), "nothing of the crashed run alive: " + marked.alive());
+        } finally {
+            marked.killAll();
         }
-        try (Orchestrator o = openOn(journal)) {
-            assertTrue(o.journalSetAside().isPresent(), "the obstacle gone, the next restart sets it aside");
-        }
-        assertTrue(marked.alive().isEmpty(), "nothing of the crashed run alive: " + marked.alive());
     }
 
     @Test
