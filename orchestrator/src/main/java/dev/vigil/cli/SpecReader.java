@@ -161,10 +161,7 @@ public final class SpecReader {
     /** {@code childLogs: {maxBytes, keep}}: the cap of one child log file and the rotated files kept. */
     private RunSpec.ChildLogs childLogs(JsonNode node, String path) {
         RunSpec.ChildLogs defaults = RunSpec.ChildLogs.DEFAULTS;
-        if (node == null) {
-            return defaults;
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return defaults;
         }
@@ -260,10 +257,7 @@ public final class SpecReader {
 
     private Close close(JsonNode node, String path) {
         Close defaults = new Close(1000, 0, 0, "term-then-kill", 500, 4);
-        if (node == null) {
-            return defaults;
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return defaults;
         }
@@ -336,10 +330,7 @@ public final class SpecReader {
      */
     private RunSpec.Start start(JsonNode node, String path, List<Group> groups) {
         RunSpec.Start defaults = RunSpec.Start.DEFAULTS;
-        if (node == null) {
-            return defaults;
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return defaults;
         }
@@ -360,10 +351,7 @@ public final class SpecReader {
 
     /** A pool's {@code onChildExit}: the policy, and for {@code restart} its intensity limit and backoff. */
     private ExitPolicy onChildExit(JsonNode node, String path) {
-        if (node == null) {
-            return ExitPolicy.keep();
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return ExitPolicy.keep();
         }
@@ -561,5 +549,10 @@ public final class SpecReader {
 
     private JsonFields object(JsonNode node, String path) {
         return JsonFields.object(node, path, problems);
+    }
+
+    /** {@code node} as an object when it is there (see {@link #object}); null, and no problem, when it is absent. */
+    private JsonFields present(JsonNode node, String path) {
+        return node == null ? null : object(node, path);
     }
 }

@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,15 +27,14 @@ class SpecStartTimeoutTest {
 
     @Test
     void aChildThatNeverBecomesReadyFailsTheStartWithinTheSpecsTimeoutNamed() throws Exception {
-        Path spec = Files.writeString(tmp.resolve("slow.json"), """
+        RunSpec spec = SpecReader.validate("slow", new ObjectMapper().readTree("""
                 {"journalDir": "%s", "close": {"windowMs": 300, "graceMs": 200},
                  "pools": [{"id": "slow", "start": {"timeoutMs": 1500},
                             "groups": [{"name": "mute", "kind": "mailbox-exec", "command": ["sleep", "600"], "children": 1}]}]}
-                """.formatted(tmp.resolve("journal")));
+                """.formatted(tmp.resolve("journal"))));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         long t0 = System.nanoTime();
-        int status = new PoolRunner(SpecReader.read(spec), RunHooks.NONE, out).run();
+        int status = new PoolRunner(spec, RunHooks.NONE, new PrintStream(bytes, true, StandardCharsets.UTF_8)).run();
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         String text = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(PoolRunner.CLOSE_FAILED, status, text);
