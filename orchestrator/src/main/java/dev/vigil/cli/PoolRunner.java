@@ -40,7 +40,10 @@ public final class PoolRunner implements Stoppable {
     public static final int CLOSE_FAILED = 1;
     /** Exit code when stopped by Ctrl-C: 128 + SIGINT (another signal gives 128 + its number). */
     public static final int INTERRUPTED = 130;
-    /** How long the pools of one cycle may take to start before every start is stopped (and rolled back). */
+    /**
+     * How long the pools of one cycle may take to start before every start is stopped (and rolled back), or twice the
+     * longest {@code start.timeoutMs} of the spec when that is longer ({@link #startBound}: a child may take all of its own).
+     */
     static final Duration START_BOUND = Duration.ofSeconds(120);
     /** How long a stopped start may take to roll back what it spawned. */
     static final Duration START_STOP_BOUND = Duration.ofSeconds(60);
@@ -244,10 +247,11 @@ public final class PoolRunner implements Stoppable {
             starts.add(CompletableFuture.supplyAsync(() -> startPool(orchestrator, mode, entry, cycle), workers));
         }
         boolean startFailed = false;
-        long startDeadline = System.nanoTime() + START_BOUND.toNanos();
+        Duration startBound = startBound(spec);
+        long startDeadline = System.nanoTime() + startBound.toNanos();
         for (CompletableFuture<Pool> f : starts) {
             try {
-                Pool p = awaitStart(orchestrator, f, startDeadline);
+                Pool p = awaitStart(orchestrator, f, startDeadline, startBound);
                 synchronized (this) {
                     open.add(p);
                 }
@@ -289,12 +293,12 @@ public final class PoolRunner implements Stoppable {
      * it rolls back what it spawned (journaled) and ends within {@link #START_STOP_BOUND}: a start is never left
      * running behind the run.
      */
-    private static Pool awaitStart(Orchestrator orchestrator, CompletableFuture<Pool> f, long deadline)
+    private static Pool awaitStart(Orchestrator orchestrator, CompletableFuture<Pool> f, long deadline, Duration bound)
             throws ExecutionException, TimeoutException, InterruptedException {
         try {
             return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            orchestrator.stopStarts("not started within " + START_BOUND.toSeconds() + " s");
+            orchestrator.stopStarts("not started within " + bound.toSeconds() + " s");
             return f.get(START_STOP_BOUND.toSeconds(), TimeUnit.SECONDS);
         }
     }
@@ -333,8 +337,7 @@ public final class PoolRunner implements Stoppable {
 
     private Pool startPool(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry, int cycle) {
         // Children's output never reaches ours: each child writes its own capped, rotated log files (through the shim).
-        Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)
-                .childLogs(spec.childLogs().maxBytes(), spec.childLogs().keep()).exitPolicy(entry.onChildExit());
+        Pool.Builder b = poolBuilder(orchestrator, mode, entry).childLogs(spec.childLogs().maxBytes(), spec.childLogs().keep());
         for (RunSpec.Group g : entry.groups()) {
             ChildSpec spec = childSpec(g);
             b.group(g.name(), g.children(), i -> hooks.childSpec(cycle, entry.id(), g.name(), i, spec));
@@ -565,6 +568,18 @@ public final class PoolRunner implements Stoppable {
             b.fixedBudget(Duration.ofMillis(c.fixedBudgetMs()));
         }
         return b.build();
+    }
+
+    /** {@link #START_BOUND}, or twice the spec's longest {@code start.timeoutMs} when that is longer. */
+    static Duration startBound(RunSpec spec) {
+        long longest = spec.pools().stream().mapToLong(p -> p.start().timeoutMs()).max().orElse(0);
+        return Duration.ofMillis(Math.max(START_BOUND.toMillis(), 2 * longest)); // 2 x 365 days at most: no overflow
+    }
+
+    /** A builder of {@code entry}'s pool with what the spec says of it (not its groups nor where its output goes). */
+    static Pool.Builder poolBuilder(Orchestrator orchestrator, ProtocolMode mode, RunSpec.PoolEntry entry) {
+        return Pool.builder(orchestrator, entry.id()).protocolMode(mode).exitPolicy(entry.onChildExit())
+                .startTimeout(Duration.ofMillis(entry.start().timeoutMs())).bootingAtOnce(entry.start().bootingAtOnce());
     }
 
     static ChildSpec childSpec(RunSpec.Group g) {

@@ -93,8 +93,7 @@ public final class PoolSession implements Stoppable {
             }
             try {
                 for (RunSpec.PoolEntry entry : spec.pools()) {
-                    Pool.Builder b = Pool.builder(orchestrator, entry.id()).protocolMode(mode)
-                            .childOutput(Redirect.appendTo(childLog)).exitPolicy(entry.onChildExit());
+                    Pool.Builder b = PoolRunner.poolBuilder(orchestrator, mode, entry).childOutput(Redirect.appendTo(childLog));
                     for (RunSpec.Group g : entry.groups()) {
                         b.group(g.name(), g.children(), PoolRunner.childSpec(g));
                     }

@@ -38,11 +38,21 @@ public record RunSpec(String journalDir, String protocol, int cycles, Close clos
      * One pool: its id, its groups, the control workload driven between start and close, and what it does about a
      * child that exits during the run.
      */
-    public record PoolEntry(String id, List<Group> groups, Workload workload, dev.vigil.pool.ExitPolicy onChildExit) {
-        /** A pool whose exit policy is the default ({@code keep}). */
+    public record PoolEntry(String id, List<Group> groups, Workload workload, dev.vigil.pool.ExitPolicy onChildExit,
+            Start start) {
+        /** A pool whose exit policy ({@code keep}) and start settings are the defaults. */
         public PoolEntry(String id, List<Group> groups, Workload workload) {
-            this(id, groups, workload, dev.vigil.pool.ExitPolicy.keep());
+            this(id, groups, workload, dev.vigil.pool.ExitPolicy.keep(), Start.DEFAULTS);
         }
+    }
+
+    /**
+     * A pool's start: how long each child has from its own spawn to be ready ({@code Pool.Builder.startTimeout}), and how
+     * many java and python children boot at once, 0 for no bound ({@code Pool.Builder.bootingAtOnce}).
+     */
+    public record Start(long timeoutMs, int bootingAtOnce) {
+        public static final Start DEFAULTS = new Start(dev.vigil.pool.Pool.DEFAULT_START_TIMEOUT.toMillis(),
+                dev.vigil.pool.Pool.BOOTING_AT_ONCE);
     }
 
     /**

@@ -161,10 +161,7 @@ public final class SpecReader {
     /** {@code childLogs: {maxBytes, keep}}: the cap of one child log file and the rotated files kept. */
     private RunSpec.ChildLogs childLogs(JsonNode node, String path) {
         RunSpec.ChildLogs defaults = RunSpec.ChildLogs.DEFAULTS;
-        if (node == null) {
-            return defaults;
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return defaults;
         }
@@ -260,10 +257,7 @@ public final class SpecReader {
 
     private Close close(JsonNode node, String path) {
         Close defaults = new Close(1000, 0, 0, "term-then-kill", 500, 4);
-        if (node == null) {
-            return defaults;
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return defaults;
         }
@@ -324,16 +318,40 @@ public final class SpecReader {
             }
         }
         ExitPolicy onChildExit = onChildExit(o.node("onChildExit"), o.path("onChildExit"));
+        RunSpec.Start start = start(o.node("start"), o.path("start"), groups);
         o.rejectUnknown();
-        return new RunSpec.PoolEntry(id, groups, workload, onChildExit);
+        return new RunSpec.PoolEntry(id, groups, workload, onChildExit, start);
+    }
+
+    /**
+     * A pool's {@code start: {timeoutMs, bootingAtOnce}}. Each is refused where nothing would read it: a timeout in a
+     * pool of plain executables only (nothing waits for their readiness), a bound on booting in a pool without java or
+     * python children (the only ones it counts).
+     */
+    private RunSpec.Start start(JsonNode node, String path, List<Group> groups) {
+        RunSpec.Start defaults = RunSpec.Start.DEFAULTS;
+        JsonFields o = present(node, path);
+        if (o == null) {
+            return defaults;
+        }
+        long timeoutMs = o.millisAtLeast("timeoutMs", 1, defaults.timeoutMs());
+        int bootingAtOnce = o.intAtLeast("bootingAtOnce", 0, defaults.bootingAtOnce());
+        o.rejectUnknown();
+        List<String> kinds = groups.stream().map(g -> g == null ? null : g.kind()).toList();
+        if (!kinds.isEmpty() && !kinds.contains(null)) {
+            if (node.has("timeoutMs") && kinds.stream().allMatch("exec"::equals)) {
+                problem(o.path("timeoutMs"), "not used: every group of this pool is kind exec, whose readiness nothing waits for");
+            }
+            if (node.has("bootingAtOnce") && !kinds.contains("java") && !kinds.contains("python")) {
+                problem(o.path("bootingAtOnce"), "not used: it bounds java and python children, and this pool has none");
+            }
+        }
+        return new RunSpec.Start(timeoutMs, bootingAtOnce);
     }
 
     /** A pool's {@code onChildExit}: the policy, and for {@code restart} its intensity limit and backoff. */
     private ExitPolicy onChildExit(JsonNode node, String path) {
-        if (node == null) {
-            return ExitPolicy.keep();
-        }
-        JsonFields o = object(node, path);
+        JsonFields o = present(node, path);
         if (o == null) {
             return ExitPolicy.keep();
         }
@@ -531,5 +549,10 @@ public final class SpecReader {
 
     private JsonFields object(JsonNode node, String path) {
         return JsonFields.object(node, path, problems);
+    }
+
+    /** {@code node} as an object when it is there (see {@link #object}); null, and no problem, when it is absent. */
+    private JsonFields present(JsonNode node, String path) {
+        return node == null ? null : object(node, path);
     }
 }

@@ -100,10 +100,12 @@ public final class Pool implements AutoCloseable {
      * Children of a runtime that boots (JAVA, PYTHON: an interpreter, then the user's handler) a start lets boot at
      * once by default ({@code vigil.start.booting}, default 8 per CPU; {@link Builder#bootingAtOnce}).
      */
-    static final int BOOTING_AT_ONCE = Math.max(0, Integer.getInteger("vigil.start.booting",
+    public static final int BOOTING_AT_ONCE = Math.max(0, Integer.getInteger("vigil.start.booting",
             8 * Runtime.getRuntime().availableProcessors()));
     /** {@link Builder#bootingAtOnce}: 0 for no bound. */
     private final int bootingAtOnce;
+    /** {@link Builder#startTimeout} unless set: how long a child has from its spawn to be ready. */
+    public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(30);
     private final Redirect childOutput;
     /** Per-child log files (cap, rotations), or null: the output goes to {@link #childOutput}. */
     private final long logMaxBytes;
@@ -1182,7 +1184,7 @@ public final class Pool implements AutoCloseable {
         private final Map<String, Integer> counts = new LinkedHashMap<>();
         private ProtocolMode mode = ProtocolMode.STICKY;
         private CloseSettings settings;
-        private Duration startTimeout = Duration.ofSeconds(30);
+        private Duration startTimeout = DEFAULT_START_TIMEOUT;
         private int bootingAtOnce = BOOTING_AT_ONCE;
         private Redirect childOutput = Redirect.INHERIT;
         private long logMaxBytes;

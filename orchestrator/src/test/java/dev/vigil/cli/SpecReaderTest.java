@@ -558,4 +558,66 @@ class SpecReaderTest {
                 + "[{\"name\": \"" + "\u00e9".repeat(100) + "\", \"kind\": \"c\", \"children\": 1}]}]}"));
         assertEquals("\u30e9\u30c3\u30af", ok.pools().get(0).id());
     }
+
+    /**
+     * A pool's start settings (Pool.Builder.startTimeout, bootingAtOnce) from the spec: its values, and the defaults
+     * the Java API has when the spec says nothing (0 booting at once: no bound).
+     */
+    @Test
+    void aPoolsStartTimeoutAndBootingBoundAreReadAndDefaultToTheJavaApis() throws IOException {
+        RunSpec spec = SpecReader.read(write("start.yaml", """
+                pools:
+                  - id: a
+                    start: {timeoutMs: 120000, bootingAtOnce: 4}
+                    groups: [{name: jvms, kind: java, children: 2}]
+                  - id: b
+                    start: {bootingAtOnce: 0}
+                    groups: [{name: py, kind: python, children: 1}, {name: web, kind: exec, command: [sleep, "1"], children: 1}]
+                  - id: c
+                    start: {timeoutMs: 1}
+                    groups: [{name: g, kind: mailbox-exec, command: [sleep, "1"], children: 1}]
+                  - id: d
+                    groups: [{name: g, kind: c, children: 1}]
+                """));
+        assertEquals(new RunSpec.Start(120_000, 4), spec.pools().get(0).start());
+        assertEquals(new RunSpec.Start(30_000, 0), spec.pools().get(1).start());
+        assertEquals(new RunSpec.Start(1, dev.vigil.pool.Pool.BOOTING_AT_ONCE), spec.pools().get(2).start());
+        assertEquals(new RunSpec.Start(dev.vigil.pool.Pool.DEFAULT_START_TIMEOUT.toMillis(), dev.vigil.pool.Pool.BOOTING_AT_ONCE),
+                spec.pools().get(3).start());
+        assertEquals(java.time.Duration.ofSeconds(240), PoolRunner.startBound(spec), "vigil run: twice the longest, past 120 s");
+        assertEquals(PoolRunner.START_BOUND, PoolRunner.startBound(new RunSpec("j", "sticky", 1, null, List.of(spec.pools().get(3)))));
+    }
+
+    /** Each bad start setting is one line naming its field: negative, zero timeout, too large, wrong type, not used. */
+    @Test
+    void startSettingMistakesAreNamedByTheirPath() throws IOException {
+        String java = "\"groups\": [{\"name\": \"j\", \"kind\": \"java\", \"children\": 1}]";
+        SpecInvalidException e = assertThrows(SpecInvalidException.class, () -> SpecReader.read(write("start.json", """
+                {"pools": [
+                  {"id": "p0", "start": {"timeoutMs": 0, "bootingAtOnce": -1}, %1$s},
+                  {"id": "p1", "start": {"timeoutMs": -5, "bootingAtOnce": 2147483648}, %1$s},
+                  {"id": "p2", "start": {"timeoutMs": 31536000001, "bootingAtOnce": 1.5}, %1$s},
+                  {"id": "p3", "start": {"timeoutMs": "30s", "bootingAtOnce": true, "timeout": 5}, %1$s},
+                  {"id": "p4", "start": 30000, %1$s},
+                  {"id": "p5", "start": {"timeoutMs": 500, "bootingAtOnce": 2},
+                   "groups": [{"name": "web", "kind": "exec", "command": ["sleep", "1"], "children": 1}]},
+                  {"id": "p6", "start": {"timeoutMs": 500, "bootingAtOnce": 2},
+                   "groups": [{"name": "chips", "kind": "c", "children": 1}]}]}
+                """.formatted(java))));
+        List<String> got = e.problems().stream().map(SpecProblem::toString).toList();
+        assertEquals(List.of(
+                "pools[0].start.timeoutMs: must be >= 1",
+                "pools[0].start.bootingAtOnce: must be >= 0",
+                "pools[1].start.timeoutMs: must be >= 1",
+                "pools[1].start.bootingAtOnce: too large",
+                "pools[2].start.timeoutMs: must be <= 31536000000 (365 days)",
+                "pools[2].start.bootingAtOnce: must be an integer",
+                "pools[3].start.timeoutMs: must be an integer",
+                "pools[3].start.bootingAtOnce: must be an integer",
+                "pools[3].start.timeout: unknown field",
+                "pools[4].start: must be an object",
+                "pools[5].start.timeoutMs: not used: every group of this pool is kind exec, whose readiness nothing waits for",
+                "pools[5].start.bootingAtOnce: not used: it bounds java and python children, and this pool has none",
+                "pools[6].start.bootingAtOnce: not used: it bounds java and python children, and this pool has none"), got);
+    }
 }

@@ -124,7 +124,10 @@ class CloseSpansTest {
         dev.vigil.journal.CycleFileBytes.flip(cycle, dev.vigil.journal.CycleFileBytes.bodyPositions(cycle)[0] - 1, 0x40);
         for (boolean summary : new boolean[] {false, true}) {
             String message = damage(dir, summary);
-            assertTrue(message.contains("close-index names a CloseStarted at index=0x") && message.contains("is damaged"),
+            // named either where the close index lands on the wrong event, or (since the reader checks the queue's own
+            // index as it passes it, 73ff72b) already at the index entry that no longer matches the events
+            assertTrue((message.contains("close-index names a CloseStarted at index=0x") && message.contains("is damaged"))
+                    || (message.contains("file=") && message.contains("index=0x") && message.contains("a damaged index entry")),
                     message);
         }
     }
