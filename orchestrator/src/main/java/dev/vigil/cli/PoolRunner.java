@@ -421,12 +421,22 @@ public final class PoolRunner implements Stoppable {
             }
             if (inFlight != null && error == null && !stopRequested) {
                 p.sendControl(c.group(), c.index(), inFlight.opcode(), inFlight.argument());
+                // the close comes only once the child is inside the in-flight control's handler (IN_FLIGHT_SETTLE of its
+                // IN_FLIGHT_MILLIS run): a close faster than the child's pick-up replaced the request before the child took
+                // it, and the legacy demo then reproduced nothing (a clean-clone CI run: every close CLEAN, exit 0)
+                Thread.sleep(IN_FLIGHT_SETTLE_MILLIS);
             }
         } catch (RuntimeException e) {
             error = "after " + answered + " answers: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            error = "after " + answered + " answers: interrupted";
         }
         return new ChildWork(who, w.controls(), answered, wrong, firstWrong, error);
     }
+
+    /** How long a control left in flight at the close runs before the close starts (its handler runs far longer). */
+    private static final long IN_FLIGHT_SETTLE_MILLIS = 250;
 
     /** Closes every open pool concurrently; prints one line per close and the diagnosis of failures. */
     private void closeOpenPools() {
